@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "offer-signer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "offer-signer", targets: ["offer-signer"]),
+    ],
+    targets: [
+        // C libraries from the operating system, one system-library target each.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // The domain: signing, Apple's signed data, eligibility. No I/O but crypto.
+        .target(name: "OfferSignerCore", dependencies: ["COpenSSL"]),
+        // Persistence behind protocols; SQLite now.
+        .target(name: "OfferSignerStore", dependencies: ["OfferSignerCore", "CSQLite"]),
+        // libmicrohttpd adapter, Request/Response values, router, middleware.
+        .target(name: "OfferSignerHTTP", dependencies: ["CMicroHTTPD"]),
+        // Handlers, configuration, wiring.
+        .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP"]),
+        // The executable: CLI and subcommands.
+        .executableTarget(name: "offer-signer", dependencies: ["OfferSignerService"]),
+
+        .testTarget(name: "OfferSignerCoreTests", dependencies: ["OfferSignerCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "OfferSignerStoreTests", dependencies: ["OfferSignerStore"]),
+        .testTarget(name: "OfferSignerHTTPTests", dependencies: ["OfferSignerHTTP"]),
+        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService"], exclude: ["Fixtures"]),
+    ]
+)

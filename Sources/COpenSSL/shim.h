@@ -1,0 +1,31 @@
+#ifndef COPENSSL_SHIM_H
+#define COPENSSL_SHIM_H
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/x509_vfy.h>
+
+/// EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen.
+static inline EVP_PKEY *copenssl_ec_generate(const char *curve) { return EVP_EC_gen(curve); }
+
+/// BIO_get_mem_data is a macro over BIO_ctrl.
+static inline long copenssl_bio_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
+/// OPENSSL_free is a macro.
+static inline void copenssl_free(void *pointer) { OPENSSL_free(pointer); }
+
+/// sk_X509_* are macros over the generic stack functions.
+static inline STACK_OF(X509) *copenssl_x509_stack_new(void) { return sk_X509_new_null(); }
+static inline int copenssl_x509_stack_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+static inline void copenssl_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+#endif

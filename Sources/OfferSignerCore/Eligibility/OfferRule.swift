@@ -1,0 +1,136 @@
+import Foundation
+
+/// A promotional offer as marketing configures it: which products it is for, when it runs,
+/// who is eligible and how often one user may ask for a signature.
+public struct OfferRule: Codable, Hashable, Sendable {
+    /// The offer identifier configured in App Store Connect.
+    public var offerId: String
+    public var bundleId: String
+    /// Products the offer may be redeemed on; never empty.
+    public var productIds: [String]
+    public var enabled: Bool
+    /// Higher numbers are shown first.
+    public var priority: Int
+    public var startsAt: Date?
+    public var endsAt: Date?
+    public var eligibility: EligibilityCriteria
+    public var limits: OfferLimits
+
+    public init(
+        offerId: String, bundleId: String, productIds: [String], enabled: Bool = true, priority: Int = 0,
+        startsAt: Date? = nil, endsAt: Date? = nil,
+        eligibility: EligibilityCriteria = EligibilityCriteria(), limits: OfferLimits = OfferLimits()
+    ) {
+        self.offerId = offerId
+        self.bundleId = bundleId
+        self.productIds = productIds
+        self.enabled = enabled
+        self.priority = priority
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.eligibility = eligibility
+        self.limits = limits
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case offerId, bundleId, productIds, enabled, priority, startsAt, endsAt, eligibility, limits
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        offerId = try container.decode(String.self, forKey: .offerId)
+        bundleId = try container.decode(String.self, forKey: .bundleId)
+        productIds = try container.decode([String].self, forKey: .productIds)
+        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
+        priority = try container.decodeIfPresent(Int.self, forKey: .priority) ?? 0
+        startsAt = try container.decodeIfPresent(Date.self, forKey: .startsAt)
+        endsAt = try container.decodeIfPresent(Date.self, forKey: .endsAt)
+        eligibility = try container.decodeIfPresent(EligibilityCriteria.self, forKey: .eligibility) ?? EligibilityCriteria()
+        limits = try container.decodeIfPresent(OfferLimits.self, forKey: .limits) ?? OfferLimits()
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(offerId, forKey: .offerId)
+        try container.encode(bundleId, forKey: .bundleId)
+        try container.encode(productIds, forKey: .productIds)
+        try container.encode(enabled, forKey: .enabled)
+        try container.encode(priority, forKey: .priority)
+        try container.encode(startsAt, forKey: .startsAt)
+        try container.encode(endsAt, forKey: .endsAt)
+        try container.encode(eligibility, forKey: .eligibility)
+        try container.encode(limits, forKey: .limits)
+    }
+
+    /// Whether the offer runs at `now`: enabled and within `startsAt`/`endsAt`.
+    public func isRunning(at now: Date) -> Bool {
+        enabled && (startsAt.map { $0 <= now } ?? true) && (endsAt.map { now < $0 } ?? true)
+    }
+}
+
+/// Who may redeem an offer. A criterion left out does not restrict.
+public struct EligibilityCriteria: Codable, Hashable, Sendable {
+    public var requireLapsed: Bool?
+    public var minPaidDays: Int?
+    public var minDaysSinceExpiry: Int?
+    public var maxDaysSinceExpiry: Int?
+    public var waitBetweenOffersDays: Int?
+    public var maxRedemptionsPerUser: Int?
+    public var excludeRefunded: Bool?
+    /// ISO 3166-1 alpha-3 storefront codes, as Apple reports them (`USA`).
+    public var storefronts: [String]?
+
+    public init(
+        requireLapsed: Bool? = nil, minPaidDays: Int? = nil, minDaysSinceExpiry: Int? = nil,
+        maxDaysSinceExpiry: Int? = nil, waitBetweenOffersDays: Int? = nil, maxRedemptionsPerUser: Int? = nil,
+        excludeRefunded: Bool? = nil, storefronts: [String]? = nil
+    ) {
+        self.requireLapsed = requireLapsed
+        self.minPaidDays = minPaidDays
+        self.minDaysSinceExpiry = minDaysSinceExpiry
+        self.maxDaysSinceExpiry = maxDaysSinceExpiry
+        self.waitBetweenOffersDays = waitBetweenOffersDays
+        self.maxRedemptionsPerUser = maxRedemptionsPerUser
+        self.excludeRefunded = excludeRefunded
+        self.storefronts = storefronts
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case requireLapsed, minPaidDays, minDaysSinceExpiry, maxDaysSinceExpiry, waitBetweenOffersDays
+        case maxRedemptionsPerUser, excludeRefunded, storefronts
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        requireLapsed = try container.decodeIfPresent(Bool.self, forKey: .requireLapsed)
+        minPaidDays = try container.decodeIfPresent(Int.self, forKey: .minPaidDays)
+        minDaysSinceExpiry = try container.decodeIfPresent(Int.self, forKey: .minDaysSinceExpiry)
+        maxDaysSinceExpiry = try container.decodeIfPresent(Int.self, forKey: .maxDaysSinceExpiry)
+        waitBetweenOffersDays = try container.decodeIfPresent(Int.self, forKey: .waitBetweenOffersDays)
+        maxRedemptionsPerUser = try container.decodeIfPresent(Int.self, forKey: .maxRedemptionsPerUser)
+        excludeRefunded = try container.decodeIfPresent(Bool.self, forKey: .excludeRefunded)
+        storefronts = try container.decodeIfPresent([String].self, forKey: .storefronts)
+    }
+}
+
+/// How often one user may ask for a signature for an offer.
+public struct OfferLimits: Codable, Hashable, Sendable {
+    /// Signatures of this offer issued to one user in any 24 hours.
+    public var maxSignaturesPerUserPerDay: Int?
+
+    public init(maxSignaturesPerUserPerDay: Int? = nil) {
+        self.maxSignaturesPerUserPerDay = maxSignaturesPerUserPerDay
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case maxSignaturesPerUserPerDay
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        maxSignaturesPerUserPerDay = try container.decodeIfPresent(Int.self, forKey: .maxSignaturesPerUserPerDay)
+    }
+}

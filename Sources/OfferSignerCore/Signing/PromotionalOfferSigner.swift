@@ -1,0 +1,95 @@
+import Foundation
+
+/// Signs promotional offers with one App Store In-App Purchase key, in both of Apple's formats.
+public struct PromotionalOfferSigner: Sendable {
+    /// The key ID from App Store Connect.
+    public let keyIdentifier: String
+    /// The issuer ID from App Store Connect; needed only for the JWS format.
+    public let issuerId: String?
+    let privateKey: P256PrivateKey
+
+    public init(keyIdentifier: String, issuerId: String?, privateKey: P256PrivateKey) {
+        self.keyIdentifier = keyIdentifier
+        self.issuerId = issuerId
+        self.privateKey = privateKey
+    }
+
+    /// Base64 of the DER ECDSA P-256 / SHA-256 signature over `request.legacyPayload`.
+    public func legacySignature(for request: PromotionalOfferRequest) throws(OpenSSLError) -> String {
+        Data(try privateKey.signDER(request.legacyPayload)).base64EncodedString()
+    }
+
+    /// A compact ES256 JWS for `Product.PurchaseOption.promotionalOffer(_:compactJWS:)`.
+    public func compactJWS(for request: PromotionalOfferRequest) throws(PromotionalOfferSigningError) -> String {
+        guard let issuerId else { throw .missingIssuerId }
+        let header = Self.json([("alg", "ES256"), ("kid", keyIdentifier), ("typ", "JWT")].map { ($0.0, JSONScalar.string($0.1)) })
+        var claims: [(String, JSONScalar)] = [
+            ("iss", .string(issuerId)),
+            ("iat", .integer(request.timestamp / 1000)),
+            ("aud", .string("promotional-offer")),
+            ("bid", .string(request.bundleId)),
+            ("nonce", .string(request.nonce.lowercased())),
+            ("productId", .string(request.productId)),
+            ("offerIdentifier", .string(request.offerId)),
+        ]
+        if let transactionId = request.transactionId {
+            claims.append(("transactionId", .string(transactionId)))
+        }
+        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(Self.json(claims).utf8)
+        let der: [UInt8]
+        do {
+            der = try privateKey.signDER(Array(signingInput.utf8))
+        } catch {
+            throw .openSSL(error)
+        }
+        guard let raw = ECDSASignatureEncoding.raw(fromDER: der) else {
+            throw .openSSL(OpenSSLError("converting an ECDSA signature to R‖S", diagnostics: []))
+        }
+        return signingInput + "." + Base64URL.encode(raw)
+    }
+
+    /// A JSON object with keys in the given order (JSONEncoder does not keep order).
+    static func json(_ members: [(String, JSONScalar)]) -> String {
+        "{" + members.map { "\(JSONScalar.string($0.0).encoded):\($0.1.encoded)" }.joined(separator: ",") + "}"
+    }
+}
+
+/// Why a promotional offer could not be signed.
+public enum PromotionalOfferSigningError: Error, CustomStringConvertible, Sendable {
+    case missingIssuerId
+    case openSSL(OpenSSLError)
+
+    public var description: String {
+        switch self {
+        case .missingIssuerId: "the JWS format needs the app's issuerId in the keys file"
+        case .openSSL(let error): error.description
+        }
+    }
+}
+
+/// A JSON string or integer, encoded exactly.
+enum JSONScalar {
+    case string(String)
+    case integer(Int64)
+
+    var encoded: String {
+        switch self {
+        case .integer(let value):
+            return String(value)
+        case .string(let value):
+            var out = "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+    }
+}

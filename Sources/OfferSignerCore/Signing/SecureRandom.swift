@@ -1,0 +1,26 @@
+internal import COpenSSL
+import Foundation
+
+/// Randomness from OpenSSL's cryptographically secure generator.
+public enum SecureRandom {
+    /// `count` random bytes. Traps only if the operating system's entropy source is broken.
+    public static func bytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        precondition(RAND_bytes(&out, Int32(count)) == 1, "OpenSSL's random generator failed")
+        return out
+    }
+
+    /// A random (version 4) UUID.
+    public static func uuid() -> UUID {
+        var bytes = bytes(16)
+        bytes[6] = (bytes[6] & 0x0f) | 0x40
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    /// A random token of `byteCount` bytes, base64url.
+    public static func token(byteCount: Int = 32) -> String {
+        Base64URL.encode(bytes(byteCount))
+    }
+}

@@ -1,0 +1,45 @@
+/// Where and how the HTTP server listens, and the limits that keep slow or idle clients
+/// from holding every worker.
+public struct HTTPServerConfiguration: Sendable {
+    /// A numeric IPv4 or IPv6 address, or `localhost`.
+    public var host: String
+    /// 0 picks a free port.
+    public var port: UInt16
+    /// Connections served at once; more wait in the kernel's backlog.
+    public var connectionLimit: Int
+    /// Connections one client address may hold open (0: no limit).
+    public var perAddressConnectionLimit: Int
+    /// A connection idle this long is closed.
+    public var connectionTimeoutSeconds: Int
+    /// Memory for one connection's headers and buffers.
+    public var connectionMemoryLimit: Int
+
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 8080, connectionLimit: Int = 1000,
+        perAddressConnectionLimit: Int = 0, connectionTimeoutSeconds: Int = 15, connectionMemoryLimit: Int = 64 * 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.connectionLimit = connectionLimit
+        self.perAddressConnectionLimit = perAddressConnectionLimit
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.connectionMemoryLimit = connectionMemoryLimit
+    }
+
+    /// Parses `HOST:PORT` (`[::1]:8080` for IPv6).
+    public static func parseListen(_ text: String) -> (host: String, port: UInt16)? {
+        let host: Substring
+        let port: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty, let number = UInt16(port) else { return nil }
+        return (String(host), number)
+    }
+}

@@ -1,0 +1,110 @@
+/// Routes requests to handlers through the middleware chain. Built once by
+/// `RouterBuilder`, then immutable, so it is shared by every server thread.
+public struct Router: HTTPApplication {
+    let routes: [Route]
+    let middleware: [any HTTPMiddleware]
+    let defaultBodyLimit: Int
+
+    /// The largest body the route matching `method` and `path` accepts.
+    public func bodyLimit(method: String, path: String) -> Int {
+        let segments = Route.split(path)
+        return routes.first { $0.method == method && $0.match(segments) != nil }?.maxBodyBytes ?? defaultBodyLimit
+    }
+
+    /// Runs the middleware chain and the matched handler; never throws.
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let segments = Route.split(request.path)
+        var context = RequestContext()
+        var endpoint: HTTPResponder
+        let candidates = routes.compactMap { route in route.match(segments).map { (route, $0) } }
+        if let (route, parameters) = candidates.first(where: { $0.0.method == request.method }) {
+            context.route = route.pattern
+            context.parameters = parameters
+            endpoint = route.handler
+        } else if let (route, _) = candidates.first {
+            context.route = route.pattern
+            let allowed = candidates.map(\.0.method)
+            endpoint = { request, _ in throw HTTPProblem.methodNotAllowed(request.method, allowed: allowed) }
+        } else {
+            endpoint = { request, _ in throw HTTPProblem.notFound("no route for \(request.path)") }
+        }
+        for step in middleware.reversed() {
+            let next = endpoint
+            endpoint = { request, context in try step.handle(request, context: context, next: next) }
+        }
+        do {
+            return try endpoint(request, context)
+        } catch let problem as HTTPProblem {
+            return problem.response
+        } catch {
+            return HTTPProblem.internalError(requestId: context.requestId).response
+        }
+    }
+}
+
+/// Collects routes and middleware, then builds an immutable `Router`.
+public struct RouterBuilder {
+    private var routes: [Route] = []
+    private var middleware: [any HTTPMiddleware] = []
+    /// The body limit of routes that set none: 64 KiB.
+    public var defaultBodyLimit = 64 * 1024
+
+    public init() {}
+
+    /// Adds middleware; the first added runs outermost.
+    public mutating func use(_ step: any HTTPMiddleware) {
+        middleware.append(step)
+    }
+
+    /// Adds a route. `pattern` segments in braces (`{offerId}`) match any one path segment.
+    public mutating func add(_ method: String, _ pattern: String, maxBodyBytes: Int? = nil, handler: @escaping HTTPResponder) {
+        routes.append(Route(method: method, pattern: pattern, maxBodyBytes: maxBodyBytes ?? defaultBodyLimit, handler: handler))
+    }
+
+    public func build() -> Router {
+        Router(routes: routes, middleware: middleware, defaultBodyLimit: defaultBodyLimit)
+    }
+}
+
+/// One method and path pattern with its handler.
+struct Route: Sendable {
+    let method: String
+    let pattern: String
+    let maxBodyBytes: Int
+    let handler: HTTPResponder
+    private let segments: [Substring]
+
+    init(method: String, pattern: String, maxBodyBytes: Int, handler: @escaping HTTPResponder) {
+        self.method = method
+        self.pattern = pattern
+        self.maxBodyBytes = maxBodyBytes
+        self.handler = handler
+        self.segments = Route.split(pattern)
+    }
+
+    static func split(_ path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: true)
+    }
+
+    /// The parameters if `path` matches this pattern.
+    func match(_ path: [Substring]) -> [String: String]? {
+        guard path.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (expected, actual) in zip(segments, path) {
+            if expected.first == "{" && expected.last == "}" {
+                parameters[String(expected.dropFirst().dropLast())] = String(actual)
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return parameters
+    }
+}
+
+/// What a server needs from the application.
+public protocol HTTPApplication: Sendable {
+    /// The largest request body accepted for this method and path, in bytes.
+    func bodyLimit(method: String, path: String) -> Int
+    /// The response to a fully read request.
+    func respond(to request: HTTPRequest) -> HTTPResponse
+}
