@@ -8,6 +8,8 @@ public struct RequestContext: Sendable {
     public var parameters: [String: String]
     /// The authenticated caller, set by the authentication middleware.
     public var principal: Principal?
+    /// Why the credentials the caller sent are not acceptable, if they are not.
+    public var credentialProblem: HTTPProblem?
 
     public init(requestId: String = "", route: String? = nil, parameters: [String: String] = [:], principal: Principal? = nil) {
         self.requestId = requestId

@@ -20,7 +20,12 @@ public struct Router: HTTPApplication {
         if let (route, parameters) = candidates.first(where: { $0.0.method == request.method }) {
             context.route = route.pattern
             context.parameters = parameters
-            endpoint = route.handler
+            if request.bodyExceededLimit {
+                let limit = route.maxBodyBytes
+                endpoint = { _, _ in throw HTTPProblem.payloadTooLarge(limit: limit) }
+            } else {
+                endpoint = route.handler
+            }
         } else if let (route, _) = candidates.first {
             context.route = route.pattern
             let allowed = candidates.map(\.0.method)

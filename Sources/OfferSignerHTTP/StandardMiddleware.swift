@@ -50,30 +50,26 @@ public struct ProblemMiddleware: HTTPMiddleware {
     }
 }
 
-/// Refuses bodies over the route's limit (413) and bodies that are not JSON (415).
-public struct BodyMiddleware: HTTPMiddleware {
-    let limit: @Sendable (String, String) -> Int
+/// Refuses request bodies that are not JSON (415). (Bodies over a route's limit are
+/// refused with 413 by the router, which knows the limit.)
+public struct ContentTypeMiddleware: HTTPMiddleware {
+    /// Media types accepted besides `application/json`, by route pattern (e.g. NDJSON for an import).
+    let extraTypes: [String: Set<String>]
 
-    public init(limit: @escaping @Sendable (_ method: String, _ path: String) -> Int) {
-        self.limit = limit
+    public init(extraTypes: [String: Set<String>] = [:]) {
+        self.extraTypes = extraTypes
     }
 
     public func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPResponder) throws -> HTTPResponse {
-        if request.bodyExceededLimit {
-            throw HTTPProblem.payloadTooLarge(limit: limit(request.method, request.path))
-        }
         if !request.body.isEmpty {
             let type = request.headers["Content-Type"]?.split(separator: ";").first?
                 .trimmingCharacters(in: .whitespaces).lowercased()
-            guard let type, Self.accepted(type, route: context.route) else {
+            let accepted = type == "application/json" || (type.map { extraTypes[context.route ?? ""]?.contains($0) == true } ?? false)
+            guard let type, accepted else {
                 throw HTTPProblem.unsupportedMediaType(
                     "send the body as application/json (got \(type.map { "'\($0)'" } ?? "no Content-Type"))")
             }
         }
         return try next(request, context)
-    }
-
-    private static func accepted(_ type: String, route: String?) -> Bool {
-        type == "application/json" || (type == "application/x-ndjson" && route?.hasSuffix("/import") == true)
     }
 }

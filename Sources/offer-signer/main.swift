@@ -1,1 +1,6 @@
-print("offer-signer")
+import Foundation
+import OfferSignerService
+
+/// The `offer-signer` command line.
+let exitCode = CommandLineTool.run(Array(CommandLine.arguments.dropFirst()))
+exit(exitCode)

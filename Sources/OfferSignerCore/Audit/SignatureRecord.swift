@@ -1,0 +1,62 @@
+import Foundation
+
+/// One issued signature, as the audit log keeps it.
+public struct SignatureRecord: Codable, Hashable, Sendable {
+    /// The lowercase UUID nonce; unique across the log.
+    public var nonce: String
+    /// `legacy` or `jws`.
+    public var format: String
+    public var bundleId: String
+    public var productId: String
+    public var offerId: String
+    /// The lowercased app account token the signature was made for.
+    public var userId: String
+    public var keyId: String
+    /// Apple's timestamp of the signature, milliseconds since 1970.
+    public var timestamp: Int64
+    /// Base64 DER signature (legacy) or the compact JWS (jws).
+    public var signature: String
+    public var transactionId: String?
+    /// The name of the API key that asked for the signature.
+    public var apiKeyName: String
+    public var requestId: String
+    /// When the record was written, milliseconds since 1970.
+    public var recordedAt: Int64
+
+    public init(
+        nonce: String, format: String, bundleId: String, productId: String, offerId: String, userId: String,
+        keyId: String, timestamp: Int64, signature: String, transactionId: String? = nil,
+        apiKeyName: String, requestId: String, recordedAt: Int64
+    ) {
+        self.nonce = nonce
+        self.format = format
+        self.bundleId = bundleId
+        self.productId = productId
+        self.offerId = offerId
+        self.userId = userId
+        self.keyId = keyId
+        self.timestamp = timestamp
+        self.signature = signature
+        self.transactionId = transactionId
+        self.apiKeyName = apiKeyName
+        self.requestId = requestId
+        self.recordedAt = recordedAt
+    }
+}
+
+/// A record as it stands in the log: its position and its link in the hash chain.
+public struct LoggedSignature: Hashable, Sendable {
+    /// 1 for the first record, then consecutive.
+    public var sequence: Int64
+    public var record: SignatureRecord
+    /// The hash of the record before (64 zeros for the first).
+    public var previousHash: String
+    public var hash: String
+
+    public init(sequence: Int64, record: SignatureRecord, previousHash: String, hash: String) {
+        self.sequence = sequence
+        self.record = record
+        self.previousHash = previousHash
+        self.hash = hash
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// One criterion of an offer rule that a user failed.
+///
+/// `required` and `actual` describe the same quantity: what the rule asks of it and what
+/// the user has (for `excludeRefunded`, refunded `false` against `true`; for `startsAt`
+/// and `endsAt`, the boundary against the time of the decision).
+public struct EligibilityReason: Codable, Hashable, Sendable {
+    /// The name of the rule's field that failed: `enabled`, `startsAt`, `endsAt`, or a
+    /// field of `eligibility` such as `minPaidDays`.
+    public var criterion: String
+    public var required: ReasonValue
+    /// What the user has; `null` when it is not known (an unknown user's storefront).
+    public var actual: ReasonValue
+    /// A sentence for people, such as "Paid 95 days; this offer needs at least 180."
+    public var message: String
+
+    public init(criterion: String, required: ReasonValue, actual: ReasonValue, message: String) {
+        self.criterion = criterion
+        self.required = required
+        self.actual = actual
+        self.message = message
+    }
+}

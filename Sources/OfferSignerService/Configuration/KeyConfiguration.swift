@@ -1,0 +1,173 @@
+import Foundation
+import OfferSignerCore
+
+/// The keys file, loaded and checked: each app's signing keys (read from their PKCS#8 files)
+/// and the API keys. Loading fails with a message naming the file and the fault.
+public struct KeyConfiguration: Sendable {
+    /// Configured apps by bundle ID.
+    public let apps: [String: AppKeys]
+    public let apiKeys: [APIKey]
+    /// Things an operator should fix that do not stop the service (e.g. key file permissions).
+    public let warnings: [String]
+
+    public init(apps: [AppKeys], apiKeys: [APIKey], warnings: [String] = []) {
+        self.apps = Dictionary(apps.map { ($0.bundleId, $0) }, uniquingKeysWith: { first, _ in first })
+        self.apiKeys = apiKeys
+        self.warnings = warnings
+    }
+
+    /// Reads and validates the keys file at `path`.
+    public static func load(path: String) throws(ConfigurationError) -> KeyConfiguration {
+        let url = URL(fileURLWithPath: path)
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ConfigurationError(file: path, fault: "cannot read the keys file (\(Self.reason(error)))")
+        }
+        let file: KeysFile
+        do {
+            file = try JSONDecoder().decode(KeysFile.self, from: data)
+        } catch {
+            throw ConfigurationError(file: path, fault: "malformed keys file: \(DecodingErrorText.describe(error))")
+        }
+        return try validate(file, path: path, folder: url.deletingLastPathComponent())
+    }
+
+    static func validate(_ file: KeysFile, path: String, folder: URL) throws(ConfigurationError) -> KeyConfiguration {
+        func fail(_ fault: String) -> ConfigurationError { ConfigurationError(file: path, fault: fault) }
+        guard !file.apps.isEmpty else { throw fail("no apps are configured") }
+        var apps: [AppKeys] = []
+        var warnings: [String] = []
+        var seenBundles = Set<String>()
+        for app in file.apps {
+            guard InputRules.isIdentifier(app.bundleId) else { throw fail("bundleId '\(app.bundleId)' is not a valid bundle ID") }
+            guard seenBundles.insert(app.bundleId).inserted else { throw fail("app \(app.bundleId) is configured twice") }
+            var keys: [SigningKey] = []
+            var seenKeyIds = Set<String>()
+            for entry in app.signingKeys {
+                guard InputRules.isIdentifier(entry.keyId) else { throw fail("app \(app.bundleId): keyId '\(entry.keyId)' is not a valid key ID") }
+                guard seenKeyIds.insert(entry.keyId).inserted else { throw fail("app \(app.bundleId): duplicate key ID \(entry.keyId)") }
+                let keyURL = entry.privateKeyPath.hasPrefix("/") ? URL(fileURLWithPath: entry.privateKeyPath)
+                    : folder.appendingPathComponent(entry.privateKeyPath)
+                let pem: String
+                do {
+                    pem = try String(contentsOf: keyURL, encoding: .utf8)
+                } catch {
+                    throw fail("app \(app.bundleId), key \(entry.keyId): cannot read \(keyURL.path) (\(Self.reason(error)))")
+                }
+                let privateKey: P256PrivateKey
+                do {
+                    privateKey = try P256PrivateKey(pkcs8PEM: pem)
+                } catch {
+                    throw fail("app \(app.bundleId), key \(entry.keyId): \(keyURL.path) is \(error)")
+                }
+                if let warning = FilePermissions.warning(for: keyURL.path) { warnings.append(warning) }
+                keys.append(SigningKey(keyId: entry.keyId, privateKey: privateKey, active: entry.active))
+            }
+            let active = keys.filter(\.active)
+            guard !active.isEmpty else { throw fail("app \(app.bundleId) has no active signing key (exactly one must be \"active\": true)") }
+            guard active.count == 1 else {
+                throw fail("app \(app.bundleId) has \(active.count) active signing keys (\(active.map(\.keyId).joined(separator: ", "))); exactly one may be active")
+            }
+            if let issuer = app.issuerId, !InputRules.isIdentifier(issuer) { throw fail("app \(app.bundleId): issuerId is not valid") }
+            apps.append(AppKeys(bundleId: app.bundleId, appAppleId: app.appAppleId, issuerId: app.issuerId, keys: keys))
+        }
+        var apiKeys: [APIKey] = []
+        var seenNames = Set<String>()
+        var seenHashes = Set<String>()
+        for entry in file.apiKeys {
+            guard !entry.name.isEmpty, InputRules.isIdentifier(entry.name) else { throw fail("API key name '\(entry.name)' is not valid") }
+            guard seenNames.insert(entry.name).inserted else { throw fail("API key name \(entry.name) is used twice") }
+            guard let role = Role(rawValue: entry.role) else {
+                throw fail("API key \(entry.name): unknown role '\(entry.role)' (use \(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            guard entry.tokenSHA256.count == 64, entry.tokenSHA256 == entry.tokenSHA256.lowercased(),
+                  let hash = [UInt8](hexString: entry.tokenSHA256) else {
+                throw fail("API key \(entry.name): tokenSHA256 must be 64 lowercase hex characters (see `offer-signer keys hash-token`)")
+            }
+            guard seenHashes.insert(entry.tokenSHA256).inserted else { throw fail("API key \(entry.name) has the same token as another key") }
+            apiKeys.append(APIKey(name: entry.name, role: role, tokenHash: hash))
+        }
+        return KeyConfiguration(apps: apps, apiKeys: apiKeys, warnings: warnings)
+    }
+
+    /// The app for `bundleId`, or the only app when `bundleId` is nil and exactly one is configured.
+    public func app(bundleId: String?) -> AppKeys? {
+        if let bundleId { return apps[bundleId] }
+        return apps.count == 1 ? apps.values.first : nil
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+}
+
+/// One app's keys: exactly one active, the rest kept so old signatures still verify.
+public struct AppKeys: Sendable {
+    public let bundleId: String
+    public let appAppleId: Int64?
+    public let issuerId: String?
+    public let keys: [SigningKey]
+
+    public init(bundleId: String, appAppleId: Int64?, issuerId: String?, keys: [SigningKey]) {
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.issuerId = issuerId
+        self.keys = keys
+    }
+
+    /// The key that signs.
+    public var activeKey: SigningKey { keys.first(where: \.active)! }
+
+    /// The signer for the active key.
+    public var signer: PromotionalOfferSigner {
+        PromotionalOfferSigner(keyIdentifier: activeKey.keyId, issuerId: issuerId, privateKey: activeKey.privateKey)
+    }
+}
+
+/// A signing key from the keys file.
+public struct SigningKey: Sendable {
+    public let keyId: String
+    public let privateKey: P256PrivateKey
+    public let active: Bool
+    /// Cached public half.
+    public let publicKey: P256PublicKey
+
+    public init(keyId: String, privateKey: P256PrivateKey, active: Bool) {
+        self.keyId = keyId
+        self.privateKey = privateKey
+        self.active = active
+        self.publicKey = privateKey.publicKey
+    }
+}
+
+/// An API key: a name for the logs, a role, and the SHA-256 of its token.
+public struct APIKey: Sendable {
+    public let name: String
+    public let role: Role
+    public let tokenHash: [UInt8]
+
+    public init(name: String, role: Role, tokenHash: [UInt8]) {
+        self.name = name
+        self.role = role
+        self.tokenHash = tokenHash
+    }
+}
+
+/// Bad configuration: which file, and what is wrong with it.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public let file: String
+    public let fault: String
+
+    public init(file: String, fault: String) {
+        self.file = file
+        self.fault = fault
+    }
+
+    public var description: String { "\(file): \(fault)" }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import OfferSignerHTTP
+
+/// The settings of `serve`: each from its environment variable, overridden by its flag.
+public struct ServiceSettings: Sendable, Equatable {
+    public var listen = "127.0.0.1:8080"
+    public var database = "var/offer-signer.sqlite"
+    public var keys = "keys.json"
+    /// DER or PEM files trusted as roots for App Store signed data; nil for the shipped Apple Root CA - G3.
+    public var appleRoots: [String]?
+    public var environments = ["Production"]
+    public var logLevel = "info"
+
+    public init() {}
+
+    /// One setting: its variable, its flag and how it is applied.
+    struct Setting: Sendable {
+        let variable: String
+        let flag: String
+        let apply: @Sendable (inout ServiceSettings, String) -> Void
+    }
+
+    static let all: [Setting] = [
+        Setting(variable: "OFFER_SIGNER_LISTEN", flag: "--listen") { $0.listen = $1 },
+        Setting(variable: "OFFER_SIGNER_DATABASE", flag: "--database") { $0.database = $1 },
+        Setting(variable: "OFFER_SIGNER_KEYS", flag: "--keys") { $0.keys = $1 },
+        Setting(variable: "OFFER_SIGNER_APPLE_ROOTS", flag: "--apple-roots") { $0.appleRoots = list($1) },
+        Setting(variable: "OFFER_SIGNER_ENVIRONMENTS", flag: "--environments") { $0.environments = list($1) },
+        Setting(variable: "OFFER_SIGNER_LOG_LEVEL", flag: "--log-level") { $0.logLevel = $1 },
+    ]
+
+    /// Reads the environment, then the flags (`--flag value` or `--flag=value`); refuses
+    /// unknown flags and bad values with a message naming them.
+    public static func resolve(arguments: [String], environment: [String: String]) throws(SettingsError) -> ServiceSettings {
+        var settings = ServiceSettings()
+        for setting in all {
+            if let value = environment[setting.variable] { setting.apply(&settings, value) }
+        }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let (flag, inline) = argument.split(separator: "=", maxSplits: 1).map(String.init).pair
+            guard let setting = all.first(where: { $0.flag == flag }) else {
+                throw SettingsError("unknown option '\(argument)' (options: \(all.map(\.flag).joined(separator: ", ")))")
+            }
+            if let inline {
+                setting.apply(&settings, inline)
+            } else {
+                guard index + 1 < arguments.count else { throw SettingsError("\(flag) needs a value") }
+                index += 1
+                setting.apply(&settings, arguments[index])
+            }
+            index += 1
+        }
+        try settings.check()
+        return settings
+    }
+
+    func check() throws(SettingsError) {
+        guard HTTPServerConfiguration.parseListen(listen) != nil else {
+            throw SettingsError("OFFER_SIGNER_LISTEN/--listen '\(listen)' is not HOST:PORT (e.g. 127.0.0.1:8080)")
+        }
+        let known = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+        for name in environments where !known.contains(name) {
+            throw SettingsError("OFFER_SIGNER_ENVIRONMENTS/--environments: unknown App Store environment '\(name)' (use \(known.joined(separator: ", ")))")
+        }
+        guard !environments.isEmpty else { throw SettingsError("OFFER_SIGNER_ENVIRONMENTS/--environments is empty") }
+        guard Logger.Level(name: logLevel) != nil else {
+            throw SettingsError("OFFER_SIGNER_LOG_LEVEL/--log-level '\(logLevel)' is not debug, info, warning or error")
+        }
+        if let roots = appleRoots, roots.isEmpty { throw SettingsError("OFFER_SIGNER_APPLE_ROOTS/--apple-roots is empty") }
+    }
+
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}
+
+/// A setting that cannot be used.
+public struct SettingsError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Array where Element == String {
+    fileprivate var pair: (String, String?) { (self.first ?? "", count > 1 ? self[1] : nil) }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// `make run`'s first-run set-up: a development keys file with a fresh P-256 key and random
+/// API tokens, and a demo offer. Later runs reuse both. The key is for development only.
+public struct DevelopmentSetup {
+    public static let bundleId = "com.example.app"
+    public static let productId = "com.example.app.pro_monthly"
+    public static let offerId = "demo_winback"
+    public static let keyId = "DEVKEY0001"
+
+    public let folder: String
+    public let database: String
+
+    public init(folder: String, database: String) {
+        self.folder = folder
+        self.database = database
+    }
+
+    public var keysPath: String { (folder as NSString).appendingPathComponent("keys.json") }
+
+    /// Creates what is missing and returns what to tell the developer.
+    public func run(listen: String) throws -> String {
+        var message = ""
+        if FileManager.default.fileExists(atPath: keysPath) {
+            message += "Reusing the development keys file \(keysPath) (its API tokens were printed when it was made;\n"
+            message += "delete \(folder) to make new ones).\n"
+        } else {
+            let tokens = try createKeys()
+            message += createdMessage(tokens: tokens, listen: listen)
+        }
+        let db = try SQLiteDatabase(path: database)
+        let offers = try SQLiteOfferStore(database: db)
+        if try offers.offer(id: Self.offerId) == nil {
+            let rule = OfferRule(offerId: Self.offerId, bundleId: Self.bundleId, productIds: [Self.productId], priority: 10,
+                                 limits: OfferLimits(maxSignaturesPerUserPerDay: 100))
+            _ = try offers.put(rule, by: "dev-setup", at: Date())
+            message += "Created the demo offer '\(Self.offerId)' for \(Self.productId) in \(database).\n"
+        }
+        return message
+    }
+
+    private func createKeys() throws -> [Role: String] {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let key = try P256PrivateKey.generate()
+        let keyFile = "SubscriptionKey_\(Self.keyId).p8"
+        let keyPath = (folder as NSString).appendingPathComponent(keyFile)
+        guard FileManager.default.createFile(atPath: keyPath, contents: Data(key.pkcs8PEM.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw StartupError("\(keyPath): cannot write the development key")
+        }
+        var tokens: [Role: String] = [:]
+        var apiKeys: [KeysFile.APIKeyEntry] = []
+        for role in Role.allCases {
+            let token = "dev_\(role.rawValue)_" + SecureRandom.token()
+            tokens[role] = token
+            apiKeys.append(KeysFile.APIKeyEntry(name: "dev-\(role.rawValue)", role: role.rawValue, tokenSHA256: SHA256Digest.hex(Array(token.utf8))))
+        }
+        let file = KeysFile(apps: [KeysFile.App(
+            bundleId: Self.bundleId, appAppleId: 1234567890, issuerId: "00000000-0000-0000-0000-000000000000",
+            signingKeys: [KeysFile.SigningKeyEntry(keyId: Self.keyId, privateKeyPath: keyFile, active: true)])], apiKeys: apiKeys)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard FileManager.default.createFile(atPath: keysPath, contents: try encoder.encode(file), attributes: [.posixPermissions: 0o600]) else {
+            throw StartupError("\(keysPath): cannot write the development keys file")
+        }
+        return tokens
+    }
+
+    private func createdMessage(tokens: [Role: String], listen: String) -> String {
+        var text = """
+        ================================================================================
+        DEVELOPMENT KEYS — for development only. The P-256 key in \(folder) was generated
+        here and is NOT an App Store key: StoreKit will not accept its signatures. See the
+        README for plugging in your real In-App Purchase key.
+
+        API tokens (shown once; only their SHA-256 is stored in \(keysPath)):
+
+        """
+        for role in Role.allCases {
+            text += "  \(role.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(tokens[role] ?? "")\n"
+        }
+        text += """
+
+        Sign the demo offer:
+
+          curl -s http://\(listen)/v1/offers/sign \\
+            -H 'Authorization: Bearer \(tokens[.client] ?? "")' \\
+            -H 'Content-Type: application/json' \\
+            -d '{"productId": "\(Self.productId)", "offerId": "\(Self.offerId)", "userId": "6f0e3c52-2b8f-4f6a-9d7e-1f2a3b4c5d6e"}'
+        ================================================================================
+
+        """
+        return text
+    }
+}

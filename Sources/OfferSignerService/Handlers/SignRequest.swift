@@ -1,0 +1,87 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerHTTP
+
+/// The body of `POST /v1/offers/sign`.
+struct SignRequest: Decodable {
+    var productId: String
+    var offerId: String
+    var userId: String
+    var bundleId: String?
+    var format: SignatureFormat
+    var transactionId: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case productId, offerId, userId, bundleId, format, transactionId }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        productId = try container.decode(String.self, forKey: .productId)
+        offerId = try container.decode(String.self, forKey: .offerId)
+        userId = try container.decode(String.self, forKey: .userId)
+        bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
+        let formatName = try container.decodeIfPresent(String.self, forKey: .format) ?? SignatureFormat.legacy.rawValue
+        guard let format = SignatureFormat(rawValue: formatName) else {
+            throw DecodingError.dataCorruptedError(forKey: .format, in: container,
+                debugDescription: "unknown format '\(formatName)'; use \"legacy\" or \"jws\"")
+        }
+        self.format = format
+        transactionId = try container.decodeIfPresent(String.self, forKey: .transactionId)
+    }
+
+    /// Refuses IDs of the wrong length or characters, with the field named.
+    func validate() throws(HTTPProblem) {
+        for (name, value) in [("productId", productId), ("offerId", offerId)] where !InputRules.isIdentifier(value) {
+            throw .invalidRequest("'\(name)' must be 1–256 visible ASCII characters")
+        }
+        if let bundleId, !InputRules.isIdentifier(bundleId) {
+            throw .invalidRequest("'bundleId' must be 1–256 visible ASCII characters")
+        }
+        if let transactionId, !InputRules.isIdentifier(transactionId, maxLength: 64) {
+            throw .invalidRequest("'transactionId' must be 1–64 visible ASCII characters")
+        }
+        guard InputRules.isUserId(userId) else {
+            throw .invalidRequest("'userId' must be 1–256 printable characters (no control or invisible characters such as U+2063)")
+        }
+    }
+}
+
+/// The two signature formats StoreKit accepts.
+enum SignatureFormat: String, Sendable {
+    case legacy
+    case jws
+}
+
+/// The body of a successful `POST /v1/offers/sign`.
+struct SignResponse: Encodable {
+    var format: String
+    var bundleId: String
+    var productId: String
+    var offerId: String
+    var appAccountToken: String
+    var keyIdentifier: String
+    var nonce: String
+    var timestamp: Int64?
+    var signature: String?
+    var jws: String?
+    var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case format, bundleId, productId, offerId, appAccountToken, keyIdentifier, nonce, timestamp, signature, jws, expiresAt
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
+        try container.encode(bundleId, forKey: .bundleId)
+        try container.encode(productId, forKey: .productId)
+        try container.encode(offerId, forKey: .offerId)
+        try container.encode(appAccountToken, forKey: .appAccountToken)
+        try container.encode(keyIdentifier, forKey: .keyIdentifier)
+        try container.encode(nonce, forKey: .nonce)
+        try container.encodeIfPresent(timestamp, forKey: .timestamp)
+        try container.encodeIfPresent(signature, forKey: .signature)
+        try container.encodeIfPresent(jws, forKey: .jws)
+        try container.encode(expiresAt, forKey: .expiresAt)
+    }
+}

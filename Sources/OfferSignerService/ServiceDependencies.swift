@@ -1,0 +1,25 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// Everything the handlers use, injected so that tests can replace any part.
+public struct ServiceDependencies: Sendable {
+    public var keyRing: KeyRing
+    public var offers: any OfferStore
+    public var signatures: any SignatureLog
+    public var history: any SubscriptionHistoryStore
+    public var clock: WallClock
+    public var metrics: Metrics
+    public var logger: Logger
+
+    public init(keyRing: KeyRing, offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore,
+                clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+        self.keyRing = keyRing
+        self.offers = offers
+        self.signatures = signatures
+        self.history = history
+        self.clock = clock
+        self.metrics = metrics
+        self.logger = logger
+    }
+}

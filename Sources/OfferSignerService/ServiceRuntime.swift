@@ -1,0 +1,78 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerHTTP
+import OfferSignerStore
+
+/// The running service: storage opened, keys loaded, HTTP listening.
+public final class ServiceRuntime: @unchecked Sendable {
+    public let settings: ServiceSettings
+    public let dependencies: ServiceDependencies
+    private let server: HTTPServer
+    private let signatureLog: SQLiteSignatureLog
+
+    /// The port the server listens on.
+    public var port: UInt16 { server.port }
+
+    /// Opens everything `settings` names and starts serving. Every failure is a
+    /// `StartupError` naming the file or setting at fault.
+    public init(settings: ServiceSettings, logger: Logger) throws(StartupError) {
+        self.settings = settings
+        let configuration: KeyConfiguration
+        do {
+            configuration = try KeyConfiguration.load(path: settings.keys)
+        } catch {
+            throw StartupError(error.description)
+        }
+        for warning in configuration.warnings { logger.log(.warning, warning) }
+        let database: SQLiteDatabase
+        do {
+            database = try SQLiteDatabase(path: settings.database)
+            signatureLog = try SQLiteSignatureLog(database: database)
+            dependencies = ServiceDependencies(
+                keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database), signatures: signatureLog,
+                history: SQLiteHistoryStore(database: database), logger: logger)
+        } catch {
+            throw StartupError("\(settings.database): cannot open the database: \(error)")
+        }
+        let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
+        server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(host: host, port: port))
+        do {
+            try server.start()
+        } catch {
+            signatureLog.close()
+            throw StartupError(error.description)
+        }
+        logger.log(.info, "offer-signer listening", [
+            "listen": .string("\(host):\(server.port)"), "database": .string(settings.database), "keys": .string(settings.keys),
+            "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
+        ])
+    }
+
+    /// Re-reads the keys file; a valid one takes effect for new requests, an invalid one is
+    /// refused with its reason and the configuration in force stays.
+    @discardableResult
+    public func reloadKeys() -> Result<KeyConfiguration, ConfigurationError> {
+        do {
+            let configuration = try KeyConfiguration.load(path: settings.keys)
+            dependencies.keyRing.replace(with: configuration)
+            for warning in configuration.warnings { dependencies.logger.log(.warning, warning) }
+            dependencies.logger.log(.info, "keys file reloaded", ["keys": .string(settings.keys)])
+            return .success(configuration)
+        } catch {
+            dependencies.logger.log(.error, "keys file refused; the previous configuration stays", ["reason": .string(error.description)])
+            return .failure(error)
+        }
+    }
+
+    /// Stops accepting, lets running requests finish, then closes the log.
+    public func stop() {
+        server.stop()
+        signatureLog.close()
+    }
+}
+
+/// Why the service could not start.
+public struct StartupError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

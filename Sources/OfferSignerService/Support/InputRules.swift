@@ -1,0 +1,19 @@
+/// What the service accepts in identifiers and user IDs.
+enum InputRules {
+    /// Product, offer, bundle, key and transaction IDs: 1–256 visible ASCII characters.
+    static func isIdentifier(_ text: String, maxLength: Int = 256) -> Bool {
+        !text.isEmpty && text.utf8.count <= maxLength && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f }
+    }
+
+    /// User IDs (app account tokens): 1–256 printable characters: no control or format
+    /// characters (so no U+2063, the separator of Apple's payload), no line breaks.
+    static func isUserId(_ text: String) -> Bool {
+        guard !text.isEmpty, text.count <= 256 else { return false }
+        return text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: false
+            default: true
+            }
+        }
+    }
+}

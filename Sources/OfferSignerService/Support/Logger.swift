@@ -1,0 +1,69 @@
+import Foundation
+import OfferSignerHTTP
+
+/// Structured JSON lines on standard error, filtered by level. Callers pass only values
+/// that are safe to log: never a token, a key or a signature.
+public struct Logger: Sendable {
+    public enum Level: Int, Sendable, Comparable, CaseIterable {
+        case debug, info, warning, error
+
+        public init?(name: String) {
+            switch name.lowercased() {
+            case "debug": self = .debug
+            case "info": self = .info
+            case "warn", "warning": self = .warning
+            case "error": self = .error
+            default: return nil
+            }
+        }
+
+        var name: String { ["debug", "info", "warning", "error"][rawValue] }
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public let minimumLevel: Level
+    private let write: @Sendable (String) -> Void
+
+    public init(minimumLevel: Level = .info, write: @escaping @Sendable (String) -> Void = Logger.standardError) {
+        self.minimumLevel = minimumLevel
+        self.write = write
+    }
+
+    /// Writes one JSON object line with `time`, `level`, `message` and `fields`.
+    public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
+        guard level >= minimumLevel else { return }
+        var object: [String: LogValue] = fields
+        object["time"] = .string(RFC3339.string(from: Date()))
+        object["level"] = .string(level.name)
+        object["message"] = .string(message)
+        guard let data = try? JSONCoding.encoder.encode(object) else { return }
+        write(String(decoding: data, as: UTF8.self))
+    }
+
+    public static let standardError: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Drops everything (for tests).
+    public static let silent = Logger(minimumLevel: .error) { _ in }
+}
+
+/// A value in a log line.
+public enum LogValue: Encodable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    case string(String)
+    case int(Int)
+    case double(Double)
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Counters and a latency histogram, rendered in the Prometheus text format.
+public final class Metrics: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requests: [RequestKey: Int] = [:]
+    private var signatures: [SignatureKey: Int] = [:]
+    private var latencyBuckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
+    private var latencyCount = 0
+    private var latencySum = 0.0
+
+    /// Upper bounds of the latency histogram, in seconds.
+    static let bucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+    private struct RequestKey: Hashable { let route: String; let method: String; let status: Int }
+    private struct SignatureKey: Hashable { let offerId: String; let format: String }
+
+    public init() {}
+
+    func recordRequest(route: String, method: String, status: Int, seconds: Double) {
+        lock.withLock {
+            requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            latencyCount += 1
+            latencySum += seconds
+            if let bucket = Self.bucketBounds.firstIndex(where: { seconds <= $0 }) {
+                latencyBuckets[bucket] += 1
+            }
+        }
+    }
+
+    func recordSignature(offerId: String, format: String) {
+        lock.withLock { signatures[SignatureKey(offerId: offerId, format: format), default: 0] += 1 }
+    }
+
+    /// The Prometheus exposition text.
+    public func render() -> String {
+        lock.withLock {
+            var out = "# HELP offer_signer_http_requests_total HTTP requests by route, method and status.\n"
+            out += "# TYPE offer_signer_http_requests_total counter\n"
+            for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+                out += "offer_signer_http_requests_total{route=\"\(escape(key.route))\",method=\"\(key.method)\",status=\"\(key.status)\"} \(count)\n"
+            }
+            out += "# HELP offer_signer_signatures_total Signatures issued by offer and format.\n"
+            out += "# TYPE offer_signer_signatures_total counter\n"
+            for (key, count) in signatures.sorted(by: { ($0.key.offerId, $0.key.format) < ($1.key.offerId, $1.key.format) }) {
+                out += "offer_signer_signatures_total{offer_id=\"\(escape(key.offerId))\",format=\"\(key.format)\"} \(count)\n"
+            }
+            out += "# HELP offer_signer_http_request_duration_seconds Time from a complete request to its response.\n"
+            out += "# TYPE offer_signer_http_request_duration_seconds histogram\n"
+            var cumulative = 0
+            for (bound, count) in zip(Self.bucketBounds, latencyBuckets) {
+                cumulative += count
+                out += "offer_signer_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+            }
+            out += "offer_signer_http_request_duration_seconds_bucket{le=\"+Inf\"} \(latencyCount)\n"
+            out += "offer_signer_http_request_duration_seconds_sum \(latencySum)\n"
+            out += "offer_signer_http_request_duration_seconds_count \(latencyCount)\n"
+            return out
+        }
+    }
+
+    private func escape(_ label: String) -> String {
+        label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import OfferSignerCore
+
+/// Offer rules, versioned, with every change recorded.
+public protocol OfferStore: Sendable {
+    func offer(id: String) throws -> StoredOffer?
+    /// Every offer, enabled or not, by offer ID.
+    func offers() throws -> [StoredOffer]
+    /// Creates or replaces the rule and records the change in the same transaction. A rule
+    /// identical to the stored one changes nothing and keeps its version.
+    func put(_ rule: OfferRule, by actor: String, at now: Date) throws -> StoredOffer
+    /// Disables the offer (keeping it and its history); nil if there is no such offer.
+    func disable(id: String, by actor: String, at now: Date) throws -> StoredOffer?
+    /// Changes oldest first, after the change with ID `afterId`.
+    func changes(offerId: String?, afterId: Int64, limit: Int) throws -> [OfferChange]
+}
+
+/// An offer rule with its bookkeeping.
+public struct StoredOffer: Sendable, Hashable {
+    public var rule: OfferRule
+    /// 1 on creation, then +1 on every change.
+    public var version: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(rule: OfferRule, version: Int, createdAt: Date, updatedAt: Date) {
+        self.rule = rule
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// One change to an offer rule: who, when, before and after.
+public struct OfferChange: Sendable, Hashable {
+    public var id: Int64
+    public var offerId: String
+    public var version: Int
+    /// `create`, `update` or `disable`.
+    public var action: String
+    public var apiKeyName: String
+    public var changedAt: Date
+    public var before: OfferRule?
+    public var after: OfferRule?
+
+    public init(id: Int64, offerId: String, version: Int, action: String, apiKeyName: String, changedAt: Date,
+                before: OfferRule?, after: OfferRule?) {
+        self.id = id
+        self.offerId = offerId
+        self.version = version
+        self.action = action
+        self.apiKeyName = apiKeyName
+        self.changedAt = changedAt
+        self.before = before
+        self.after = after
+    }
+}

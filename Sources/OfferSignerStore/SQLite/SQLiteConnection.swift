@@ -1,0 +1,88 @@
+internal import CSQLite
+import Foundation
+
+/// One SQLite connection, with its prepared statements cached. Not thread-safe: the
+/// `SQLiteDatabase` that owns it hands it to one thread at a time.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (and, unless read-only, creates) the database at `path`.
+    init(path: String, readOnly: Bool) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(handle)
+            throw SQLiteError(extendedCode: status, message: "\(message) (\(path))", sql: nil)
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, 5_000)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements without parameters.
+    func execute(_ sql: String) throws(SQLiteError) {
+        let status = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw error(status, sql: sql) }
+    }
+
+    /// The cached prepared statement for `sql`, reset and ready to bind.
+    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        var raw: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard status == SQLITE_OK, let raw else { throw error(status, sql: sql) }
+        let statement = SQLiteStatement(takingOwnershipOf: raw, connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `values` bound and no rows expected.
+    func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+    }
+
+    /// Runs `sql` with `values` bound and maps every row.
+    func query<T>(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteRow) throws -> T) throws -> [T] {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        var rows: [T] = []
+        while try statement.step() {
+            rows.append(try row(SQLiteRow(statement: statement)))
+        }
+        return rows
+    }
+
+    /// The first column of the first row as an integer, or nil if there is no row.
+    func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        guard try statement.step() else { return nil }
+        let value = SQLiteRow(statement: statement).int64(0)
+        statement.reset()
+        return value
+    }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func error(_ status: Int32, sql: String?) -> SQLiteError {
+        let extended = sqlite3_extended_errcode(handle)
+        return SQLiteError(extendedCode: extended != 0 ? extended : status,
+                           message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    var raw: OpaquePointer { handle }
+}

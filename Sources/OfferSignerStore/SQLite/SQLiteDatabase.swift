@@ -1,0 +1,70 @@
+internal import CSQLite
+import Foundation
+
+/// A SQLite database file in WAL mode with full durability: one writer connection reached
+/// only through `write { }`, and a small pool of reader connections for the rest.
+public final class SQLiteDatabase: @unchecked Sendable {
+    public let path: String
+    private let writer: SQLiteConnection
+    private let writerLock = NSLock()
+    private var readers: [SQLiteConnection] = []
+    private let readersLock = NSLock()
+
+    /// Opens or creates the file and brings its schema up to date.
+    /// - Parameter maxPageCount: caps the file's size in pages (to test a full disk).
+    public init(path: String, maxPageCount: Int? = nil) throws(SQLiteError) {
+        self.path = path
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        writer = try SQLiteConnection(path: path, readOnly: false)
+        try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+        if let maxPageCount {
+            _ = try writer.scalar("PRAGMA max_page_count=\(maxPageCount)")
+        }
+        try SQLiteSchema.migrate(writer)
+    }
+
+    /// Runs `body` in one IMMEDIATE transaction on the writer connection; commits if it
+    /// returns, rolls back if it throws.
+    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        try writer.execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body(writer)
+            try writer.execute("COMMIT")
+            return result
+        } catch {
+            try? writer.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` on a reader connection (a consistent snapshot for the duration).
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        let connection = try checkoutReader()
+        defer { checkin(connection) }
+        try connection.execute("BEGIN")
+        defer { try? connection.execute("COMMIT") }
+        return try body(connection)
+    }
+
+    private func checkoutReader() throws(SQLiteError) -> SQLiteConnection {
+        readersLock.lock()
+        if let connection = readers.popLast() {
+            readersLock.unlock()
+            return connection
+        }
+        readersLock.unlock()
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        return connection
+    }
+
+    private func checkin(_ connection: SQLiteConnection) {
+        readersLock.lock()
+        if readers.count < 8 { readers.append(connection) }
+        readersLock.unlock()
+    }
+}

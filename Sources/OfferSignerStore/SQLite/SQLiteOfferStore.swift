@@ -1,0 +1,106 @@
+import Foundation
+import OfferSignerCore
+
+/// Offer rules in SQLite, mirrored in memory so the signing path never reads the disk for them.
+public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
+    private let database: SQLiteDatabase
+    private let lock = NSLock()
+    private var cache: [String: StoredOffer]
+
+    public init(database: SQLiteDatabase) throws {
+        self.database = database
+        let rows = try database.read { db in
+            try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers") { row in
+                StoredOffer(rule: try RuleCoding.decode(row.text(0)), version: row.int(1),
+                            createdAt: Date(milliseconds: row.int64(2)), updatedAt: Date(milliseconds: row.int64(3)))
+            }
+        }
+        cache = Dictionary(uniqueKeysWithValues: rows.map { ($0.rule.offerId, $0) })
+    }
+
+    public func offer(id: String) throws -> StoredOffer? {
+        lock.withLock { cache[id] }
+    }
+
+    public func offers() throws -> [StoredOffer] {
+        lock.withLock { Array(cache.values) }.sorted { $0.rule.offerId < $1.rule.offerId }
+    }
+
+    public func put(_ rule: OfferRule, by actor: String, at now: Date) throws -> StoredOffer {
+        try change(rule.offerId, by: actor, at: now) { _ in rule }!
+    }
+
+    public func disable(id: String, by actor: String, at now: Date) throws -> StoredOffer? {
+        try change(id, by: actor, at: now) { existing in
+            guard var rule = existing?.rule else { return nil }
+            rule.enabled = false
+            return rule
+        }
+    }
+
+    /// Applies `update` to the stored rule inside one write transaction, recording the change.
+    private func change(_ id: String, by actor: String, at now: Date, _ update: (StoredOffer?) -> OfferRule?) throws -> StoredOffer? {
+        let stored: StoredOffer? = try database.write { db in
+            let existing = try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers WHERE offer_id = ?", [.text(id)]) { row in
+                StoredOffer(rule: try RuleCoding.decode(row.text(0)), version: row.int(1),
+                            createdAt: Date(milliseconds: row.int64(2)), updatedAt: Date(milliseconds: row.int64(3)))
+            }.first
+            guard let rule = update(existing) else { return nil }
+            if let existing, existing.rule == rule { return existing }
+            let next = StoredOffer(rule: rule, version: (existing?.version ?? 0) + 1,
+                                   createdAt: existing?.createdAt ?? now, updatedAt: now)
+            let json = try RuleCoding.encode(rule)
+            try db.run("""
+                INSERT INTO offers (offer_id, bundle_id, rule_json, version, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(offer_id) DO UPDATE SET bundle_id = excluded.bundle_id, rule_json = excluded.rule_json,
+                    version = excluded.version, updated_at_ms = excluded.updated_at_ms
+                """, [.text(id), .text(rule.bundleId), .text(json), .integer(Int64(next.version)),
+                      .integer(next.createdAt.milliseconds), .integer(now.milliseconds)])
+            let action = existing == nil ? "create" : (existing!.rule.enabled && !rule.enabled ? "disable" : "update")
+            try db.run("""
+                INSERT INTO offer_changes (offer_id, version, action, api_key_name, changed_at_ms, before_json, after_json)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, [.text(id), .integer(Int64(next.version)), .text(action), .text(actor), .integer(now.milliseconds),
+                      .optional(try existing.map { try RuleCoding.encode($0.rule) }), .text(json)])
+            return next
+        }
+        if let stored {
+            lock.withLock { cache[id] = stored }
+        }
+        return stored
+    }
+
+    public func changes(offerId: String?, afterId: Int64, limit: Int) throws -> [OfferChange] {
+        var sql = "SELECT id, offer_id, version, action, api_key_name, changed_at_ms, before_json, after_json FROM offer_changes WHERE id > ?"
+        var values: [SQLiteValue] = [.integer(afterId)]
+        if let offerId {
+            sql += " AND offer_id = ?"
+            values.append(.text(offerId))
+        }
+        sql += " ORDER BY id LIMIT ?"
+        values.append(.integer(Int64(limit)))
+        return try database.read { db in
+            try db.query(sql, values) { row in
+                OfferChange(id: row.int64(0), offerId: row.text(1), version: row.int(2), action: row.text(3),
+                            apiKeyName: row.text(4), changedAt: Date(milliseconds: row.int64(5)),
+                            before: try row.optionalText(6).map(RuleCoding.decode), after: try row.optionalText(7).map(RuleCoding.decode))
+            }
+        }
+    }
+}
+
+/// How rules are kept at rest: JSON with ISO 8601 dates.
+enum RuleCoding {
+    static func encode(_ rule: OfferRule) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(rule), as: UTF8.self)
+    }
+
+    static func decode(_ json: String) throws -> OfferRule {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(OfferRule.self, from: Data(json.utf8))
+    }
+}

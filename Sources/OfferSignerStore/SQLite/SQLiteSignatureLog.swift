@@ -1,0 +1,203 @@
+import Foundation
+import OfferSignerCore
+
+/// The signature log in SQLite. Appends from many threads are group-committed: a single
+/// writer thread takes every append waiting, writes them in one transaction (extending the
+/// hash chain and checking quotas), commits with a full sync, then wakes their callers.
+public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
+    private let database: SQLiteDatabase
+    private let queue = NSCondition()
+    private var pending: [PendingAppend] = []
+    private var closed = false
+    /// The last record's sequence and hash; touched only by the writer thread after init.
+    private var head: (sequence: Int64, hash: String)
+
+    public init(database: SQLiteDatabase) throws {
+        self.database = database
+        head = try database.read { db in
+            try db.query("SELECT seq, hash FROM signatures ORDER BY seq DESC LIMIT 1") { ($0.int64(0), $0.text(1)) }
+        }.first ?? (0, SignatureChain.genesis)
+        let thread = Thread { [self] in runWriter() }
+        thread.name = "signature-log-writer"
+        thread.start()
+    }
+
+    /// Stops the writer once the appends already waiting are written.
+    public func close() {
+        queue.lock()
+        closed = true
+        queue.signal()
+        queue.unlock()
+    }
+
+    public func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
+        let item = PendingAppend(record: record, quota: quota)
+        queue.lock()
+        guard !closed else {
+            queue.unlock()
+            throw .unavailable("the signature log is closed")
+        }
+        pending.append(item)
+        queue.signal()
+        queue.unlock()
+        item.done.wait()
+        return try item.result!.get()
+    }
+
+    private func runWriter() {
+        while true {
+            queue.lock()
+            while pending.isEmpty && !closed { queue.wait() }
+            if pending.isEmpty && closed {
+                queue.unlock()
+                return
+            }
+            let batch = pending
+            pending.removeAll(keepingCapacity: true)
+            queue.unlock()
+            commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [PendingAppend]) {
+        var results: [Result<LoggedSignature, SignatureLogError>] = []
+        var newHead = head
+        do {
+            try database.write { db in
+                for item in batch {
+                    if let quota = item.quota, let retry = try Self.quotaRetryAfter(db, item.record, quota) {
+                        results.append(.failure(.quotaExceeded(retryAfterSeconds: retry)))
+                        continue
+                    }
+                    let sequence = newHead.sequence + 1
+                    let hash = SignatureChain.hash(of: item.record, sequence: sequence, previousHash: newHead.hash)
+                    let r = item.record
+                    try db.run("""
+                        INSERT INTO signatures (seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id,
+                            timestamp_ms, signature, transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.integer(sequence), .text(r.nonce), .text(r.format), .text(r.bundleId), .text(r.productId),
+                              .text(r.offerId), .text(r.userId), .text(r.keyId), .integer(r.timestamp), .text(r.signature),
+                              .optional(r.transactionId), .text(r.apiKeyName), .text(r.requestId), .integer(r.recordedAt),
+                              .text(newHead.hash), .text(hash)])
+                    results.append(.success(LoggedSignature(sequence: sequence, record: r, previousHash: newHead.hash, hash: hash)))
+                    newHead = (sequence, hash)
+                }
+            }
+            head = newHead
+        } catch {
+            let failure = SignatureLogError.unavailable(String(describing: error))
+            results = Array(repeating: .failure(failure), count: batch.count)
+        }
+        for (item, result) in zip(batch, results) {
+            item.result = result
+            item.done.signal()
+        }
+    }
+
+    /// Seconds until the quota frees a slot, or nil when the record fits in it.
+    private static func quotaRetryAfter(_ db: SQLiteConnection, _ record: SignatureRecord, _ quota: SignatureQuota) throws -> Int? {
+        let windowStart = record.timestamp - quota.windowMilliseconds
+        let times = try db.query("""
+            SELECT timestamp_ms FROM signatures WHERE user_id = ? AND offer_id = ? AND timestamp_ms > ?
+            ORDER BY timestamp_ms DESC LIMIT ?
+            """, [.text(record.userId), .text(record.offerId), .integer(windowStart), .integer(Int64(max(quota.maxCount, 0)))]) { $0.int64(0) }
+        guard times.count >= quota.maxCount else { return nil }
+        // The oldest of the newest `maxCount` leaves the window first.
+        let frees = (times.last ?? record.timestamp) + quota.windowMilliseconds
+        return Int(max(1, (frees - record.timestamp + 999) / 1000))
+    }
+
+    public func signature(nonce: String) throws -> LoggedSignature? {
+        try database.read { db in
+            try db.query("\(Self.selectColumns) WHERE nonce = ?", [.text(nonce)], row: Self.logged).first
+        }
+    }
+
+    public func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] {
+        var clauses = ["seq > ?"]
+        var values: [SQLiteValue] = [.integer(afterSequence)]
+        let equalities: [(String, String?)] = [
+            ("user_id", filter.userId), ("offer_id", filter.offerId), ("product_id", filter.productId),
+            ("bundle_id", filter.bundleId), ("key_id", filter.keyId),
+        ]
+        for (column, value) in equalities {
+            if let value {
+                clauses.append("\(column) = ?")
+                values.append(.text(value))
+            }
+        }
+        if let from = filter.fromTimestamp {
+            clauses.append("timestamp_ms >= ?")
+            values.append(.integer(from))
+        }
+        if let to = filter.toTimestamp {
+            clauses.append("timestamp_ms < ?")
+            values.append(.integer(to))
+        }
+        values.append(.integer(Int64(limit)))
+        let sql = "\(Self.selectColumns) WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?"
+        return try database.read { db in try db.query(sql, values, row: Self.logged) }
+    }
+
+    public func verifyIntegrity() throws -> IntegrityReport {
+        try database.read { db in
+            var previous = SignatureChain.genesis
+            var sequence: Int64 = 1
+            var count = 0
+            var bad: LoggedSignature?
+            let statement = try db.statement("\(Self.selectColumns) ORDER BY seq")
+            while try statement.step() {
+                count += 1
+                guard bad == nil else { continue }
+                let entry = Self.logged(SQLiteRow(statement: statement))
+                bad = SignatureChain.firstBrokenLink(in: [entry], expectedPrevious: &previous, expectedSequence: &sequence)
+            }
+            guard let bad else { return IntegrityReport(ok: true, records: count) }
+            return IntegrityReport(ok: false, records: count, firstBadRecord: bad, problem: Self.describe(bad, expectedSequence: sequence, expectedPrevious: previous))
+        }
+    }
+
+    public func isReady() -> Bool {
+        (try? database.read { db in try db.scalar("SELECT 1") }) == 1
+    }
+
+    private static func describe(_ entry: LoggedSignature, expectedSequence: Int64, expectedPrevious: String) -> String {
+        if entry.sequence != expectedSequence {
+            return "record \(entry.sequence) stands where record \(expectedSequence) was expected: records are missing or reordered"
+        }
+        if entry.previousHash != expectedPrevious {
+            return "record \(entry.sequence) does not link to the record before it"
+        }
+        return "record \(entry.sequence) was changed after it was written: its hash does not match its contents"
+    }
+
+    private static let selectColumns = """
+        SELECT seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id, timestamp_ms, signature,
+               transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash FROM signatures
+        """
+
+    private static func logged(_ row: SQLiteRow) -> LoggedSignature {
+        LoggedSignature(
+            sequence: row.int64(0),
+            record: SignatureRecord(
+                nonce: row.text(1), format: row.text(2), bundleId: row.text(3), productId: row.text(4),
+                offerId: row.text(5), userId: row.text(6), keyId: row.text(7), timestamp: row.int64(8),
+                signature: row.text(9), transactionId: row.optionalText(10), apiKeyName: row.text(11),
+                requestId: row.text(12), recordedAt: row.int64(13)),
+            previousHash: row.text(14), hash: row.text(15))
+    }
+}
+
+/// One caller waiting for its record to be committed.
+private final class PendingAppend: @unchecked Sendable {
+    let record: SignatureRecord
+    let quota: SignatureQuota?
+    let done = DispatchSemaphore(value: 0)
+    var result: Result<LoggedSignature, SignatureLogError>?
+
+    init(record: SignatureRecord, quota: SignatureQuota?) {
+        self.record = record
+        self.quota = quota
+    }
+}

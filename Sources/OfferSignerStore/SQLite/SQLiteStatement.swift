@@ -1,0 +1,83 @@
+internal import CSQLite
+import Foundation
+
+/// A value bound to a statement parameter.
+enum SQLiteValue {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+
+    static func optional(_ text: String?) -> SQLiteValue { text.map { .text($0) } ?? .null }
+    static func optional(_ number: Int64?) -> SQLiteValue { number.map { .integer($0) } ?? .null }
+}
+
+/// A prepared statement owned by its connection's cache.
+final class SQLiteStatement {
+    private let handle: OpaquePointer
+    private unowned let connection: SQLiteConnection
+    let sql: String
+
+    init(takingOwnershipOf handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(handle, index)
+            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .text(let text): status = sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+            }
+            guard status == SQLITE_OK else { throw connection.error(status, sql: sql) }
+        }
+    }
+
+    /// Advances; true while a row is available. Resets the statement when done or failed.
+    func step() throws(SQLiteError) -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW:
+            return true
+        case SQLITE_DONE:
+            sqlite3_reset(handle)
+            return false
+        default:
+            let error = connection.error(status, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    var raw: OpaquePointer { handle }
+}
+
+/// The current row of a statement.
+struct SQLiteRow {
+    let statement: SQLiteStatement
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement.raw, column) == SQLITE_NULL }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement.raw, column) }
+    func int(_ column: Int32) -> Int { Int(int64(column)) }
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(statement.raw, column) else { return "" }
+        return String(cString: pointer)
+    }
+
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import OfferSignerCore
+
+/// Verified App Store history: notifications as received, transactions and renewal infos
+/// upserted so that the newest `signedDate` wins whatever order they arrive in.
+public protocol SubscriptionHistoryStore: Sendable {
+    /// Stores a verified notification with what it carried, in one transaction. Returns
+    /// false (and changes nothing) when its `notificationUUID` was already stored.
+    func recordNotification(_ notification: StoredNotification, transaction: StoredTransaction?, renewal: StoredRenewal?) throws -> Bool
+
+    /// Upserts a verified transaction; false when a copy at least as new was already stored.
+    func recordTransaction(_ transaction: StoredTransaction) throws -> Bool
+
+    /// Upserts a verified renewal info; false when a copy at least as new was already stored.
+    func recordRenewal(_ renewal: StoredRenewal) throws -> Bool
+
+    /// The user's transactions and renewal states in `bundleId`, for `userId` (the lowercased
+    /// app account token), including transactions of the same subscriptions that lack the token.
+    func history(userId: String, bundleId: String) throws -> UserHistory
+
+    /// The subscription group a product belongs to, as verified transactions reported it.
+    func subscriptionGroup(productId: String, bundleId: String) throws -> String?
+
+    /// Users with any transaction in `bundleId`, in ID order, after `afterUserId`.
+    func knownUsers(bundleId: String, afterUserId: String, limit: Int) throws -> [String]
+}
+
+/// A user's verified history in one app.
+public struct UserHistory: Sendable, Hashable {
+    public var transactions: [SubscriptionTransaction]
+    public var renewals: [SubscriptionRenewalState]
+
+    public init(transactions: [SubscriptionTransaction] = [], renewals: [SubscriptionRenewalState] = []) {
+        self.transactions = transactions
+        self.renewals = renewals
+    }
+
+    /// Facts for the group of `productId`, or nil when the user has nothing in that group.
+    public func facts(group: String, now: Date) -> HistoryFacts? {
+        HistoryFacts.compute(transactions: transactions, renewalStates: renewals, subscriptionGroupIdentifier: group, now: now)
+    }
+}
+
+/// A notification as received, with the fields used to find it again.
+public struct StoredNotification: Sendable, Hashable {
+    public var notificationUUID: String
+    public var notificationType: String
+    public var subtype: String?
+    public var bundleId: String?
+    public var environment: String?
+    public var signedDate: Int64
+    public var receivedAt: Int64
+    /// The compact JWS exactly as Apple sent it.
+    public var signedPayload: String
+
+    public init(notificationUUID: String, notificationType: String, subtype: String?, bundleId: String?,
+                environment: String?, signedDate: Int64, receivedAt: Int64, signedPayload: String) {
+        self.notificationUUID = notificationUUID
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.bundleId = bundleId
+        self.environment = environment
+        self.signedDate = signedDate
+        self.receivedAt = receivedAt
+        self.signedPayload = signedPayload
+    }
+}
+
+/// A verified transaction and the signed JWS it came from.
+public struct StoredTransaction: Sendable, Hashable {
+    public var transaction: SubscriptionTransaction
+    public var environment: String?
+    public var signedTransaction: String
+
+    public init(transaction: SubscriptionTransaction, environment: String?, signedTransaction: String) {
+        self.transaction = transaction
+        self.environment = environment
+        self.signedTransaction = signedTransaction
+    }
+}
+
+/// A verified renewal info and the signed JWS it came from.
+public struct StoredRenewal: Sendable, Hashable {
+    public var renewal: SubscriptionRenewalState
+    public var environment: String?
+    public var signedRenewalInfo: String
+
+    public init(renewal: SubscriptionRenewalState, environment: String?, signedRenewalInfo: String) {
+        self.renewal = renewal
+        self.environment = environment
+        self.signedRenewalInfo = signedRenewalInfo
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerService
+
+/// Dispatches subcommands; each returns the process exit code.
+enum CommandLineTool {
+    static let usage = """
+    offer-signer — signs App Store promotional offers
+
+    USAGE: offer-signer <subcommand> [options]
+
+    SUBCOMMANDS:
+      serve [--listen HOST:PORT] [--database FILE] [--keys FILE] [--apple-roots FILES]
+            [--environments LIST] [--log-level LEVEL]
+                              Run the service (each option also has an OFFER_SIGNER_* variable).
+      dev-setup [--dir DIR] [--database FILE] [--listen HOST:PORT]
+                              Create a development keys file, API tokens and a demo offer (once).
+      keys hash-token         Print the SHA-256 of a token read from standard input.
+      keys check [--keys FILE]
+                              Validate a keys file; print key IDs, public keys and warnings.
+
+    Run `offer-signer serve` with OFFER_SIGNER_KEYS pointing at your keys file; see README.md.
+    """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let command = arguments.first else {
+            print(usage)
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "serve": return ServeCommand.run(rest)
+        case "dev-setup": return DevSetupCommand.run(rest)
+        case "keys": return KeysCommand.run(rest)
+        case "--help", "-h", "help":
+            print(usage)
+            return 0
+        default:
+            printError("unknown subcommand '\(command)'\n\n\(usage)")
+            return 2
+        }
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("offer-signer: \(message)\n".utf8))
+}
+
+/// Reads `--name value` / `--name=value` options, refusing unknown ones.
+struct Options {
+    private(set) var values: [String: String] = [:]
+
+    init(_ arguments: [String], allowed: Set<String>) throws(SettingsParseError) {
+        var index = 0
+        while index < arguments.count {
+            let parts = arguments[index].split(separator: "=", maxSplits: 1).map(String.init)
+            guard let name = parts.first, allowed.contains(name) else {
+                throw SettingsParseError(message: "unknown option '\(arguments[index])'")
+            }
+            if parts.count == 2 {
+                values[name] = parts[1]
+            } else {
+                guard index + 1 < arguments.count else { throw SettingsParseError(message: "\(name) needs a value") }
+                index += 1
+                values[name] = arguments[index]
+            }
+            index += 1
+        }
+    }
+
+    subscript(name: String) -> String? { values[name] }
+}
+
+struct SettingsParseError: Error {
+    let message: String
+}

@@ -1,0 +1,59 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerService
+
+/// `offer-signer keys hash-token` and `offer-signer keys check`.
+enum KeysCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        switch arguments.first {
+        case "hash-token":
+            return hashToken()
+        case "check":
+            return check(Array(arguments.dropFirst()))
+        default:
+            printError("usage: offer-signer keys hash-token | keys check [--keys FILE]")
+            return 2
+        }
+    }
+
+    /// Prints the SHA-256 (hex) of the token on standard input, without its trailing newline.
+    private static func hashToken() -> Int32 {
+        let input = FileHandle.standardInput.readDataToEndOfFile()
+        var token = String(decoding: input, as: UTF8.self)
+        while token.hasSuffix("\n") || token.hasSuffix("\r") { token.removeLast() }
+        guard !token.isEmpty else {
+            printError("no token on standard input (try: printf %s \"$TOKEN\" | offer-signer keys hash-token)")
+            return 2
+        }
+        print(SHA256Digest.hex(Array(token.utf8)))
+        return 0
+    }
+
+    private static func check(_ arguments: [String]) -> Int32 {
+        let path: String
+        do {
+            let options = try Options(arguments, allowed: ["--keys"])
+            path = options["--keys"] ?? ProcessInfo.processInfo.environment["OFFER_SIGNER_KEYS"] ?? "keys.json"
+        } catch {
+            printError(error.message)
+            return 2
+        }
+        do {
+            let configuration = try KeyConfiguration.load(path: path)
+            print("\(path): OK")
+            for app in configuration.apps.values.sorted(by: { $0.bundleId < $1.bundleId }) {
+                print("app \(app.bundleId)\(app.appAppleId.map { " (appAppleId \($0))" } ?? "")")
+                for key in app.keys {
+                    print("  key \(key.keyId)\(key.active ? " (active)" : "")")
+                    print(key.publicKey.pem.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+                }
+            }
+            for key in configuration.apiKeys { print("api key \(key.name): role \(key.role.rawValue)") }
+            for warning in configuration.warnings { print(warning) }
+            return 0
+        } catch {
+            printError(error.description)
+            return 1
+        }
+    }
+}

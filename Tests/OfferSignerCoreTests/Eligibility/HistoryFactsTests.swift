@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import OfferSignerCore
+
+@Suite struct HistoryFactsTests {
+    typealias T = EligibilityTestData
+
+    @Test func freeTrialIsNotPaidTime() throws {
+        let trial = T.transaction("trial", from: 0, to: 7, offerType: 1, discount: "FREE_TRIAL", price: 0)
+        let history = [trial] + T.monthly(from: 7, to: 187)
+        let facts = try #require(T.facts(history, now: 300))
+        #expect(facts.paidDays == 180)
+        #expect(try #require(T.facts([trial] + T.monthly(from: 7, to: 180), now: 300)).paidDays == 173)
+
+        let decision = T.evaluate(T.facts([trial] + T.monthly(from: 7, to: 180), now: 300), now: 300)
+        #expect(decision.failedCriteria == ["minPaidDays"])
+        #expect(decision.reason("minPaidDays")?.actual == .int(173))
+    }
+
+    @Test func whatCountsAsPaid() {
+        let legacyTrial = T.transaction("a", from: 0, to: 7, offerType: 1, price: 0)
+        let paidIntro = T.transaction("b", from: 0, to: 30, offerType: 1, discount: "PAY_AS_YOU_GO", price: 990)
+        let promotionalTrial = T.transaction("c", from: 0, to: 30, offerType: 2, offerId: "x", discount: "FREE_TRIAL", price: 0)
+        let regular = T.transaction("d", from: 0, to: 30)
+        #expect(!legacyTrial.isPaid)
+        #expect(paidIntro.isPaid)
+        #expect(!promotionalTrial.isPaid)
+        #expect(regular.isPaid)
+    }
+
+    @Test func overlappingTransactionsCountOnce() throws {
+        let history = [
+            T.transaction("a", from: 0, to: 100),
+            T.transaction("b", from: 50, to: 150, original: "2000"),
+            T.transaction("c", from: 60, to: 90, original: "3000"),
+            T.transaction("d", from: 200, to: 230),
+        ]
+        let facts = try #require(T.facts(history, now: 300))
+        #expect(facts.paidDays == 180)
+        #expect(facts.daysSinceExpiry == 70)
+    }
+
+    @Test func paidTimeStopsAtNowAndRoundsDown() throws {
+        let facts = try #require(T.facts([T.transaction("a", from: 0, to: 365)], now: 99.9))
+        #expect(facts.paidDays == 99)
+        #expect(facts.isActive)
+    }
+
+    @Test func outOfOrderAndRepeatedTransactionsGiveTheSameFacts() throws {
+        let promo = T.transaction("promo", from: 210, to: 240, offerType: 2, offerId: T.offerId, price: 4_990)
+        let staleCopy = T.transaction("refund", from: 240, to: 270, signedOn: 240)
+        let refunded = T.transaction("refund", from: 240, to: 270, revokedOn: 250, signedOn: 251)
+        let inOrder = T.monthly(from: 0, to: 210) + [promo, staleCopy, refunded]
+        let expected = try #require(T.facts(inOrder, now: 400))
+        #expect(expected.isRefunded)
+        #expect(expected.paidDays == 250)
+        #expect(expected.redemptionsByOffer == [T.offerId: 1])
+
+        let shuffled = [refunded, promo] + T.monthly(from: 0, to: 210).reversed() + [staleCopy, promo, refunded, promo]
+        let repeated = inOrder + inOrder.reversed() + [staleCopy]
+        #expect(T.facts(shuffled, now: 400) == expected)
+        #expect(T.facts(repeated, now: 400) == expected)
+        #expect(T.evaluate(T.facts(shuffled, now: 400), now: 400) == T.evaluate(expected, now: 400))
+        #expect(T.evaluate(expected, now: 400).failedCriteria == ["maxRedemptionsPerUser", "excludeRefunded"])
+
+        // Two copies signed at the same instant: the revoked one wins, in either order.
+        let sameInstant = T.transaction("refund", from: 240, to: 270, signedOn: 251)
+        #expect(T.facts([sameInstant, refunded], now: 400)?.isRefunded == true)
+        #expect(T.facts([refunded, sameInstant], now: 400)?.isRefunded == true)
+    }
+
+    @Test func storefrontIsThatOfTheLatestPurchase() throws {
+        let history = [
+            T.transaction("late", from: 300, to: 330, storefront: "CAN", signedOn: 300),
+            T.transaction("early", from: 0, to: 30, storefront: "USA", signedOn: 500),
+        ]
+        #expect(try #require(T.facts(history, now: 400)).storefront == "CAN")
+    }
+
+    @Test func onlyTheRequestedGroupCounts() throws {
+        let otherGroup = T.transaction("x", from: 0, to: 500, revokedOn: 20, storefront: "FRA", group: T.otherGroup)
+        #expect(T.facts([otherGroup], now: 400) == nil)
+        let facts = try #require(T.facts(T.monthly(from: 0, to: 300) + [otherGroup], now: 400))
+        #expect(!facts.isRefunded)
+        #expect(facts.storefront == "USA")
+        #expect(facts.paidDays == 300)
+    }
+
+    @Test func factsEncodeAsJSON() throws {
+        let facts = try #require(T.facts(T.monthly(from: 0, to: 300), now: 400))
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(facts)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(Set(object.keys) == [
+            "subscriptionGroupIdentifier", "asOf", "isActive", "isLapsed", "paidDays", "latestEndDate",
+            "daysSinceExpiry", "lastOfferRedemptionDate", "redemptionsByOffer", "isRefunded", "storefront",
+        ])
+        #expect(object["asOf"] as? String == "2026-02-05T00:00:00Z")
+        #expect(object["paidDays"] as? Int == 300)
+        #expect(object["lastOfferRedemptionDate"] is NSNull)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        #expect(try decoder.decode(HistoryFacts.self, from: data) == facts)
+    }
+}
