@@ -1,0 +1,50 @@
+# offer-signer — the two commands of the README, and the benchmark.
+#   make run    release build, then the service on 127.0.0.1:8080 (SQLite, development key, demo offer)
+#   make test   the whole test suite
+#   make bench  the benchmark (see bench/README.md)
+
+SWIFT ?= swift
+DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev pkg-config
+BENCH_PACKAGES := wrk openssl
+DEV_DIR ?= var/dev
+DATABASE ?= var/offer-signer.sqlite
+LISTEN ?= 127.0.0.1:8080
+
+.PHONY: run test build release deps bench-deps bench clean
+
+# Installs the Debian packages the build needs, only those missing.
+deps:
+	@$(call install_missing,$(DEBIAN_PACKAGES))
+
+bench-deps: deps
+	@$(call install_missing,$(BENCH_PACKAGES))
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) test
+
+run: release
+	.build/release/offer-signer dev-setup --dir $(DEV_DIR) --database $(DATABASE) --listen $(LISTEN)
+	OFFER_SIGNER_KEYS=$(DEV_DIR)/keys.json OFFER_SIGNER_DATABASE=$(DATABASE) OFFER_SIGNER_LISTEN=$(LISTEN) \
+		exec .build/release/offer-signer serve
+
+bench: bench-deps release
+	bash bench/run.sh
+
+clean:
+	rm -rf .build
+
+# $(call install_missing,PACKAGES): apt-get installs whichever of PACKAGES dpkg lacks.
+define install_missing
+missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+if [ -n "$$missing" ]; then \
+	echo "Installing Debian packages:$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+fi
+endef
