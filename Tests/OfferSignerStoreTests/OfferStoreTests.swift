@@ -1,0 +1,48 @@
+import Foundation
+import OfferSignerCore
+import Testing
+@testable import OfferSignerStore
+
+@Suite("SQLite offer store")
+struct OfferStoreTests {
+    let rule = OfferRule(offerId: "winback", bundleId: "com.example.app", productIds: ["pro"],
+                         startsAt: Date(timeIntervalSince1970: 1_800_000_000),
+                         eligibility: EligibilityCriteria(requireLapsed: true, minPaidDays: 30, storefronts: ["USA"]),
+                         limits: OfferLimits(maxSignaturesPerUserPerDay: 2))
+
+    @Test("put, update, disable: versions, timestamps and a change record for each")
+    func lifecycle() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let store = try SQLiteOfferStore(database: try temp.open())
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        let created = try store.put(rule, by: "marketing", at: t0)
+        #expect(created.version == 1 && created.createdAt == t0)
+        let same = try store.put(rule, by: "marketing", at: t0.addingTimeInterval(5))
+        #expect(same.version == 1, "an identical rule is not a change")
+        var changed = rule
+        changed.priority = 7
+        let updated = try store.put(changed, by: "ops", at: t0.addingTimeInterval(10))
+        #expect(updated.version == 2 && updated.createdAt == t0 && updated.updatedAt == t0.addingTimeInterval(10))
+        let disabled = try #require(try store.disable(id: "winback", by: "marketing", at: t0.addingTimeInterval(20)))
+        #expect(!disabled.rule.enabled && disabled.version == 3)
+        #expect(try store.disable(id: "missing", by: "marketing", at: t0) == nil)
+
+        let changes = try store.changes(offerId: "winback", afterId: 0, limit: 10)
+        #expect(changes.map(\.action) == ["create", "update", "disable"])
+        #expect(changes.map(\.apiKeyName) == ["marketing", "ops", "marketing"])
+        #expect(changes[0].before == nil && changes[0].after == rule)
+        #expect(changes[1].before == rule && changes[1].after == changed)
+        #expect(changes[2].after?.enabled == false)
+    }
+
+    @Test("rules survive a restart exactly")
+    func restart() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        _ = try SQLiteOfferStore(database: try temp.open()).put(rule, by: "m", at: Date(timeIntervalSince1970: 1_800_000_000))
+        let reopened = try SQLiteOfferStore(database: try temp.open())
+        #expect(try reopened.offer(id: "winback")?.rule == rule)
+        #expect(try reopened.offers().count == 1)
+    }
+}
