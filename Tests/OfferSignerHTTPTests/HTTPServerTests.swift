@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import OfferSignerHTTP
+
+@Suite("libmicrohttpd server over a real socket")
+struct HTTPServerTests {
+    func startServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)) throws -> HTTPServer {
+        var builder = RouterBuilder()
+        builder.use(RequestIdMiddleware())
+        builder.add("POST", "/echo", maxBodyBytes: 1024) { request, _ in
+            var response = HTTPResponse.text(String(decoding: request.body, as: UTF8.self))
+            response.headers.set("X-Query", request.query["q"] ?? "")
+            response.headers.set("X-Peer", request.remoteAddress)
+            return response
+        }
+        builder.add("GET", "/slow") { _, _ in
+            Thread.sleep(forTimeInterval: 0.3)
+            return .text("done")
+        }
+        let server = HTTPServer(application: builder.build(), configuration: configuration)
+        try server.start()
+        return server
+    }
+
+    @Test("a request round-trips: body, query, headers, peer address")
+    func roundTrip() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let response = try RawHTTPClient.send(port: server.port, """
+            POST /echo?q=hello%20world HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nX-Request-Id: r1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nabcde
+            """)
+        #expect(response.hasPrefix("HTTP/1.1 200"))
+        #expect(response.hasSuffix("abcde"))
+        #expect(response.contains("X-Query: hello world"))
+        #expect(response.contains("X-Peer: 127.0.0.1"))
+        #expect(response.contains("X-Request-Id: r1"))
+    }
+
+    @Test("a declared body over the limit is refused with 413 without reading it")
+    func declaredTooLarge() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let response = try RawHTTPClient.send(port: server.port,
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n")
+        #expect(response.hasPrefix("HTTP/1.1 413"))
+        #expect(response.contains("payload_too_large"))
+    }
+
+    @Test("a chunked body over the limit is refused with 413")
+    func chunkedTooLarge() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let chunk = String(repeating: "a", count: 800)
+        let response = try RawHTTPClient.send(port: server.port,
+            "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n320\r\n\(chunk)\r\n320\r\n\(chunk)\r\n0\r\n\r\n")
+        #expect(response.hasPrefix("HTTP/1.1 413"))
+    }
+
+    @Test("keep-alive serves several requests on one connection")
+    func keepAlive() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let one = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\none"
+        let two = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\ntwo"
+        let response = try RawHTTPClient.send(port: server.port, one + two)
+        #expect(response.components(separatedBy: "HTTP/1.1 200").count == 3)
+    }
+
+    @Test("a blocked handler does not stop other connections from being served")
+    func threadPerConnection() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let started = Date()
+        let group = DispatchGroup()
+        let results = ResultBox()
+        for _ in 0..<8 {
+            DispatchQueue.global().async(group: group) {
+                let response = try? RawHTTPClient.send(port: server.port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                results.add(response?.hasSuffix("done") == true)
+            }
+        }
+        group.wait()
+        #expect(results.successes == 8)
+        #expect(Date().timeIntervalSince(started) < 8 * 0.3, "the slow requests ran side by side")
+    }
+
+    @Test("binding a port in use fails with a message naming it")
+    func portInUse() throws {
+        let first = try startServer()
+        defer { first.stop() }
+        let second = HTTPServer(application: RouterBuilder().build(), configuration: HTTPServerConfiguration(host: "127.0.0.1", port: first.port))
+        #expect(throws: HTTPServerError.self) { try second.start() }
+        #expect(throws: HTTPServerError.self) {
+            try HTTPServer(application: RouterBuilder().build(), configuration: HTTPServerConfiguration(host: "example.com", port: 0)).start()
+        }
+    }
+}
+
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add(_ ok: Bool) { lock.withLock { if ok { count += 1 } } }
+    var successes: Int { lock.withLock { count } }
+}
