@@ -1,0 +1,93 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerHTTP
+import OfferSignerStore
+@testable import OfferSignerService
+
+/// A service wired in process over a temporary SQLite database, with Apple's test key as the
+/// app's active signing key and one API token per role.
+final class TestEnvironment {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let bundleId = "com.example.app"
+    static let product = "com.example.app.pro_monthly"
+    static let tokens: [Role: String] = [.client: "client-token", .marketing: "marketing-token", .auditor: "auditor-token", .admin: "admin-token"]
+
+    let folder: URL
+    let database: SQLiteDatabase
+    let signatureLog: SQLiteSignatureLog
+    var dependencies: ServiceDependencies
+    var now: Date
+
+    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), signatures: (any SignatureLog)? = nil) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("offer-signer-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("testSigningKey.p8"),
+                                         to: folder.appendingPathComponent("active.p8"))
+        try P256PrivateKey.generate().pkcs8PEM.write(to: folder.appendingPathComponent("old.p8"), atomically: true, encoding: .utf8)
+        for name in ["active.p8", "old.p8"] {
+            chmod(folder.appendingPathComponent(name).path, 0o600)
+        }
+        try Self.keysFile().write(to: folder.appendingPathComponent("keys.json"))
+        database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path)
+        signatureLog = try SQLiteSignatureLog(database: database)
+        self.now = now
+        let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)
+        let fixedNow = now
+        dependencies = ServiceDependencies(
+            keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database),
+            signatures: signatures ?? signatureLog, history: SQLiteHistoryStore(database: database),
+            clock: .fixed(fixedNow), logger: .silent)
+    }
+
+    deinit {
+        signatureLog.close()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    var keysPath: String { folder.appendingPathComponent("keys.json").path }
+
+    static func keysFile(apiKeys: [KeysFile.APIKeyEntry]? = nil) throws -> Data {
+        let file = KeysFile(
+            apps: [KeysFile.App(bundleId: bundleId, appAppleId: 1234, issuerId: "issuer-1", signingKeys: [
+                KeysFile.SigningKeyEntry(keyId: "ACTIVEKEY1", privateKeyPath: "active.p8", active: true),
+                KeysFile.SigningKeyEntry(keyId: "OLDKEY0001", privateKeyPath: "old.p8", active: false),
+            ])],
+            apiKeys: apiKeys ?? Role.allCases.map {
+                KeysFile.APIKeyEntry(name: "\($0.rawValue)-key", role: $0.rawValue, tokenSHA256: SHA256Digest.hex(Array(tokens[$0]!.utf8)))
+            })
+        return try JSONEncoder().encode(file)
+    }
+
+    var router: Router { ServiceRouter.make(dependencies) }
+
+    /// Sends a request through the whole middleware chain.
+    func send(_ method: String, _ path: String, role: Role? = .client, json: String? = nil,
+              query: [String: String] = [:], headers: HTTPHeaders = [:]) -> TestResponse {
+        var headers = headers
+        if let role { headers.set("Authorization", "Bearer \(Self.tokens[role]!)") }
+        if json != nil, headers["Content-Type"] == nil { headers.set("Content-Type", "application/json") }
+        let request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: Array((json ?? "").utf8))
+        return TestResponse(response: router.respond(to: request))
+    }
+
+    /// Stores an offer rule directly.
+    @discardableResult
+    func putOffer(_ rule: OfferRule) throws -> StoredOffer {
+        try dependencies.offers.put(rule, by: "test", at: now)
+    }
+
+    static func demoRule(_ offerId: String = "winback", eligibility: EligibilityCriteria = EligibilityCriteria(),
+                         limits: OfferLimits = OfferLimits()) -> OfferRule {
+        OfferRule(offerId: offerId, bundleId: bundleId, productIds: [product], eligibility: eligibility, limits: limits)
+    }
+}
+
+/// A response with its JSON decoded.
+struct TestResponse {
+    let response: HTTPResponse
+
+    var status: Int { response.status }
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:] }
+    var code: String? { json["code"] as? String }
+    var text: String { String(decoding: response.body, as: UTF8.self) }
+}
