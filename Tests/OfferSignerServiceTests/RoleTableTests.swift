@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import OfferSignerService
+
+@Suite("Roles: every role against every route")
+struct RoleTableTests {
+    /// The contract's endpoint table: who may call what. `nil` means no token is needed.
+    static let contract: [(String, String, Set<Role>?)] = [
+        ("POST", "/v1/offers/sign", [.client, .admin]),
+        ("GET", "/v1/users/u1/offers", [.client, .admin]),
+        ("GET", "/v1/users/u1/history", [.marketing, .admin]),
+        ("GET", "/v1/admin/offers", [.marketing, .admin]),
+        ("GET", "/v1/admin/offers/o1", [.marketing, .admin]),
+        ("PUT", "/v1/admin/offers/o1", [.marketing, .admin]),
+        ("DELETE", "/v1/admin/offers/o1", [.marketing, .admin]),
+        ("GET", "/v1/keys", Set(Role.allCases)),
+        ("GET", "/healthz", nil),
+        ("GET", "/readyz", nil),
+        ("GET", "/metrics", nil),
+    ]
+
+    @Test("each role is let through exactly where the contract allows it")
+    func table() throws {
+        let env = try TestEnvironment()
+        for (method, path, allowed) in Self.contract {
+            for role in Role.allCases {
+                let response = env.send(method, path, role: role)
+                if let allowed, !allowed.contains(role) {
+                    #expect(response.status == 403, "\(role) \(method) \(path)")
+                    #expect(response.code == "forbidden")
+                } else {
+                    #expect(![401, 403].contains(response.status), "\(role) \(method) \(path) got \(response.status)")
+                }
+            }
+            let anonymous = env.send(method, path, role: nil)
+            if allowed == nil {
+                #expect(anonymous.status == 200, "\(method) \(path)")
+            } else {
+                #expect(anonymous.status == 401 && anonymous.code == "unauthorized", "\(method) \(path)")
+            }
+        }
+    }
+
+    @Test("every route in the router is in the contract table")
+    func complete() throws {
+        let env = try TestEnvironment()
+        let routes = ServiceRouter.routes(env.dependencies).map { "\($0.method) \($0.pattern)" }
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}"))" })
+        #expect(Set(routes).isSubset(of: contract) && Set(routes).count == routes.count)
+    }
+
+    @Test("an unknown token is 401; a malformed Authorization header is 401")
+    func badTokens() throws {
+        let env = try TestEnvironment()
+        for header in ["Bearer wrong", "Basic abc", "Bearer", "bearer  "] {
+            let response = env.send("GET", "/v1/keys", role: nil, headers: ["Authorization": header])
+            #expect(response.status == 401, "\(header)")
+            #expect(response.response.headers["WWW-Authenticate"] == "Bearer")
+        }
+    }
+
+    @Test("GET /v1/keys lists every key's public half and never a private key")
+    func keys() throws {
+        let env = try TestEnvironment()
+        let response = env.send("GET", "/v1/keys", role: .auditor)
+        let keys = response.json["keys"] as? [[String: Any]] ?? []
+        #expect(keys.map { $0["keyId"] as? String } == ["ACTIVEKEY1", "OLDKEY0001"])
+        #expect(keys.map { $0["active"] as? Bool } == [true, false])
+        #expect((keys.first?["publicKeyPEM"] as? String)?.hasPrefix("-----BEGIN PUBLIC KEY-----") == true)
+        #expect(!response.text.contains("PRIVATE"))
+    }
+}
