@@ -28,4 +28,9 @@ static inline void copenssl_free(void *pointer) { OPENSSL_free(pointer); }
 static inline STACK_OF(X509) *copenssl_x509_stack_new(void) { return sk_X509_new_null(); }
 static inline int copenssl_x509_stack_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
 static inline void copenssl_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+
+/* App Store signed-data verification */
+/// sk_X509_num and sk_X509_value are macros over the generic stack functions.
+static inline int copenssl_x509_stack_count(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+static inline X509 *copenssl_x509_stack_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
 #endif

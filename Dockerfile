@@ -1,0 +1,38 @@
+# offer-signer: multi-stage build on the official Swift image (Debian 12 "bookworm").
+# Build:  docker build -t offer-signer .
+# Run:    docker run -p 8080:8080 -v /srv/offer-signer:/data offer-signer
+#         (with /srv/offer-signer/keys.json and its .p8 files; see README.md)
+
+FROM swift:6.0-bookworm AS build
+# The same Debian packages `make deps` installs.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libssl-dev libsqlite3-dev libmicrohttpd-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+# `make release`: a release build with the Swift runtime linked in statically.
+RUN swift build -c release --static-swift-stdlib \
+ && install -D .build/release/offer-signer /out/offer-signer
+
+FROM debian:bookworm-slim
+# Runtime libraries only: OpenSSL libcrypto, SQLite, libmicrohttpd, CA certificates, curl for the health check.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libssl3 libsqlite3-0 libmicrohttpd12 ca-certificates curl \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin offer-signer \
+ && mkdir -p /data && chown offer-signer /data
+COPY --from=build /out/offer-signer /usr/local/bin/offer-signer
+USER offer-signer
+WORKDIR /data
+ENV OFFER_SIGNER_LISTEN=0.0.0.0:8080 \
+    OFFER_SIGNER_DATABASE=/data/offer-signer.sqlite \
+    OFFER_SIGNER_KEYS=/data/keys.json
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
+    CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+ENTRYPOINT ["/usr/local/bin/offer-signer"]
+CMD ["serve"]

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A compact JWS split into its parts, nothing verified yet.
+struct CompactJWS {
+    /// The protected header fields Apple's verifier reads.
+    struct Header: Decodable {
+        let alg: String?
+        let x5c: [String]?
+    }
+
+    let header: Header
+    /// The decoded payload bytes (JSON).
+    let payload: Data
+    /// The decoded signature bytes.
+    let signature: [UInt8]
+    /// The bytes the signature covers: ASCII `header.payload` exactly as received.
+    let signingInput: [UInt8]
+
+    /// Splits `text` into header, payload and signature and decodes each from base64url.
+    init(parsing text: String) throws(SignedDataError) {
+        let segments = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3 else { throw SignedDataError.notCompactJWS }
+        guard let headerBytes = Base64URL.decode(segments[0]) else {
+            throw SignedDataError.malformedHeader("is not base64url")
+        }
+        do {
+            header = try JSONDecoder().decode(Header.self, from: headerBytes)
+        } catch {
+            throw SignedDataError.malformedHeader("is not a JSON object with a string alg and an x5c array of strings")
+        }
+        guard let payloadBytes = Base64URL.decode(segments[1]), !payloadBytes.isEmpty else {
+            throw SignedDataError.malformedPayload("is not base64url")
+        }
+        guard let signatureBytes = Base64URL.decode(segments[2]) else {
+            throw SignedDataError.malformedSignature
+        }
+        payload = payloadBytes
+        signature = Array(signatureBytes)
+        signingInput = Array(segments[0].utf8) + [UInt8(ascii: ".")] + Array(segments[1].utf8)
+    }
+}

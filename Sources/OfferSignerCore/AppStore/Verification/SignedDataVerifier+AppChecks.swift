@@ -1,0 +1,51 @@
+/// The app and environment a notification is about, found where Apple's library looks.
+struct NotificationSubject {
+    let bundleId: String?
+    let appAppleId: Int64?
+    let environment: String?
+
+    init(_ payload: ResponseBodyV2DecodedPayload) {
+        if let data = payload.data {
+            (bundleId, appAppleId, environment) = (data.bundleId, data.appAppleId, data.rawEnvironment)
+        } else if let summary = payload.summary {
+            (bundleId, appAppleId, environment) = (summary.bundleId, summary.appAppleId, summary.rawEnvironment)
+        } else if let token = payload.externalPurchaseToken {
+            (bundleId, appAppleId, environment) = (token.bundleId, token.appAppleId, token.environment.rawValue)
+        } else {
+            (bundleId, appAppleId, environment) = (nil, nil, nil)
+        }
+    }
+}
+
+extension SignedDataVerifier {
+    /// Apple's checks, in Apple's order: the app is configured (and, for Production data
+    /// when `checksAppAppleId`, its `appAppleId` matches), then the environment is accepted.
+    func checkApp(bundleId: String?, appAppleId: Int64?, environment: String?, checksAppAppleId: Bool) throws(SignedDataError) {
+        guard let bundleId else { throw SignedDataError.missingBundleId }
+        guard let app = apps[bundleId] else { throw SignedDataError.unknownBundleId(bundleId) }
+        if checksAppAppleId && environment == AppStoreEnvironment.production.rawValue {
+            guard let configured = app.appAppleId else { throw SignedDataError.appAppleIdNotConfigured(bundleId: bundleId) }
+            guard appAppleId == configured else {
+                throw SignedDataError.appAppleIdMismatch(bundleId: bundleId, found: appAppleId)
+            }
+        }
+        try checkEnvironment(environment)
+    }
+
+    func checkEnvironment(_ environment: String?) throws(SignedDataError) {
+        guard let environment, acceptedEnvironments.contains(environment) else {
+            throw SignedDataError.environmentNotAccepted(environment)
+        }
+    }
+
+    /// Nested data must come from the notification's app and environment: what Apple's
+    /// single-app, single-environment verifier implies when it checks both.
+    func checkSameSource(bundleId: String?, environment: String?, as subject: NotificationSubject) throws(SignedDataError) {
+        if let expected = subject.bundleId, let bundleId, bundleId != expected {
+            throw SignedDataError.bundleIdMismatch(expected: expected, found: bundleId)
+        }
+        if let expected = subject.environment, environment != expected {
+            throw SignedDataError.environmentMismatch(expected: expected, found: environment)
+        }
+    }
+}
