@@ -24,7 +24,7 @@ let package = Package(
         // The executable: CLI and subcommands.
         .executableTarget(name: "offer-signer", dependencies: ["OfferSignerService"]),
 
-        .testTarget(name: "OfferSignerCoreTests", dependencies: ["OfferSignerCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "OfferSignerCoreTests", dependencies: ["OfferSignerCore", "COpenSSL"], exclude: ["Fixtures"]),
         .testTarget(name: "OfferSignerStoreTests", dependencies: ["OfferSignerStore"]),
         .testTarget(name: "OfferSignerHTTPTests", dependencies: ["OfferSignerHTTP"]),
         .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService"], exclude: ["Fixtures"]),
