@@ -39,6 +39,7 @@ public enum ServiceRouter {
         let offers = OfferAdminHandler(dependencies: dependencies)
         let operations = OperationsHandler(dependencies: dependencies)
         let users = UserHandler(dependencies: dependencies)
+        let notifications = NotificationHandler(dependencies: dependencies)
         return [
             Entry(method: "POST", pattern: "/v1/offers/sign", access: .roles([.client]), handler: sign.handle),
             Entry(method: "GET", pattern: "/v1/users/{userId}/offers", access: .roles([.client]), handler: users.offers),
@@ -47,6 +48,7 @@ public enum ServiceRouter {
             Entry(method: "GET", pattern: "/v1/admin/offers/{offerId}", access: .roles([.marketing]), handler: offers.get),
             Entry(method: "PUT", pattern: "/v1/admin/offers/{offerId}", access: .roles([.marketing]), handler: offers.put),
             Entry(method: "DELETE", pattern: "/v1/admin/offers/{offerId}", access: .roles([.marketing]), handler: offers.delete),
+            Entry(method: "POST", pattern: "/v1/notifications/appstore", access: .open, handler: notifications.handle),
             Entry(method: "GET", pattern: "/v1/keys", access: .anyRole, handler: operations.keys),
             Entry(method: "GET", pattern: "/healthz", access: .open, handler: operations.health),
             Entry(method: "GET", pattern: "/readyz", access: .open, handler: operations.ready),

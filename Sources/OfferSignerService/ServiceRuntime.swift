@@ -9,6 +9,7 @@ public final class ServiceRuntime: @unchecked Sendable {
     public let dependencies: ServiceDependencies
     private let server: HTTPServer
     private let signatureLog: SQLiteSignatureLog
+    private let historyStore: SQLiteHistoryStore
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -24,13 +25,16 @@ public final class ServiceRuntime: @unchecked Sendable {
             throw StartupError(error.description)
         }
         for warning in configuration.warnings { logger.log(.warning, warning) }
+        let appStore = try AppStoreVerification(roots: try AppStoreVerification.roots(from: settings.appleRoots),
+                                                environments: Set(settings.environments), configuration: configuration)
         let database: SQLiteDatabase
         do {
             database = try SQLiteDatabase(path: settings.database)
             signatureLog = try SQLiteSignatureLog(database: database)
+            historyStore = SQLiteHistoryStore(database: database)
             dependencies = ServiceDependencies(
                 keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database), signatures: signatureLog,
-                history: SQLiteHistoryStore(database: database), logger: logger)
+                history: historyStore, appStore: appStore, logger: logger)
         } catch {
             throw StartupError("\(settings.database): cannot open the database: \(error)")
         }
@@ -40,6 +44,7 @@ public final class ServiceRuntime: @unchecked Sendable {
             try server.start()
         } catch {
             signatureLog.close()
+            historyStore.close()
             throw StartupError(error.description)
         }
         logger.log(.info, "offer-signer listening", [
@@ -52,22 +57,33 @@ public final class ServiceRuntime: @unchecked Sendable {
     /// refused with its reason and the configuration in force stays.
     @discardableResult
     public func reloadKeys() -> Result<KeyConfiguration, ConfigurationError> {
+        let configuration: KeyConfiguration
         do {
-            let configuration = try KeyConfiguration.load(path: settings.keys)
-            dependencies.keyRing.replace(with: configuration)
-            for warning in configuration.warnings { dependencies.logger.log(.warning, warning) }
-            dependencies.logger.log(.info, "keys file reloaded", ["keys": .string(settings.keys)])
-            return .success(configuration)
+            configuration = try KeyConfiguration.load(path: settings.keys)
         } catch {
-            dependencies.logger.log(.error, "keys file refused; the previous configuration stays", ["reason": .string(error.description)])
-            return .failure(error)
+            return refuseReload(error)
         }
+        do {
+            try dependencies.appStore.update(for: configuration)
+        } catch {
+            return refuseReload(ConfigurationError(file: settings.keys, fault: error.description))
+        }
+        dependencies.keyRing.replace(with: configuration)
+        for warning in configuration.warnings { dependencies.logger.log(.warning, warning) }
+        dependencies.logger.log(.info, "keys file reloaded", ["keys": .string(settings.keys)])
+        return .success(configuration)
+    }
+
+    private func refuseReload(_ refusal: ConfigurationError) -> Result<KeyConfiguration, ConfigurationError> {
+        dependencies.logger.log(.error, "keys file refused; the previous configuration stays", ["reason": .string(refusal.description)])
+        return .failure(refusal)
     }
 
     /// Stops accepting, lets running requests finish, then closes the log.
     public func stop() {
         server.stop()
         signatureLog.close()
+        historyStore.close()
     }
 }
 

@@ -9,6 +9,8 @@ public protocol OfferStore: Sendable {
     /// Creates or replaces the rule and records the change in the same transaction. A rule
     /// identical to the stored one changes nothing and keeps its version.
     func put(_ rule: OfferRule, by actor: String, at now: Date) throws -> StoredOffer
+    /// Creates or replaces several rules as one change set: all of them, or none.
+    func apply(_ rules: [OfferRule], by actor: String, at now: Date) throws -> [StoredOffer]
     /// Disables the offer (keeping it and its history); nil if there is no such offer.
     func disable(id: String, by actor: String, at now: Date) throws -> StoredOffer?
     /// Changes oldest first, after the change with ID `afterId`.

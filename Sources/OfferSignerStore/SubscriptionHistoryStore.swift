@@ -4,15 +4,13 @@ import OfferSignerCore
 /// Verified App Store history: notifications as received, transactions and renewal infos
 /// upserted so that the newest `signedDate` wins whatever order they arrive in.
 public protocol SubscriptionHistoryStore: Sendable {
-    /// Stores a verified notification with what it carried, in one transaction. Returns
-    /// false (and changes nothing) when its `notificationUUID` was already stored.
-    func recordNotification(_ notification: StoredNotification, transaction: StoredTransaction?, renewal: StoredRenewal?) throws -> Bool
+    /// Durably stores one verified item (group-committed with concurrent callers). Returns
+    /// false when it changed nothing: a notification already stored (by `notificationUUID`),
+    /// or a transaction or renewal info of which a copy at least as new is stored.
+    func record(_ item: HistoryItem) throws -> Bool
 
-    /// Upserts a verified transaction; false when a copy at least as new was already stored.
-    func recordTransaction(_ transaction: StoredTransaction) throws -> Bool
-
-    /// Upserts a verified renewal info; false when a copy at least as new was already stored.
-    func recordRenewal(_ renewal: StoredRenewal) throws -> Bool
+    /// Stores several verified items in one transaction, with one result each (for imports).
+    func record(batch items: [HistoryItem]) throws -> [Bool]
 
     /// The user's transactions and renewal states in `bundleId`, for `userId` (the lowercased
     /// app account token), including transactions of the same subscriptions that lack the token.
@@ -23,6 +21,14 @@ public protocol SubscriptionHistoryStore: Sendable {
 
     /// Users with any transaction in `bundleId`, in ID order, after `afterUserId`.
     func knownUsers(bundleId: String, afterUserId: String, limit: Int) throws -> [String]
+}
+
+/// One verified thing to store.
+public enum HistoryItem: Sendable, Hashable {
+    /// A notification as received, with the transaction and renewal info it carried.
+    case notification(StoredNotification, StoredTransaction?, StoredRenewal?)
+    case transaction(StoredTransaction)
+    case renewal(StoredRenewal)
 }
 
 /// A user's verified history in one app.

@@ -15,6 +15,7 @@ final class TestEnvironment {
     let folder: URL
     let database: SQLiteDatabase
     let signatureLog: SQLiteSignatureLog
+    let historyStore: SQLiteHistoryStore
     var dependencies: ServiceDependencies
     var now: Date
 
@@ -30,17 +31,21 @@ final class TestEnvironment {
         try Self.keysFile().write(to: folder.appendingPathComponent("keys.json"))
         database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path)
         signatureLog = try SQLiteSignatureLog(database: database)
+        historyStore = SQLiteHistoryStore(database: database)
         self.now = now
         let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)
         let fixedNow = now
         dependencies = ServiceDependencies(
             keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database),
-            signatures: signatures ?? signatureLog, history: SQLiteHistoryStore(database: database),
+            signatures: signatures ?? signatureLog, history: historyStore,
+            appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: ["Production", "Sandbox"],
+                                               configuration: configuration),
             clock: .fixed(fixedNow), logger: .silent)
     }
 
     deinit {
         signatureLog.close()
+        historyStore.close()
         try? FileManager.default.removeItem(at: folder)
     }
 

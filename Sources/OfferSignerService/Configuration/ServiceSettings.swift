@@ -60,7 +60,7 @@ public struct ServiceSettings: Sendable, Equatable {
         guard HTTPServerConfiguration.parseListen(listen) != nil else {
             throw SettingsError("OFFER_SIGNER_LISTEN/--listen '\(listen)' is not HOST:PORT (e.g. 127.0.0.1:8080)")
         }
-        let known = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+        let known = ["Production", "Sandbox"]
         for name in environments where !known.contains(name) {
             throw SettingsError("OFFER_SIGNER_ENVIRONMENTS/--environments: unknown App Store environment '\(name)' (use \(known.joined(separator: ", ")))")
         }

@@ -5,6 +5,7 @@ public final class Metrics: @unchecked Sendable {
     private let lock = NSLock()
     private var requests: [RequestKey: Int] = [:]
     private var signatures: [SignatureKey: Int] = [:]
+    private var notifications: [Bool: Int] = [:]
     private var latencyBuckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
     private var latencyCount = 0
     private var latencySum = 0.0
@@ -32,6 +33,10 @@ public final class Metrics: @unchecked Sendable {
         lock.withLock { signatures[SignatureKey(offerId: offerId, format: format), default: 0] += 1 }
     }
 
+    func recordNotification(stored: Bool) {
+        lock.withLock { notifications[stored, default: 0] += 1 }
+    }
+
     /// The Prometheus exposition text.
     public func render() -> String {
         lock.withLock {
@@ -45,6 +50,10 @@ public final class Metrics: @unchecked Sendable {
             for (key, count) in signatures.sorted(by: { ($0.key.offerId, $0.key.format) < ($1.key.offerId, $1.key.format) }) {
                 out += "offer_signer_signatures_total{offer_id=\"\(escape(key.offerId))\",format=\"\(key.format)\"} \(count)\n"
             }
+            out += "# HELP offer_signer_notifications_total Verified App Store notifications, stored or already known.\n"
+            out += "# TYPE offer_signer_notifications_total counter\n"
+            out += "offer_signer_notifications_total{outcome=\"stored\"} \(notifications[true] ?? 0)\n"
+            out += "offer_signer_notifications_total{outcome=\"duplicate\"} \(notifications[false] ?? 0)\n"
             out += "# HELP offer_signer_http_request_duration_seconds Time from a complete request to its response.\n"
             out += "# TYPE offer_signer_http_request_duration_seconds histogram\n"
             var cumulative = 0

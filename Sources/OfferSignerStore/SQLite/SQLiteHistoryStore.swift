@@ -4,13 +4,31 @@ import OfferSignerCore
 /// Verified App Store history in SQLite.
 public final class SQLiteHistoryStore: SubscriptionHistoryStore, @unchecked Sendable {
     private let database: SQLiteDatabase
+    private var committer: GroupCommitter<HistoryItem, Bool>!
 
     public init(database: SQLiteDatabase) {
         self.database = database
+        committer = GroupCommitter(database: database, name: "history-writer") { batch, db in
+            try batch.map { item in .success(try Self.write(item, db)) }
+        }
     }
 
-    public func recordNotification(_ notification: StoredNotification, transaction: StoredTransaction?, renewal: StoredRenewal?) throws -> Bool {
-        try database.write { db in
+    /// Stops the writer once the items already waiting are written.
+    public func close() {
+        committer.close()
+    }
+
+    public func record(_ item: HistoryItem) throws -> Bool {
+        try committer.submit(item).get()
+    }
+
+    public func record(batch items: [HistoryItem]) throws -> [Bool] {
+        try database.write { db in try items.map { try Self.write($0, db) } }
+    }
+
+    private static func write(_ item: HistoryItem, _ db: SQLiteConnection) throws -> Bool {
+        switch item {
+        case .notification(let notification, let transaction, let renewal):
             try db.run("""
                 INSERT INTO notifications (notification_uuid, notification_type, subtype, bundle_id, environment,
                     signed_date_ms, received_at_ms, signed_payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -19,18 +37,14 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, @unchecked Send
                       .optional(notification.bundleId), .optional(notification.environment), .integer(notification.signedDate),
                       .integer(notification.receivedAt), .text(notification.signedPayload)])
             guard db.changes == 1 else { return false }
-            if let transaction { try Self.upsert(transaction, db) }
-            if let renewal { try Self.upsert(renewal, db) }
+            if let transaction { _ = try upsert(transaction, db) }
+            if let renewal { _ = try upsert(renewal, db) }
             return true
+        case .transaction(let transaction):
+            return try upsert(transaction, db)
+        case .renewal(let renewal):
+            return try upsert(renewal, db)
         }
-    }
-
-    public func recordTransaction(_ transaction: StoredTransaction) throws -> Bool {
-        try database.write { db in try Self.upsert(transaction, db) }
-    }
-
-    public func recordRenewal(_ renewal: StoredRenewal) throws -> Bool {
-        try database.write { db in try Self.upsert(renewal, db) }
     }
 
     private static func upsert(_ stored: StoredTransaction, _ db: SQLiteConnection) throws -> Bool {

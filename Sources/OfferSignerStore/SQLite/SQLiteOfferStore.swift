@@ -1,73 +1,106 @@
 import Foundation
 import OfferSignerCore
 
-/// Offer rules in SQLite, mirrored in memory so the signing path never reads the disk for them.
+/// Offer rules in SQLite, mirrored in memory so the signing path never reads the disk for
+/// them. The mirror is refreshed when another process (the `offers apply` command) changed
+/// the rules, checked at most once a second.
 public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
     private let database: SQLiteDatabase
     private let lock = NSLock()
-    private var cache: [String: StoredOffer]
+    private var cache: [String: StoredOffer] = [:]
+    /// The newest change the mirror reflects, and when that was last checked.
+    private var cachedChangeId: Int64 = -1
+    private var checkedAt = DispatchTime(uptimeNanoseconds: 0)
 
     public init(database: SQLiteDatabase) throws {
         self.database = database
-        let rows = try database.read { db in
-            try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers") { row in
-                StoredOffer(rule: try RuleCoding.decode(row.text(0)), version: row.int(1),
-                            createdAt: Date(milliseconds: row.int64(2)), updatedAt: Date(milliseconds: row.int64(3)))
-            }
-        }
-        cache = Dictionary(uniqueKeysWithValues: rows.map { ($0.rule.offerId, $0) })
+        try refresh(force: true)
     }
 
     public func offer(id: String) throws -> StoredOffer? {
-        lock.withLock { cache[id] }
+        try refresh()
+        return lock.withLock { cache[id] }
     }
 
     public func offers() throws -> [StoredOffer] {
-        lock.withLock { Array(cache.values) }.sorted { $0.rule.offerId < $1.rule.offerId }
+        try refresh()
+        return lock.withLock { Array(cache.values) }.sorted { $0.rule.offerId < $1.rule.offerId }
     }
 
     public func put(_ rule: OfferRule, by actor: String, at now: Date) throws -> StoredOffer {
-        try change(rule.offerId, by: actor, at: now) { _ in rule }!
+        try apply([rule], by: actor, at: now)[0]
+    }
+
+    public func apply(_ rules: [OfferRule], by actor: String, at now: Date) throws -> [StoredOffer] {
+        try change(by: actor, at: now) { db in
+            try rules.map { rule in try Self.change(rule.offerId, db, by: actor, at: now) { _ in rule }! }
+        }
     }
 
     public func disable(id: String, by actor: String, at now: Date) throws -> StoredOffer? {
-        try change(id, by: actor, at: now) { existing in
-            guard var rule = existing?.rule else { return nil }
-            rule.enabled = false
-            return rule
+        try change(by: actor, at: now) { db in
+            try Self.change(id, db, by: actor, at: now) { existing in
+                guard var rule = existing?.rule else { return nil }
+                rule.enabled = false
+                return rule
+            }
         }
     }
 
-    /// Applies `update` to the stored rule inside one write transaction, recording the change.
-    private func change(_ id: String, by actor: String, at now: Date, _ update: (StoredOffer?) -> OfferRule?) throws -> StoredOffer? {
-        let stored: StoredOffer? = try database.write { db in
-            let existing = try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers WHERE offer_id = ?", [.text(id)]) { row in
-                StoredOffer(rule: try RuleCoding.decode(row.text(0)), version: row.int(1),
-                            createdAt: Date(milliseconds: row.int64(2)), updatedAt: Date(milliseconds: row.int64(3)))
-            }.first
-            guard let rule = update(existing) else { return nil }
-            if let existing, existing.rule == rule { return existing }
-            let next = StoredOffer(rule: rule, version: (existing?.version ?? 0) + 1,
-                                   createdAt: existing?.createdAt ?? now, updatedAt: now)
-            let json = try RuleCoding.encode(rule)
-            try db.run("""
-                INSERT INTO offers (offer_id, bundle_id, rule_json, version, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT(offer_id) DO UPDATE SET bundle_id = excluded.bundle_id, rule_json = excluded.rule_json,
-                    version = excluded.version, updated_at_ms = excluded.updated_at_ms
-                """, [.text(id), .text(rule.bundleId), .text(json), .integer(Int64(next.version)),
-                      .integer(next.createdAt.milliseconds), .integer(now.milliseconds)])
-            let action = existing == nil ? "create" : (existing!.rule.enabled && !rule.enabled ? "disable" : "update")
-            try db.run("""
-                INSERT INTO offer_changes (offer_id, version, action, api_key_name, changed_at_ms, before_json, after_json)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, [.text(id), .integer(Int64(next.version)), .text(action), .text(actor), .integer(now.milliseconds),
-                      .optional(try existing.map { try RuleCoding.encode($0.rule) }), .text(json)])
-            return next
+    /// Runs `body` in one write transaction, then brings the mirror up to date.
+    private func change<T>(by actor: String, at now: Date, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        let result = try database.write(body)
+        try refresh(force: true)
+        return result
+    }
+
+    /// Applies `update` to one stored rule, recording the change; nil when `update` returns nil.
+    private static func change(_ id: String, _ db: SQLiteConnection, by actor: String, at now: Date,
+                               _ update: (StoredOffer?) -> OfferRule?) throws -> StoredOffer? {
+        let existing = try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers WHERE offer_id = ?",
+                                    [.text(id)], row: storedOffer).first
+        guard let rule = update(existing) else { return nil }
+        if let existing, existing.rule == rule { return existing }
+        let next = StoredOffer(rule: rule, version: (existing?.version ?? 0) + 1, createdAt: existing?.createdAt ?? now, updatedAt: now)
+        let json = try RuleCoding.encode(rule)
+        try db.run("""
+            INSERT INTO offers (offer_id, bundle_id, rule_json, version, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(offer_id) DO UPDATE SET bundle_id = excluded.bundle_id, rule_json = excluded.rule_json,
+                version = excluded.version, updated_at_ms = excluded.updated_at_ms
+            """, [.text(id), .text(rule.bundleId), .text(json), .integer(Int64(next.version)),
+                  .integer(next.createdAt.milliseconds), .integer(now.milliseconds)])
+        let action = existing == nil ? "create" : (existing!.rule.enabled && !rule.enabled ? "disable" : "update")
+        try db.run("""
+            INSERT INTO offer_changes (offer_id, version, action, api_key_name, changed_at_ms, before_json, after_json)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [.text(id), .integer(Int64(next.version)), .text(action), .text(actor), .integer(now.milliseconds),
+                  .optional(try existing.map { try RuleCoding.encode($0.rule) }), .text(json)])
+        return next
+    }
+
+    /// Reloads the mirror when the newest change differs from the one it reflects.
+    private func refresh(force: Bool = false) throws {
+        let now = DispatchTime.now()
+        let due = lock.withLock { () -> Bool in
+            guard force || now.uptimeNanoseconds >= checkedAt.uptimeNanoseconds + 1_000_000_000 else { return false }
+            checkedAt = now
+            return true
         }
-        if let stored {
-            lock.withLock { cache[id] = stored }
+        guard due else { return }
+        try database.read { db in
+            let newest = try db.scalar("SELECT COALESCE(MAX(id), 0) FROM offer_changes") ?? 0
+            guard force || newest != lock.withLock({ cachedChangeId }) else { return }
+            let rows = try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers", row: Self.storedOffer)
+            lock.withLock {
+                cache = Dictionary(uniqueKeysWithValues: rows.map { ($0.rule.offerId, $0) })
+                cachedChangeId = newest
+            }
         }
-        return stored
+    }
+
+    private static func storedOffer(_ row: SQLiteRow) throws -> StoredOffer {
+        StoredOffer(rule: try RuleCoding.decode(row.text(0)), version: row.int(1),
+                    createdAt: Date(milliseconds: row.int64(2)), updatedAt: Date(milliseconds: row.int64(3)))
     }
 
     public func changes(offerId: String?, afterId: Int64, limit: Int) throws -> [OfferChange] {

@@ -6,10 +6,8 @@ import OfferSignerCore
 /// hash chain and checking quotas), commits with a full sync, then wakes their callers.
 public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
     private let database: SQLiteDatabase
-    private let queue = NSCondition()
-    private var pending: [PendingAppend] = []
-    private var closed = false
-    /// The last record's sequence and hash; touched only by the writer thread after init.
+    private var committer: GroupCommitter<PendingAppend, LoggedSignature>!
+    /// The last record's sequence and hash; touched only inside the writer's transactions.
     private var head: (sequence: Int64, hash: String)
 
     public init(database: SQLiteDatabase) throws {
@@ -17,82 +15,61 @@ public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
         head = try database.read { db in
             try db.query("SELECT seq, hash FROM signatures ORDER BY seq DESC LIMIT 1") { ($0.int64(0), $0.text(1)) }
         }.first ?? (0, SignatureChain.genesis)
-        let thread = Thread { [self] in runWriter() }
-        thread.name = "signature-log-writer"
-        thread.start()
+        committer = GroupCommitter(database: database, name: "signature-log-writer") { [unowned self] batch, db in
+            try write(batch, db)
+        }
     }
 
     /// Stops the writer once the appends already waiting are written.
     public func close() {
-        queue.lock()
-        closed = true
-        queue.signal()
-        queue.unlock()
+        committer.close()
     }
 
     public func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
-        let item = PendingAppend(record: record, quota: quota)
-        queue.lock()
-        guard !closed else {
-            queue.unlock()
-            throw .unavailable("the signature log is closed")
-        }
-        pending.append(item)
-        queue.signal()
-        queue.unlock()
-        item.done.wait()
-        return try item.result!.get()
-    }
-
-    private func runWriter() {
-        while true {
-            queue.lock()
-            while pending.isEmpty && !closed { queue.wait() }
-            if pending.isEmpty && closed {
-                queue.unlock()
-                return
-            }
-            let batch = pending
-            pending.removeAll(keepingCapacity: true)
-            queue.unlock()
-            commit(batch)
+        switch committer.submit(PendingAppend(record: record, quota: quota)) {
+        case .success(let logged):
+            return logged
+        case .failure(let error as SignatureLogError):
+            throw error
+        case .failure(let error):
+            throw .unavailable(String(describing: error))
         }
     }
 
-    private func commit(_ batch: [PendingAppend]) {
-        var results: [Result<LoggedSignature, SignatureLogError>] = []
-        var newHead = head
-        do {
-            try database.write { db in
-                for item in batch {
-                    if let quota = item.quota, let retry = try Self.quotaRetryAfter(db, item.record, quota) {
-                        results.append(.failure(.quotaExceeded(retryAfterSeconds: retry)))
-                        continue
-                    }
-                    let sequence = newHead.sequence + 1
-                    let hash = SignatureChain.hash(of: item.record, sequence: sequence, previousHash: newHead.hash)
-                    let r = item.record
-                    try db.run("""
-                        INSERT INTO signatures (seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id,
-                            timestamp_ms, signature, transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, [.integer(sequence), .text(r.nonce), .text(r.format), .text(r.bundleId), .text(r.productId),
-                              .text(r.offerId), .text(r.userId), .text(r.keyId), .integer(r.timestamp), .text(r.signature),
-                              .optional(r.transactionId), .text(r.apiKeyName), .text(r.requestId), .integer(r.recordedAt),
-                              .text(newHead.hash), .text(hash)])
-                    results.append(.success(LoggedSignature(sequence: sequence, record: r, previousHash: newHead.hash, hash: hash)))
-                    newHead = (sequence, hash)
-                }
+    /// Inserts a batch, extending the hash chain; the head moves only if the batch commits,
+    /// which `write` learns from the next batch's starting point (read back below).
+    private func write(_ batch: [PendingAppend], _ db: SQLiteConnection) throws -> [Result<LoggedSignature, any Error>] {
+        var results: [Result<LoggedSignature, any Error>] = []
+        var newHead = try currentHead(db)
+        for item in batch {
+            if let quota = item.quota, let retry = try Self.quotaRetryAfter(db, item.record, quota) {
+                results.append(.failure(SignatureLogError.quotaExceeded(retryAfterSeconds: retry)))
+                continue
             }
-            head = newHead
-        } catch {
-            let failure = SignatureLogError.unavailable(String(describing: error))
-            results = Array(repeating: .failure(failure), count: batch.count)
+            let sequence = newHead.sequence + 1
+            let hash = SignatureChain.hash(of: item.record, sequence: sequence, previousHash: newHead.hash)
+            let r = item.record
+            try db.run("""
+                INSERT INTO signatures (seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id,
+                    timestamp_ms, signature, transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.integer(sequence), .text(r.nonce), .text(r.format), .text(r.bundleId), .text(r.productId),
+                      .text(r.offerId), .text(r.userId), .text(r.keyId), .integer(r.timestamp), .text(r.signature),
+                      .optional(r.transactionId), .text(r.apiKeyName), .text(r.requestId), .integer(r.recordedAt),
+                      .text(newHead.hash), .text(hash)])
+            results.append(.success(LoggedSignature(sequence: sequence, record: r, previousHash: newHead.hash, hash: hash)))
+            newHead = (sequence, hash)
         }
-        for (item, result) in zip(batch, results) {
-            item.result = result
-            item.done.signal()
-        }
+        head = newHead
+        return results
+    }
+
+    /// The chain head as committed: the cached one, unless a batch rolled back after moving it.
+    private func currentHead(_ db: SQLiteConnection) throws -> (sequence: Int64, hash: String) {
+        let committed = try db.scalar("SELECT MAX(seq) FROM signatures") ?? 0
+        guard committed != head.sequence else { return head }
+        return try db.query("SELECT seq, hash FROM signatures WHERE seq = ?", [.integer(committed)]) { ($0.int64(0), $0.text(1)) }
+            .first ?? (0, SignatureChain.genesis)
     }
 
     /// Seconds until the quota frees a slot, or nil when the record fits in it.
@@ -189,15 +166,8 @@ public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
     }
 }
 
-/// One caller waiting for its record to be committed.
-private final class PendingAppend: @unchecked Sendable {
+/// One record waiting to be appended.
+private struct PendingAppend {
     let record: SignatureRecord
     let quota: SignatureQuota?
-    let done = DispatchSemaphore(value: 0)
-    var result: Result<LoggedSignature, SignatureLogError>?
-
-    init(record: SignatureRecord, quota: SignatureQuota?) {
-        self.record = record
-        self.quota = quota
-    }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import OfferSignerCore
+
+/// The verifier of App Store signed data in force: trusted roots and environments from the
+/// settings, apps from the keys file (rebuilt when the keys file is reloaded).
+public final class AppStoreVerification: @unchecked Sendable {
+    private let roots: [X509Certificate]
+    private let environments: Set<String>
+    private let strict: Bool
+    private let lock = NSLock()
+    private var verifier: SignedDataVerifier
+
+    /// - Parameter strictCertificateChecks: RFC 5280 strictness; Apple's real chain passes it,
+    ///   Apple's published test certificates do not.
+    public init(roots: [X509Certificate], environments: Set<String>, configuration: KeyConfiguration,
+                strictCertificateChecks: Bool = true) throws(StartupError) {
+        self.roots = roots
+        self.environments = environments
+        self.strict = strictCertificateChecks
+        verifier = try Self.makeVerifier(roots, environments, configuration, strictCertificateChecks)
+    }
+
+    /// Loads the roots named in the settings (DER or PEM files), or Apple Root CA - G3.
+    public static func roots(from paths: [String]?) throws(StartupError) -> [X509Certificate] {
+        guard let paths else {
+            do {
+                return [try X509Certificate(der: AppleRootCertificates.appleRootCAG3)]
+            } catch {
+                throw StartupError("the built-in Apple Root CA - G3 cannot be read: \(error)")
+            }
+        }
+        var roots: [X509Certificate] = []
+        for path in paths {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw StartupError("\(path): cannot read this Apple root certificate (OFFER_SIGNER_APPLE_ROOTS)")
+            }
+            do {
+                roots.append(try X509Certificate(derOrPEM: Array(data)))
+            } catch {
+                throw StartupError("\(path): not a DER or PEM X.509 certificate (\(error))")
+            }
+        }
+        return roots
+    }
+
+    public var current: SignedDataVerifier { lock.withLock { verifier } }
+
+    /// Accepts the apps of a reloaded keys file.
+    public func update(for configuration: KeyConfiguration) throws(StartupError) {
+        let next = try Self.makeVerifier(roots, environments, configuration, strict)
+        lock.withLock { verifier = next }
+    }
+
+    private static func makeVerifier(_ roots: [X509Certificate], _ environments: Set<String>,
+                                     _ configuration: KeyConfiguration, _ strict: Bool) throws(StartupError) -> SignedDataVerifier {
+        let apps = configuration.apps.values.map { SignedDataVerifier.App(bundleId: $0.bundleId, appAppleId: $0.appAppleId) }
+        do {
+            return try SignedDataVerifier(rootCertificates: roots, apps: apps, acceptedEnvironments: environments,
+                                          strictCertificateChecks: strict)
+        } catch {
+            throw StartupError("cannot verify App Store data with these settings: \(error)")
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerHTTP
+import OfferSignerStore
+
+/// `POST /v1/notifications/appstore`: App Store Server Notifications V2. The JWS is the
+/// credential: anything that does not verify is refused with 400 and nothing is stored.
+struct NotificationHandler {
+    let dependencies: ServiceDependencies
+
+    struct Body: Decodable {
+        let signedPayload: String
+    }
+
+    func handle(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+        let body = try request.decodeJSON(Body.self)
+        let ingestor = HistoryIngestor(verification: dependencies.appStore, history: dependencies.history, clock: dependencies.clock)
+        switch ingestor.verifyNotification(body.signedPayload) {
+        case .refused(let reason):
+            dependencies.logger.log(.warning, "notification refused", ["requestId": .string(context.requestId), "reason": .string(reason)])
+            throw HTTPProblem(status: 400, code: "invalid_signed_data", title: "Invalid signed data", detail: reason)
+        case .verified(let item):
+            let stored: Bool
+            do {
+                stored = try dependencies.history.record(item)
+            } catch {
+                dependencies.logger.log(.error, "notification not stored", ["requestId": .string(context.requestId), "error": .string("\(error)")])
+                throw HTTPProblem.unavailable("the notification could not be stored; the App Store will retry")
+            }
+            dependencies.metrics.recordNotification(stored: stored)
+            return try HTTPResponse.json(["status": stored ? "stored" : "duplicate"])
+        }
+    }
+}
