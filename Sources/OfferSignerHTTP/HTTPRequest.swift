@@ -1,3 +1,5 @@
+import Foundation
+
 /// An HTTP request as the application sees it: the whole body already read.
 public struct HTTPRequest: Sendable {
     /// Upper-case method, e.g. `POST`.
@@ -8,6 +10,8 @@ public struct HTTPRequest: Sendable {
     public var query: [String: String]
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// For routes that spool their body: the temporary file holding it (removed after the response).
+    public var bodyFile: URL?
     /// True when the client sent more than the route's body limit; `body` is then empty.
     public var bodyExceededLimit: Bool
     /// The peer's numeric address, e.g. `127.0.0.1`.
@@ -15,13 +19,14 @@ public struct HTTPRequest: Sendable {
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = [:],
-        body: [UInt8] = [], bodyExceededLimit: Bool = false, remoteAddress: String = "127.0.0.1"
+        body: [UInt8] = [], bodyFile: URL? = nil, bodyExceededLimit: Bool = false, remoteAddress: String = "127.0.0.1"
     ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.bodyFile = bodyFile
         self.bodyExceededLimit = bodyExceededLimit
         self.remoteAddress = remoteAddress
     }

@@ -67,11 +67,11 @@ public final class HTTPServer: @unchecked Sendable {
         guard let existing = state.pointee else {
             let method = String(cString: method)
             let path = String(cString: url)
-            let pending = PendingRequest(method: method, path: path, limit: application.bodyLimit(method: method, path: path))
+            let pending = PendingRequest(method: method, path: path, policy: application.bodyPolicy(method: method, path: path))
             state.pointee = Unmanaged.passRetained(pending).toOpaque()
             let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
                 .flatMap { Int(String(cString: $0)) }
-            if let declared, declared > pending.limit {
+            if let declared, declared > pending.policy.limit {
                 pending.exceeded = true  // answer at once, without reading the body
                 return respond(connection, pending)
             }
@@ -94,9 +94,10 @@ public final class HTTPServer: @unchecked Sendable {
                 if query[pair.name] == nil { query[pair.name] = pair.value }
             },
             headers: Self.values(connection, kind: .HEADER_KIND).reduce(into: HTTPHeaders()) { $0.add($1.name, $1.value) },
-            body: pending.body, bodyExceededLimit: pending.exceeded,
+            body: pending.body, bodyFile: pending.finishSpool(), bodyExceededLimit: pending.exceeded,
             remoteAddress: SocketAddress.describe(cmhd_client_address(connection)))
         let response = application.respond(to: request)
+        pending.removeSpool()
         let created = response.body.withUnsafeBytes { body in
             MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY)
         }
@@ -133,29 +134,73 @@ public enum HTTPServerError: Error, CustomStringConvertible {
     }
 }
 
-/// One request being read: its body so far, bounded by the route's limit.
+/// One request being read: its body so far, in memory or spooled to a temporary file,
+/// bounded by the route's limit.
 private final class PendingRequest {
     let method: String
     let path: String
-    let limit: Int
+    let policy: BodyPolicy
     var body: [UInt8] = []
+    var received = 0
     var exceeded = false
     var responded = false
+    private var spool: (url: URL, handle: FileHandle)?
+    private var spoolFailed = false
 
-    init(method: String, path: String, limit: Int) {
+    init(method: String, path: String, policy: BodyPolicy) {
         self.method = method
         self.path = path
-        self.limit = limit
+        self.policy = policy
     }
+
+    deinit { removeSpool() }
 
     func append(_ chunk: UnsafeRawBufferPointer) {
         guard !exceeded else { return }
-        if body.count + chunk.count > limit {
+        received += chunk.count
+        if received > policy.limit {
             exceeded = true
             body = []
+            removeSpool()
+        } else if policy.spoolToDisk {
+            writeToSpool(chunk)
         } else {
             body.append(contentsOf: chunk)
         }
+    }
+
+    private func writeToSpool(_ chunk: UnsafeRawBufferPointer) {
+        guard !spoolFailed else { return }
+        if spool == nil {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("offer-signer-upload-\(UUID().uuidString)")
+            guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+                  let handle = FileHandle(forWritingAtPath: url.path) else {
+                spoolFailed = true
+                return
+            }
+            spool = (url, handle)
+        }
+        do {
+            try spool?.handle.write(contentsOf: Data(chunk))
+        } catch {
+            spoolFailed = true
+        }
+    }
+
+    /// Closes the spool file and returns it (an empty file for an empty spooled body), or nil
+    /// when the body is held in memory.
+    func finishSpool() -> URL? {
+        guard policy.spoolToDisk, !exceeded else { return nil }
+        if spool == nil && !spoolFailed { writeToSpool(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        try? spool?.handle.close()
+        return spoolFailed ? nil : spool?.url
+    }
+
+    func removeSpool() {
+        guard let spool else { return }
+        try? spool.handle.close()
+        try? FileManager.default.removeItem(at: spool.url)
+        self.spool = nil
     }
 }
 

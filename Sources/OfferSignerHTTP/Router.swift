@@ -5,10 +5,13 @@ public struct Router: HTTPApplication {
     let middleware: [any HTTPMiddleware]
     let defaultBodyLimit: Int
 
-    /// The largest body the route matching `method` and `path` accepts.
-    public func bodyLimit(method: String, path: String) -> Int {
+    /// How the route matching `method` and `path` takes its body.
+    public func bodyPolicy(method: String, path: String) -> BodyPolicy {
         let segments = Route.split(path)
-        return routes.first { $0.method == method && $0.match(segments) != nil }?.maxBodyBytes ?? defaultBodyLimit
+        guard let route = routes.first(where: { $0.method == method && $0.match(segments) != nil }) else {
+            return BodyPolicy(limit: defaultBodyLimit)
+        }
+        return BodyPolicy(limit: route.maxBodyBytes, spoolToDisk: route.spoolsBody)
     }
 
     /// Runs the middleware chain and the matched handler; never throws.
@@ -62,8 +65,12 @@ public struct RouterBuilder {
     }
 
     /// Adds a route. `pattern` segments in braces (`{offerId}`) match any one path segment.
-    public mutating func add(_ method: String, _ pattern: String, maxBodyBytes: Int? = nil, handler: @escaping HTTPResponder) {
-        routes.append(Route(method: method, pattern: pattern, maxBodyBytes: maxBodyBytes ?? defaultBodyLimit, handler: handler))
+    /// With `spoolBody` the body is written to a temporary file as it arrives (for large
+    /// uploads) and handed over as `request.bodyFile` instead of `request.body`.
+    public mutating func add(_ method: String, _ pattern: String, maxBodyBytes: Int? = nil, spoolBody: Bool = false,
+                             handler: @escaping HTTPResponder) {
+        routes.append(Route(method: method, pattern: pattern, maxBodyBytes: maxBodyBytes ?? defaultBodyLimit,
+                            spoolsBody: spoolBody, handler: handler))
     }
 
     public func build() -> Router {
@@ -76,13 +83,15 @@ struct Route: Sendable {
     let method: String
     let pattern: String
     let maxBodyBytes: Int
+    let spoolsBody: Bool
     let handler: HTTPResponder
     private let segments: [Substring]
 
-    init(method: String, pattern: String, maxBodyBytes: Int, handler: @escaping HTTPResponder) {
+    init(method: String, pattern: String, maxBodyBytes: Int, spoolsBody: Bool, handler: @escaping HTTPResponder) {
         self.method = method
         self.pattern = pattern
         self.maxBodyBytes = maxBodyBytes
+        self.spoolsBody = spoolsBody
         self.handler = handler
         self.segments = Route.split(pattern)
     }
@@ -108,8 +117,21 @@ struct Route: Sendable {
 
 /// What a server needs from the application.
 public protocol HTTPApplication: Sendable {
-    /// The largest request body accepted for this method and path, in bytes.
-    func bodyLimit(method: String, path: String) -> Int
+    /// How the body of a request to this method and path is taken.
+    func bodyPolicy(method: String, path: String) -> BodyPolicy
     /// The response to a fully read request.
     func respond(to request: HTTPRequest) -> HTTPResponse
+}
+
+/// How a route takes its request body.
+public struct BodyPolicy: Sendable, Equatable {
+    /// The largest body accepted, in bytes.
+    public var limit: Int
+    /// Whether the body goes to a temporary file instead of memory.
+    public var spoolToDisk: Bool
+
+    public init(limit: Int, spoolToDisk: Bool = false) {
+        self.limit = limit
+        self.spoolToDisk = spoolToDisk
+    }
 }

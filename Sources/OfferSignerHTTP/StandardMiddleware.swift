@@ -61,7 +61,7 @@ public struct ContentTypeMiddleware: HTTPMiddleware {
     }
 
     public func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPResponder) throws -> HTTPResponse {
-        if !request.body.isEmpty {
+        if !request.body.isEmpty || request.bodyFile != nil {
             let type = request.headers["Content-Type"]?.split(separator: ";").first?
                 .trimmingCharacters(in: .whitespaces).lowercased()
             let accepted = type == "application/json" || (type.map { extraTypes[context.route ?? ""]?.contains($0) == true } ?? false)

@@ -9,6 +9,7 @@ public enum ServiceRouter {
         let pattern: String
         let access: Access
         var maxBodyBytes: Int? = nil
+        var spoolBody = false
         let handler: HTTPResponder
     }
 
@@ -26,9 +27,9 @@ public enum ServiceRouter {
                                                     "error": .string(String(describing: error))])
         })
         builder.use(AuthorizationMiddleware(access: access))
-        builder.use(ContentTypeMiddleware())
+        builder.use(ContentTypeMiddleware(extraTypes: ["/v1/admin/history/import": ["application/x-ndjson"]]))
         for entry in table {
-            builder.add(entry.method, entry.pattern, maxBodyBytes: entry.maxBodyBytes, handler: entry.handler)
+            builder.add(entry.method, entry.pattern, maxBodyBytes: entry.maxBodyBytes, spoolBody: entry.spoolBody, handler: entry.handler)
         }
         return builder.build()
     }
@@ -40,6 +41,9 @@ public enum ServiceRouter {
         let operations = OperationsHandler(dependencies: dependencies)
         let users = UserHandler(dependencies: dependencies)
         let notifications = NotificationHandler(dependencies: dependencies)
+        let audit = AuditHandler(dependencies: dependencies)
+        let simulate = SimulateHandler(dependencies: dependencies)
+        let historyImport = HistoryImportHandler(dependencies: dependencies)
         return [
             Entry(method: "POST", pattern: "/v1/offers/sign", access: .roles([.client]), handler: sign.handle),
             Entry(method: "GET", pattern: "/v1/users/{userId}/offers", access: .roles([.client]), handler: users.offers),
@@ -48,7 +52,15 @@ public enum ServiceRouter {
             Entry(method: "GET", pattern: "/v1/admin/offers/{offerId}", access: .roles([.marketing]), handler: offers.get),
             Entry(method: "PUT", pattern: "/v1/admin/offers/{offerId}", access: .roles([.marketing]), handler: offers.put),
             Entry(method: "DELETE", pattern: "/v1/admin/offers/{offerId}", access: .roles([.marketing]), handler: offers.delete),
+            Entry(method: "POST", pattern: "/v1/admin/offers/{offerId}/simulate", access: .roles([.marketing]), handler: simulate.handle),
+            Entry(method: "POST", pattern: "/v1/admin/history/import", access: .roles([]), maxBodyBytes: HistoryImportHandler.maxBodyBytes,
+                  spoolBody: true, handler: historyImport.handle),
             Entry(method: "POST", pattern: "/v1/notifications/appstore", access: .open, handler: notifications.handle),
+            Entry(method: "GET", pattern: "/v1/audit/signatures", access: .roles([.auditor]), handler: audit.signatures),
+            Entry(method: "GET", pattern: "/v1/audit/signatures/{nonce}", access: .roles([.auditor]), handler: audit.signature),
+            Entry(method: "POST", pattern: "/v1/audit/verify", access: .roles([.auditor]), handler: audit.verify),
+            Entry(method: "GET", pattern: "/v1/audit/integrity", access: .roles([.auditor]), handler: audit.integrity),
+            Entry(method: "GET", pattern: "/v1/audit/offer-changes", access: .roles([.auditor]), handler: audit.offerChanges),
             Entry(method: "GET", pattern: "/v1/keys", access: .anyRole, handler: operations.keys),
             Entry(method: "GET", pattern: "/healthz", access: .open, handler: operations.health),
             Entry(method: "GET", pattern: "/readyz", access: .open, handler: operations.ready),

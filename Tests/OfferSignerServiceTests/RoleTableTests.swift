@@ -13,7 +13,14 @@ struct RoleTableTests {
         ("GET", "/v1/admin/offers/o1", [.marketing, .admin]),
         ("PUT", "/v1/admin/offers/o1", [.marketing, .admin]),
         ("DELETE", "/v1/admin/offers/o1", [.marketing, .admin]),
+        ("POST", "/v1/admin/offers/o1/simulate", [.marketing, .admin]),
+        ("POST", "/v1/admin/history/import", [.admin]),
         ("POST", "/v1/notifications/appstore", nil),
+        ("GET", "/v1/audit/signatures", [.auditor, .admin]),
+        ("GET", "/v1/audit/signatures/n1", [.auditor, .admin]),
+        ("POST", "/v1/audit/verify", [.auditor, .admin]),
+        ("GET", "/v1/audit/integrity", [.auditor, .admin]),
+        ("GET", "/v1/audit/offer-changes", [.auditor, .admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
         ("GET", "/healthz", nil),
         ("GET", "/readyz", nil),
@@ -46,8 +53,8 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = ServiceRouter.routes(env.dependencies).map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}"))" })
-        #expect(Set(routes).isSubset(of: contract) && Set(routes).count == routes.count)
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}"))" })
+        #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 
     @Test("an unknown token is 401; a malformed Authorization header is 401")

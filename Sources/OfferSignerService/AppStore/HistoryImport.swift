@@ -1,0 +1,83 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// Backfills history from NDJSON: one signed item per line (`{"signedTransactionInfo": …}`,
+/// `{"signedRenewalInfo": …}` or `{"signedPayload": …}`), each verified exactly like a
+/// notification, stored in batches. Used by the HTTP import and `offer-signer history import`.
+struct HistoryImport {
+    let ingestor: HistoryIngestor
+    /// Lines verified and stored per transaction.
+    var batchSize = 500
+    /// Rejections listed in the summary; beyond this only counted.
+    var maxListedRejections = 1000
+
+    /// The outcome of an import.
+    struct Summary: Encodable, Equatable {
+        var lines = 0
+        var accepted = 0
+        var duplicates = 0
+        var rejectedCount = 0
+        var rejected: [Rejection] = []
+    }
+
+    struct Rejection: Encodable, Equatable {
+        let line: Int
+        let reason: String
+    }
+
+    private struct Item: Decodable {
+        var signedTransactionInfo: String?
+        var signedRenewalInfo: String?
+        var signedPayload: String?
+    }
+
+    /// Imports every line; a storage failure stops the import and throws (what was stored stays).
+    func run(_ lines: some Sequence<LineReader.Line>) throws -> Summary {
+        var summary = Summary()
+        var pending: [(line: Int, item: HistoryItem)] = []
+        func flush() throws {
+            guard !pending.isEmpty else { return }
+            let results = try ingestor.history.record(batch: pending.map(\.item))
+            for changed in results {
+                if changed { summary.accepted += 1 } else { summary.duplicates += 1 }
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+        func reject(_ line: Int, _ reason: String) {
+            summary.rejectedCount += 1
+            if summary.rejected.count < maxListedRejections { summary.rejected.append(Rejection(line: line, reason: reason)) }
+        }
+        for (offset, line) in lines.enumerated() {
+            let number = offset + 1
+            summary.lines = number
+            guard case .text(let text) = line else {
+                reject(number, "line is longer than 1 MiB")
+                continue
+            }
+            if text.allSatisfy(\.isWhitespace) {
+                summary.lines = number
+                continue
+            }
+            switch verify(text) {
+            case .verified(let item): pending.append((number, item))
+            case .refused(let reason): reject(number, reason)
+            }
+            if pending.count >= batchSize { try flush() }
+        }
+        try flush()
+        return summary
+    }
+
+    private func verify(_ text: String) -> HistoryIngestor.Verdict {
+        guard let item = try? JSONDecoder().decode(Item.self, from: Data(text.utf8)) else {
+            return .refused("not a JSON object with signedTransactionInfo, signedRenewalInfo or signedPayload")
+        }
+        switch (item.signedTransactionInfo, item.signedRenewalInfo, item.signedPayload) {
+        case (let jws?, nil, nil): return ingestor.verifyTransaction(jws)
+        case (nil, let jws?, nil): return ingestor.verifyRenewal(jws)
+        case (nil, nil, let jws?): return ingestor.verifyNotification(jws)
+        default: return .refused("each line needs exactly one of signedTransactionInfo, signedRenewalInfo or signedPayload")
+        }
+    }
+}
