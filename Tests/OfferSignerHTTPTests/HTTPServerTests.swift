@@ -13,6 +13,10 @@ struct HTTPServerTests {
             response.headers.set("X-Peer", request.remoteAddress)
             return response
         }
+        builder.add("POST", "/upload", maxBodyBytes: 4 << 20, spoolBody: true) { request, _ in
+            guard let file = request.bodyFile, let data = FileManager.default.contents(atPath: file.path) else { return .text("no file") }
+            return .text("spooled \(data.count) bytes in memory \(request.body.count)")
+        }
         builder.add("GET", "/slow") { _, _ in
             Thread.sleep(forTimeInterval: 0.3)
             return .text("done")
@@ -54,6 +58,19 @@ struct HTTPServerTests {
         let response = try RawHTTPClient.send(port: server.port,
             "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n320\r\n\(chunk)\r\n320\r\n\(chunk)\r\n0\r\n\r\n")
         #expect(response.hasPrefix("HTTP/1.1 413"))
+    }
+
+    @Test("a spooled upload arrives as a file, which is removed after the response")
+    func spooled() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let body = String(repeating: "x", count: 2 << 20)
+        let before = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("offer-signer-upload-") }
+        let response = try RawHTTPClient.send(port: server.port,
+            "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        #expect(response.hasSuffix("spooled 2097152 bytes in memory 0"))
+        let after = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("offer-signer-upload-") }
+        #expect(Set(after).subtracting(before).isEmpty)
     }
 
     @Test("keep-alive serves several requests on one connection")
