@@ -18,6 +18,15 @@ enum CommandLineTool {
       keys hash-token         Print the SHA-256 of a token read from standard input.
       keys check [--keys FILE]
                               Validate a keys file; print key IDs, public keys and warnings.
+      offers apply FILE       Apply a JSON array of offer rules as one change set.
+      offers list             List the offer rules.
+      history import FILE|-   Verify and store NDJSON signed App Store data (one item per line).
+      audit verify            Check the signature log's hash chain (exit 1 if tampered).
+      audit export --format csv|ndjson [--from T] [--to T]
+                              Stream the signature log.
+
+    offers, history and audit take the options of serve (--database, --keys, --apple-roots,
+    --environments) and the same OFFER_SIGNER_* variables.
 
     Run `offer-signer serve` with OFFER_SIGNER_KEYS pointing at your keys file; see README.md.
     """
@@ -32,6 +41,9 @@ enum CommandLineTool {
         case "serve": return ServeCommand.run(rest)
         case "dev-setup": return DevSetupCommand.run(rest)
         case "keys": return KeysCommand.run(rest)
+        case "offers": return OfflineCommands.offers(rest)
+        case "history": return OfflineCommands.history(rest)
+        case "audit": return OfflineCommands.audit(rest)
         case "--help", "-h", "help":
             print(usage)
             return 0

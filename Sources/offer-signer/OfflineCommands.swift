@@ -1,0 +1,107 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerHTTP
+import OfferSignerService
+import OfferSignerStore
+
+/// `offers`, `history` and `audit`: tools that work on the database directly, beside a
+/// running service or without one. They take the same settings as `serve`.
+enum OfflineCommands {
+    static func offers(_ arguments: [String]) -> Int32 {
+        switch arguments.first {
+        case "apply":
+            guard arguments.count >= 2 else { return usage("offers apply FILE [serve options]") }
+            return run(Array(arguments.dropFirst(2))) { settings, stores in
+                let configuration = try KeyConfiguration.load(path: settings.keys)
+                let file = try OfferRulesFile(path: arguments[1], configuration: configuration)
+                let actor = "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "unknown")
+                let changed = try file.apply(to: stores.offers, by: actor, at: Date())
+                print("\(arguments[1]): \(file.rules.count) rules, \(changed.count) changed")
+                for offer in changed { print("  \(offer.rule.offerId) now version \(offer.version)") }
+                return 0
+            }
+        case "list":
+            return run(Array(arguments.dropFirst())) { _, stores in
+                for offer in try stores.offers.offers() {
+                    let rule = offer.rule
+                    print("\(rule.offerId)\t\(rule.bundleId)\t\(rule.enabled ? "enabled" : "disabled")\tpriority \(rule.priority)\tv\(offer.version)\t\(rule.productIds.joined(separator: ","))")
+                }
+                return 0
+            }
+        default:
+            return usage("offers apply FILE | offers list")
+        }
+    }
+
+    static func history(_ arguments: [String]) -> Int32 {
+        guard arguments.first == "import", arguments.count >= 2 else { return usage("history import FILE|- [serve options]") }
+        return run(Array(arguments.dropFirst(2))) { settings, stores in
+            let summary = try HistoryImportFile(path: arguments[1]).run(settings: settings, stores: stores)
+            print("lines \(summary.lines), accepted \(summary.accepted), duplicates \(summary.duplicates), rejected \(summary.rejectedCount)")
+            for rejection in summary.rejected { print("  line \(rejection.line): \(rejection.reason)") }
+            return summary.rejectedCount == 0 ? 0 : 1
+        }
+    }
+
+    static func audit(_ arguments: [String]) -> Int32 {
+        switch arguments.first {
+        case "verify":
+            return run(Array(arguments.dropFirst())) { _, stores in
+                let report = try stores.signatures.verifyIntegrity()
+                if report.ok {
+                    print("OK: \(report.records) records, hash chain intact")
+                    return 0
+                }
+                print("TAMPERED: \(report.problem ?? "the chain is broken") (\(report.records) records)")
+                if let bad = report.firstBadRecord { print("first bad record: sequence \(bad.sequence), nonce \(bad.record.nonce)") }
+                return 1
+            }
+        case "export":
+            var rest = Array(arguments.dropFirst())
+            var format = AuditExport.Format.csv
+            var from: Date?
+            var to: Date?
+            while let flag = rest.first, ["--format", "--from", "--to"].contains(flag) {
+                guard rest.count >= 2 else { return usage("audit export --format csv|ndjson [--from T] [--to T]") }
+                switch flag {
+                case "--format":
+                    guard let value = AuditExport.Format(rawValue: rest[1]) else { return usage("--format is csv or ndjson") }
+                    format = value
+                case "--from", "--to":
+                    guard let date = RFC3339.date(from: rest[1]) else { return usage("\(flag) takes an RFC 3339 time such as 2026-11-30T00:00:00Z") }
+                    if flag == "--from" { from = date } else { to = date }
+                default: break
+                }
+                rest.removeFirst(2)
+            }
+            let filter = SignatureFilter(fromTimestamp: from?.milliseconds, toTimestamp: to?.milliseconds)
+            return run(rest) { _, stores in
+                let output = FileHandle.standardOutput
+                try AuditExport(format: format, filter: filter).run(stores.signatures) { output.write(Data($0.utf8)) }
+                return 0
+            }
+        default:
+            return usage("audit verify | audit export --format csv|ndjson [--from T] [--to T]")
+        }
+    }
+
+    /// Resolves the settings, opens the database and runs `body`, turning errors into messages.
+    private static func run(_ arguments: [String], _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
+        do {
+            let settings = try ServiceSettings.resolve(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+            let stores = try OfflineStores(path: settings.database)
+            return try body(settings, stores)
+        } catch let error as CustomStringConvertible {
+            printError(error.description)
+            return 1
+        } catch {
+            printError("\(error)")
+            return 1
+        }
+    }
+
+    private static func usage(_ text: String) -> Int32 {
+        printError("usage: offer-signer \(text)")
+        return 2
+    }
+}
