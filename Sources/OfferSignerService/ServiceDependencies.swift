@@ -10,17 +10,19 @@ public struct ServiceDependencies: Sendable {
     public var history: any SubscriptionHistoryStore
     /// Verifies App Store signed data.
     public var appStore: AppStoreVerification
+    public var rateLimits: RateLimits
     public var clock: WallClock
     public var metrics: Metrics
     public var logger: Logger
 
     public init(keyRing: KeyRing, offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore,
-                appStore: AppStoreVerification, clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+                appStore: AppStoreVerification, rateLimits: RateLimits = .none, clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         self.keyRing = keyRing
         self.offers = offers
         self.signatures = signatures
         self.history = history
         self.appStore = appStore
+        self.rateLimits = rateLimits
         self.clock = clock
         self.metrics = metrics
         self.logger = logger

@@ -34,12 +34,17 @@ public final class ServiceRuntime: @unchecked Sendable {
             historyStore = SQLiteHistoryStore(database: database)
             dependencies = ServiceDependencies(
                 keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database), signatures: signatureLog,
-                history: historyStore, appStore: appStore, logger: logger)
+                history: historyStore, appStore: appStore,
+                rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
+                                       notificationsPerAddress: settings.notificationRatePerAddress),
+                logger: logger)
         } catch {
             throw StartupError("\(settings.database): cannot open the database: \(error)")
         }
         let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
-        server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(host: host, port: port))
+        server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(
+            host: host, port: port, connectionLimit: settings.maxConnections,
+            perAddressConnectionLimit: settings.maxConnectionsPerAddress, connectionTimeoutSeconds: settings.connectionTimeout))
         do {
             try server.start()
         } catch {

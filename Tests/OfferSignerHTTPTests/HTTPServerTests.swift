@@ -101,6 +101,39 @@ struct HTTPServerTests {
         #expect(Date().timeIntervalSince(started) < 8 * 0.3, "the slow requests ran side by side")
     }
 
+    @Test("slow-drip clients (slowloris) do not stop other clients from being served")
+    func slowloris() throws {
+        let server = try startServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, connectionLimit: 200,
+                                                             perAddressConnectionLimit: 100, connectionTimeoutSeconds: 5))
+        defer { server.stop() }
+        var dribblers: [Int32] = []
+        defer { dribblers.forEach { close($0) } }
+        for _ in 0..<60 {
+            let fd = try RawHTTPClient.connect(port: server.port)
+            _ = RawHTTPClient.write(fd, "POST /echo HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            dribblers.append(fd)
+        }
+        for round in 0..<3 {
+            for fd in dribblers { _ = RawHTTPClient.write(fd, "a") }
+            let started = Date()
+            let response = try RawHTTPClient.send(port: server.port,
+                "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+            #expect(response.hasPrefix("HTTP/1.1 200"), "round \(round)")
+            #expect(Date().timeIntervalSince(started) < 2)
+        }
+    }
+
+    @Test("connections per address are capped; the rest are refused, not queued forever")
+    func perAddressCap() throws {
+        let server = try startServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, perAddressConnectionLimit: 4))
+        defer { server.stop() }
+        let held = try (0..<4).map { _ in try RawHTTPClient.connect(port: server.port) }
+        defer { held.forEach { close($0) } }
+        Thread.sleep(forTimeInterval: 0.2)
+        let refused = (try? RawHTTPClient.send(port: server.port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeoutSeconds: 3)) ?? ""
+        #expect(!refused.hasPrefix("HTTP/1.1 200"))
+    }
+
     @Test("binding a port in use fails with a message naming it")
     func portInUse() throws {
         let first = try startServer()

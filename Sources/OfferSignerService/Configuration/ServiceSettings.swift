@@ -10,6 +10,17 @@ public struct ServiceSettings: Sendable, Equatable {
     public var appleRoots: [String]?
     public var environments = ["Production"]
     public var logLevel = "info"
+    /// Signing requests per API key.
+    public var signRatePerAPIKey: RateLimit? = RateLimit(count: 2000, period: 1)
+    /// Signing requests per user (app account token).
+    public var signRatePerUser: RateLimit? = RateLimit(count: 20, period: 60)
+    /// Notifications per client address.
+    public var notificationRatePerAddress: RateLimit? = RateLimit(count: 500, period: 1)
+    /// Connections served at once, and per client address.
+    public var maxConnections = 1000
+    public var maxConnectionsPerAddress = 128
+    /// Seconds a connection may stay idle.
+    public var connectionTimeout = 15
 
     public init() {}
 
@@ -17,7 +28,22 @@ public struct ServiceSettings: Sendable, Equatable {
     struct Setting: Sendable {
         let variable: String
         let flag: String
-        let apply: @Sendable (inout ServiceSettings, String) -> Void
+        let store: @Sendable (inout ServiceSettings, String) throws -> Void
+
+        init(variable: String, flag: String, apply: @escaping @Sendable (inout ServiceSettings, String) throws -> Void) {
+            self.variable = variable
+            self.flag = flag
+            self.store = apply
+        }
+
+        /// Stores `value`, refusing a bad one with a message naming the variable and flag.
+        func apply(_ settings: inout ServiceSettings, _ value: String) throws(SettingsError) {
+            do {
+                try store(&settings, value)
+            } catch {
+                throw SettingsError("\(variable)/\(flag): \((error as? SettingsError)?.description ?? "\(error)")")
+            }
+        }
     }
 
     static let all: [Setting] = [
@@ -27,6 +53,18 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_APPLE_ROOTS", flag: "--apple-roots") { $0.appleRoots = list($1) },
         Setting(variable: "OFFER_SIGNER_ENVIRONMENTS", flag: "--environments") { $0.environments = list($1) },
         Setting(variable: "OFFER_SIGNER_LOG_LEVEL", flag: "--log-level") { $0.logLevel = $1 },
+        Setting(variable: "OFFER_SIGNER_RATE_SIGN_PER_KEY", flag: "--rate-sign-per-key") { $0.signRatePerAPIKey = try RateLimit.parse($1) },
+        Setting(variable: "OFFER_SIGNER_RATE_SIGN_PER_USER", flag: "--rate-sign-per-user") { $0.signRatePerUser = try RateLimit.parse($1) },
+        Setting(variable: "OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS", flag: "--rate-notifications-per-address") {
+            $0.notificationRatePerAddress = try RateLimit.parse($1)
+        },
+        Setting(variable: "OFFER_SIGNER_MAX_CONNECTIONS", flag: "--max-connections") { $0.maxConnections = try positive($1) },
+        Setting(variable: "OFFER_SIGNER_MAX_CONNECTIONS_PER_ADDRESS", flag: "--max-connections-per-address") {
+            $0.maxConnectionsPerAddress = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_CONNECTION_TIMEOUT", flag: "--connection-timeout") {
+            $0.connectionTimeout = try positive($1)
+        },
     ]
 
     /// Reads the environment, then the flags (`--flag value` or `--flag=value`); refuses
@@ -34,7 +72,7 @@ public struct ServiceSettings: Sendable, Equatable {
     public static func resolve(arguments: [String], environment: [String: String]) throws(SettingsError) -> ServiceSettings {
         var settings = ServiceSettings()
         for setting in all {
-            if let value = environment[setting.variable] { setting.apply(&settings, value) }
+            if let value = environment[setting.variable] { try setting.apply(&settings, value) }
         }
         var index = 0
         while index < arguments.count {
@@ -44,11 +82,11 @@ public struct ServiceSettings: Sendable, Equatable {
                 throw SettingsError("unknown option '\(argument)' (options: \(all.map(\.flag).joined(separator: ", ")))")
             }
             if let inline {
-                setting.apply(&settings, inline)
+                try setting.apply(&settings, inline)
             } else {
                 guard index + 1 < arguments.count else { throw SettingsError("\(flag) needs a value") }
                 index += 1
-                setting.apply(&settings, arguments[index])
+                try setting.apply(&settings, arguments[index])
             }
             index += 1
         }
@@ -69,6 +107,11 @@ public struct ServiceSettings: Sendable, Equatable {
             throw SettingsError("OFFER_SIGNER_LOG_LEVEL/--log-level '\(logLevel)' is not debug, info, warning or error")
         }
         if let roots = appleRoots, roots.isEmpty { throw SettingsError("OFFER_SIGNER_APPLE_ROOTS/--apple-roots is empty") }
+    }
+
+    private static func positive(_ text: String) throws(SettingsError) -> Int {
+        guard let value = Int(text), value > 0 else { throw SettingsError("must be a positive whole number, not '\(text)'") }
+        return value
     }
 
     private static func list(_ text: String) -> [String] {

@@ -13,6 +13,8 @@ struct NotificationHandler {
     }
 
     func handle(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+        try RateLimits.check(dependencies.rateLimits.notificationsPerAddress, request.remoteAddress,
+                             what: "notifications from this address")
         let body = try request.decodeJSON(Body.self)
         let ingestor = HistoryIngestor(verification: dependencies.appStore, history: dependencies.history, clock: dependencies.clock)
         switch ingestor.verifyNotification(body.signedPayload) {

@@ -9,8 +9,10 @@ struct SignHandler {
     let dependencies: ServiceDependencies
 
     func handle(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+        try RateLimits.check(dependencies.rateLimits.signPerAPIKey, context.principal?.name ?? "", what: "signing requests for this API key")
         let body = try request.decodeJSON(SignRequest.self)
         try body.validate()
+        try RateLimits.check(dependencies.rateLimits.signPerUser, body.userId.lowercased(), what: "signing requests for this user")
         let configuration = dependencies.keyRing.current
         guard let app = configuration.app(bundleId: body.bundleId) else {
             if let bundleId = body.bundleId { throw HTTPProblem.notFound("no app with bundleId '\(bundleId)' is configured") }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Token buckets keyed by caller (API key, user, address): each key may spend `capacity`
+/// requests at once and regains `capacity` per `period`. Idle buckets are dropped, so memory
+/// stays bounded by the keys active within one period.
+public final class TokenBucketLimiter: @unchecked Sendable {
+    public let rate: RateLimit
+    private let lock = NSLock()
+    private var buckets: [String: Bucket] = [:]
+    private var lastSweep: TimeInterval = 0
+
+    private struct Bucket {
+        var tokens: Double
+        var updated: TimeInterval
+    }
+
+    public init(rate: RateLimit) {
+        self.rate = rate
+    }
+
+    /// Takes one token for `key` at `now` (seconds, any monotonic origin). Returns nil when
+    /// allowed, or the whole seconds until a token is available.
+    public func take(_ key: String, now: TimeInterval) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        sweep(now)
+        let capacity = Double(rate.count)
+        let perSecond = capacity / rate.period
+        var bucket = buckets[key] ?? Bucket(tokens: capacity, updated: now)
+        bucket.tokens = min(capacity, bucket.tokens + max(0, now - bucket.updated) * perSecond)
+        bucket.updated = now
+        if bucket.tokens >= 1 {
+            bucket.tokens -= 1
+            buckets[key] = bucket
+            return nil
+        }
+        buckets[key] = bucket
+        return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+    }
+
+    /// Drops buckets that have refilled completely (their state equals a fresh bucket).
+    private func sweep(_ now: TimeInterval) {
+        guard now - lastSweep >= rate.period else { return }
+        lastSweep = now
+        buckets = buckets.filter { now - $0.value.updated < rate.period }
+    }
+}
+
+/// `count` requests per `period` seconds, written `30/m`, `1000/s`, `500/h`.
+public struct RateLimit: Sendable, Equatable, CustomStringConvertible {
+    public let count: Int
+    public let period: TimeInterval
+
+    public init(count: Int, period: TimeInterval) {
+        self.count = count
+        self.period = period
+    }
+
+    /// Parses `N/s`, `N/m` or `N/h`; nil for `off` (no limit). Throws on anything else.
+    public static func parse(_ text: String) throws(SettingsError) -> RateLimit? {
+        if text == "off" { return nil }
+        let parts = text.split(separator: "/")
+        let periods: [Substring: TimeInterval] = ["s": 1, "m": 60, "h": 3600]
+        guard parts.count == 2, let count = Int(parts[0]), count > 0, let period = periods[parts[1]] else {
+            throw SettingsError("'\(text)' is not a rate such as 30/m, 1000/s or off")
+        }
+        return RateLimit(count: count, period: period)
+    }
+
+    public var description: String {
+        "\(count)/\(period == 1 ? "s" : period == 60 ? "m" : "h")"
+    }
+}
