@@ -57,6 +57,21 @@ struct RoleTableTests {
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 
+    @Test("openapi.yaml describes every route with its method")
+    func openAPIInStep() throws {
+        let env = try TestEnvironment()
+        let spec = try String(contentsOf: TestEnvironment.fixtures.appendingPathComponent("../../../openapi.yaml").standardizedFileURL, encoding: .utf8)
+        let lines = spec.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for route in ServiceRouter.routes(env.dependencies) {
+            guard let start = lines.firstIndex(of: "  \(route.pattern):") else {
+                Issue.record("openapi.yaml lacks \(route.pattern)")
+                continue
+            }
+            let block = lines[(start + 1)...].prefix { !$0.hasPrefix("  /") && !$0.hasPrefix("components:") }
+            #expect(block.contains("    \(route.method.lowercased()):"), "openapi.yaml lacks \(route.method) \(route.pattern)")
+        }
+    }
+
     @Test("an unknown token is 401; a malformed Authorization header is 401")
     func badTokens() throws {
         let env = try TestEnvironment()
