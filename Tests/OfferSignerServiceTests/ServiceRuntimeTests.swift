@@ -35,14 +35,15 @@ struct ServiceRuntimeTests {
         var headers: [AnyHashable: Any] = [:]
     }
 
-    @Test("serve, sign over HTTP, verify; a restart keeps offers and the log")
+    @Test("serve, sign over HTTP, verify; a restart keeps offers, history, the log and quotas")
     func endToEnd() throws {
         let env = try TestEnvironment()
-        try env.putOffer(TestEnvironment.demoRule())
+        try env.putOffer(TestEnvironment.demoRule(limits: OfferLimits(maxSignaturesPerUserPerDay: 1)))
         var settings = ServiceSettings()
         settings.keys = env.keysPath
         settings.database = env.database.path
         settings.listen = "127.0.0.1:0"
+        settings.appleRoots = [TestAppStore.folder.appendingPathComponent("root.pem").path]
         var runtime: ServiceRuntime? = try ServiceRuntime(settings: settings, logger: .silent)
         let base = URL(string: "http://127.0.0.1:\(runtime!.port)")!
         let (health, _, _) = try Self.request(base.appendingPathComponent("healthz"))
@@ -64,6 +65,12 @@ struct ServiceRuntimeTests {
         #expect(publicKey.isValidSignature(derSignature: Array(signature), of: Array(payload.utf8)))
         let (metricsStatus, _, _) = try Self.request(base.appendingPathComponent("metrics"))
         #expect(metricsStatus == 200)
+        let now = Date()
+        let notification = TestAppStore.notification(transaction: TestAppStore.transaction(
+            id: "rt1", user: "socket-user", purchased: now - 90 * 86_400, expires: now - 60 * 86_400, signed: now - 60), signed: now - 60)
+        let (notified, _, _) = try Self.request(base.appendingPathComponent("v1/notifications/appstore"), method: "POST",
+                                                body: TestAppStore.json(["signedPayload": notification]))
+        #expect(notified == 200)
         runtime?.stop()
         runtime = nil
 
@@ -71,6 +78,12 @@ struct ServiceRuntimeTests {
         defer { restarted.stop() }
         #expect(try restarted.dependencies.offers.offer(id: "winback") != nil)
         #expect(try restarted.dependencies.signatures.signature(nonce: nonce)?.record.userId == "socket-user")
+        #expect(try restarted.dependencies.history.history(userId: "socket-user", bundleId: TestEnvironment.bundleId).transactions.count == 1)
+        let (quota, _, retry) = try Self.request(
+            URL(string: "http://127.0.0.1:\(restarted.port)/v1/offers/sign")!, method: "POST", token: TestEnvironment.tokens[.client],
+            body: #"{"productId": "com.example.app.pro_monthly", "offerId": "winback", "userId": "socket-user"}"#)
+        #expect(quota == 429, "the daily quota survives the restart")
+        #expect(retry["Retry-After"] != nil || retry["retry-after"] != nil)
     }
 
     @Test("reloading a valid keys file switches the active key; an invalid one is refused and the old stays")
