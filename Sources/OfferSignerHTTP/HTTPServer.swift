@@ -23,7 +23,9 @@ public final class HTTPServer: @unchecked Sendable {
     public func start() throws(HTTPServerError) {
         guard daemon == nil else { return }
         var address = try SocketAddress(host: configuration.host, port: configuration.port)
+        // ITC: stop() wakes idle keep-alive connection threads instead of waiting out their timeout.
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
+            | MHD_USE_ITC.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let options = cmhd_options(
             connection_limit: UInt32(configuration.connectionLimit),

@@ -87,13 +87,16 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, @unchecked Send
         return db.changes == 1
     }
 
+    /// Driven by the user's index, then each subscription's transactions by
+    /// `original_transaction_id` (the unary `+` keeps SQLite from scanning the whole bundle).
     public func history(userId: String, bundleId: String) throws -> UserHistory {
         try database.read { db in
             let transactions = try db.query("""
                 SELECT transaction_id, original_transaction_id, bundle_id, product_id, group_id, purchase_ms, expires_ms,
                     revocation_ms, offer_type, offer_id, offer_discount_type, price, storefront, user_id, signed_date_ms
-                FROM transactions WHERE bundle_id = ?1 AND original_transaction_id IN
+                FROM transactions WHERE original_transaction_id IN
                     (SELECT original_transaction_id FROM transactions WHERE bundle_id = ?1 AND user_id = ?2)
+                    AND +bundle_id = ?1
                 """, [.text(bundleId), .text(userId)]) { row in
                 SubscriptionTransaction(
                     transactionId: row.text(0), originalTransactionId: row.text(1), bundleId: row.text(2),
