@@ -1,10 +1,16 @@
-import Dispatch
 import Foundation
 import OfferSignerService
 
 /// `offer-signer serve`: runs until SIGINT or SIGTERM; SIGHUP reloads the keys file.
 enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
+        // Block the signals before any thread starts, so every thread inherits the mask and
+        // they reach only the sigwait loop below.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
         let settings: ServiceSettings
         do {
             settings = try ServiceSettings.resolve(arguments: arguments, environment: ProcessInfo.processInfo.environment)
@@ -20,23 +26,17 @@ enum ServeCommand {
             printError(error.description)
             return 1
         }
-        for signal in [SIGINT, SIGTERM, SIGHUP] { Foundation.signal(signal, SIG_IGN) }
-        let queue = DispatchQueue(label: "offer-signer.signals")
-        let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
-        reload.setEventHandler { runtime.reloadKeys() }
-        reload.resume()
-        let stopSignals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
-        let stopped = DispatchSemaphore(value: 0)
-        for source in stopSignals {
-            source.setEventHandler {
-                logger.log(.info, "stopping: finishing requests in flight")
-                runtime.stop()
-                stopped.signal()
+        while true {
+            var received: Int32 = 0
+            guard sigwait(&signals, &received) == 0 else { continue }
+            if received == SIGHUP {
+                runtime.reloadKeys()
+                continue
             }
-            source.resume()
+            logger.log(.info, "stopping: finishing requests in flight")
+            runtime.stop()
+            logger.log(.info, "stopped")
+            return 0
         }
-        stopped.wait()
-        logger.log(.info, "stopped")
-        return 0
     }
 }

@@ -22,7 +22,7 @@ public struct PromotionalOfferSigner: Sendable {
     /// A compact ES256 JWS for `Product.PurchaseOption.promotionalOffer(_:compactJWS:)`.
     public func compactJWS(for request: PromotionalOfferRequest) throws(PromotionalOfferSigningError) -> String {
         guard let issuerId else { throw .missingIssuerId }
-        let header = Self.json([("alg", "ES256"), ("kid", keyIdentifier), ("typ", "JWT")].map { ($0.0, JSONScalar.string($0.1)) })
+        let header = JSONScalar.object([("alg", "ES256"), ("kid", keyIdentifier), ("typ", "JWT")].map { ($0.0, JSONScalar.string($0.1)) })
         var claims: [(String, JSONScalar)] = [
             ("iss", .string(issuerId)),
             ("iat", .integer(request.timestamp / 1000)),
@@ -35,7 +35,7 @@ public struct PromotionalOfferSigner: Sendable {
         if let transactionId = request.transactionId {
             claims.append(("transactionId", .string(transactionId)))
         }
-        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(Self.json(claims).utf8)
+        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(JSONScalar.object(claims).utf8)
         let der: [UInt8]
         do {
             der = try privateKey.signDER(Array(signingInput.utf8))
@@ -48,10 +48,6 @@ public struct PromotionalOfferSigner: Sendable {
         return signingInput + "." + Base64URL.encode(raw)
     }
 
-    /// A JSON object with keys in the given order (JSONEncoder does not keep order).
-    static func json(_ members: [(String, JSONScalar)]) -> String {
-        "{" + members.map { "\(JSONScalar.string($0.0).encoded):\($0.1.encoded)" }.joined(separator: ",") + "}"
-    }
 }
 
 /// Why a promotional offer could not be signed.
@@ -63,33 +59,6 @@ public enum PromotionalOfferSigningError: Error, CustomStringConvertible, Sendab
         switch self {
         case .missingIssuerId: "the JWS format needs the app's issuerId in the keys file"
         case .openSSL(let error): error.description
-        }
-    }
-}
-
-/// A JSON string or integer, encoded exactly.
-enum JSONScalar {
-    case string(String)
-    case integer(Int64)
-
-    var encoded: String {
-        switch self {
-        case .integer(let value):
-            return String(value)
-        case .string(let value):
-            var out = "\""
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out + "\""
         }
     }
 }

@@ -46,12 +46,10 @@ struct SignHandler {
         dependencies.metrics.recordSignature(offerId: body.offerId, format: body.format.rawValue)
         let expiresAt = Date(milliseconds: offerRequest.timestamp + 86_400_000)
         let response = SignResponse(
-            format: body.format.rawValue, bundleId: app.bundleId, productId: body.productId, offerId: body.offerId,
+            format: body.format, bundleId: app.bundleId, productId: body.productId, offerId: body.offerId,
             appAccountToken: userId, keyIdentifier: signer.keyIdentifier, nonce: offerRequest.nonce,
-            timestamp: body.format == .legacy ? offerRequest.timestamp : nil,
-            signature: body.format == .legacy ? signature : nil, jws: body.format == .jws ? signature : nil,
-            expiresAt: expiresAt)
-        return try HTTPResponse.json(response)
+            timestamp: offerRequest.timestamp, signature: signature, expiresAt: expiresAt)
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(response.json.utf8))
     }
 
     private func sign(_ request: PromotionalOfferRequest, format: SignatureFormat, with signer: PromotionalOfferSigner,

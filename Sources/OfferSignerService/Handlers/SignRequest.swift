@@ -52,36 +52,32 @@ enum SignatureFormat: String, Sendable {
     case jws
 }
 
-/// The body of a successful `POST /v1/offers/sign`.
-struct SignResponse: Encodable {
-    var format: String
+/// The body of a successful `POST /v1/offers/sign`, in the contract's field order.
+struct SignResponse {
+    var format: SignatureFormat
     var bundleId: String
     var productId: String
     var offerId: String
     var appAccountToken: String
     var keyIdentifier: String
     var nonce: String
-    var timestamp: Int64?
-    var signature: String?
-    var jws: String?
+    var timestamp: Int64
+    /// The base64 DER signature (legacy) or the compact JWS (jws).
+    var signature: String
     var expiresAt: Date
 
-    enum CodingKeys: String, CodingKey {
-        case format, bundleId, productId, offerId, appAccountToken, keyIdentifier, nonce, timestamp, signature, jws, expiresAt
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(format, forKey: .format)
-        try container.encode(bundleId, forKey: .bundleId)
-        try container.encode(productId, forKey: .productId)
-        try container.encode(offerId, forKey: .offerId)
-        try container.encode(appAccountToken, forKey: .appAccountToken)
-        try container.encode(keyIdentifier, forKey: .keyIdentifier)
-        try container.encode(nonce, forKey: .nonce)
-        try container.encodeIfPresent(timestamp, forKey: .timestamp)
-        try container.encodeIfPresent(signature, forKey: .signature)
-        try container.encodeIfPresent(jws, forKey: .jws)
-        try container.encode(expiresAt, forKey: .expiresAt)
+    /// The JSON text, written directly: this is the hot path of the service.
+    var json: String {
+        var members: [(String, JSONScalar)] = [
+            ("format", .string(format.rawValue)), ("bundleId", .string(bundleId)), ("productId", .string(productId)),
+            ("offerId", .string(offerId)), ("appAccountToken", .string(appAccountToken)),
+            ("keyIdentifier", .string(keyIdentifier)), ("nonce", .string(nonce)),
+        ]
+        switch format {
+        case .legacy: members += [("timestamp", .integer(timestamp)), ("signature", .string(signature))]
+        case .jws: members.append(("jws", .string(signature)))
+        }
+        members.append(("expiresAt", .string(RFC3339.string(from: expiresAt))))
+        return JSONScalar.object(members)
     }
 }

@@ -18,6 +18,7 @@ struct ObservabilityMiddleware: HTTPMiddleware {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let route = context.route ?? "unmatched"
         metrics.recordRequest(route: route, method: request.method, status: response.status, seconds: seconds)
+        guard logger.isEnabled(.info) else { return response }
         var fields: [String: LogValue] = [
             "requestId": .string(context.requestId), "method": .string(request.method), "route": .string(route),
             "status": .int(response.status), "latencyMs": .double((seconds * 1e6).rounded() / 1e3),

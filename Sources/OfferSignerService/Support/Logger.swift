@@ -30,6 +30,9 @@ public struct Logger: Sendable {
         self.write = write
     }
 
+    /// Whether lines of `level` are written (to skip building fields that would be dropped).
+    public func isEnabled(_ level: Level) -> Bool { level >= minimumLevel }
+
     /// Writes one JSON object line with `time`, `level`, `message` and `fields`.
     public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
         guard level >= minimumLevel else { return }

@@ -31,13 +31,13 @@ public final class SQLiteDatabase: @unchecked Sendable {
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         writerLock.lock()
         defer { writerLock.unlock() }
-        try writer.execute("BEGIN IMMEDIATE")
+        try writer.run("BEGIN IMMEDIATE")
         do {
             let result = try body(writer)
-            try writer.execute("COMMIT")
+            try writer.run("COMMIT")
             return result
         } catch {
-            try? writer.execute("ROLLBACK")
+            try? writer.run("ROLLBACK")
             throw error
         }
     }
@@ -46,8 +46,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         let connection = try checkoutReader()
         defer { checkin(connection) }
-        try connection.execute("BEGIN")
-        defer { try? connection.execute("COMMIT") }
+        try connection.run("BEGIN")
+        defer { try? connection.run("COMMIT") }
         return try body(connection)
     }
 
