@@ -1,6 +1,6 @@
 /// HTTP header fields in order, looked up case-insensitively.
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
-    private var fields: [(name: String, value: String)] = []
+    private var fields: [(name: String, key: String, value: String)] = []
 
     public init() {}
 
@@ -10,23 +10,23 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// The first value of `name`, ignoring case.
     public subscript(name: String) -> String? {
-        let lower = name.lowercased()
-        return fields.first { $0.name.lowercased() == lower }?.value
+        let key = name.lowercased()
+        return fields.first { $0.key == key }?.value
     }
 
     /// Appends a field, keeping any with the same name.
     public mutating func add(_ name: String, _ value: String) {
-        fields.append((name, value))
+        fields.append((name, name.lowercased(), value))
     }
 
     /// Replaces every field named `name` with one.
     public mutating func set(_ name: String, _ value: String) {
-        let lower = name.lowercased()
-        fields.removeAll { $0.name.lowercased() == lower }
-        fields.append((name, value))
+        let key = name.lowercased()
+        fields.removeAll { $0.key == key }
+        fields.append((name, key, value))
     }
 
     public func makeIterator() -> some IteratorProtocol<(name: String, value: String)> {
-        fields.makeIterator()
+        fields.lazy.map { (name: $0.name, value: $0.value) }.makeIterator()
     }
 }

@@ -18,34 +18,41 @@ public struct Router: HTTPApplication {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let segments = Route.split(request.path)
         var context = RequestContext()
-        var endpoint: HTTPResponder
+        var responder: HTTPResponder
         let candidates = routes.compactMap { route in route.match(segments).map { (route, $0) } }
         if let (route, parameters) = candidates.first(where: { $0.0.method == request.method }) {
             context.route = route.pattern
             context.parameters = parameters
             if request.bodyExceededLimit {
                 let limit = route.maxBodyBytes
-                endpoint = { _, _ in throw HTTPProblem.payloadTooLarge(limit: limit) }
+                responder = chain { _, _ in throw HTTPProblem.payloadTooLarge(limit: limit) }
             } else {
-                endpoint = route.handler
+                responder = route.responder
             }
         } else if let (route, _) = candidates.first {
             context.route = route.pattern
             let allowed = candidates.map(\.0.method)
-            endpoint = { request, _ in throw HTTPProblem.methodNotAllowed(request.method, allowed: allowed) }
+            responder = chain { request, _ in throw HTTPProblem.methodNotAllowed(request.method, allowed: allowed) }
         } else {
-            endpoint = { request, _ in throw HTTPProblem.notFound("no route for \(request.path)") }
-        }
-        for step in middleware.reversed() {
-            let next = endpoint
-            endpoint = { request, context in try step.handle(request, context: context, next: next) }
+            responder = chain { request, _ in throw HTTPProblem.notFound("no route for \(request.path)") }
         }
         do {
-            return try endpoint(request, context)
+            return try responder(request, context)
         } catch let problem as HTTPProblem {
             return problem.response
         } catch {
             return HTTPProblem.internalError(requestId: context.requestId).response
+        }
+    }
+
+    /// `endpoint` wrapped in the middleware, outermost first.
+    func chain(_ endpoint: @escaping HTTPResponder) -> HTTPResponder {
+        Self.chain(middleware, endpoint)
+    }
+
+    static func chain(_ middleware: [any HTTPMiddleware], _ endpoint: @escaping HTTPResponder) -> HTTPResponder {
+        middleware.reversed().reduce(endpoint) { next, step in
+            { request, context in try step.handle(request, context: context, next: next) }
         }
     }
 }
@@ -73,8 +80,14 @@ public struct RouterBuilder {
                             spoolsBody: spoolBody, handler: handler))
     }
 
+    /// The router, with each route's middleware chain built once here rather than per request.
     public func build() -> Router {
-        Router(routes: routes, middleware: middleware, defaultBodyLimit: defaultBodyLimit)
+        let chained = routes.map { route in
+            var route = route
+            route.responder = Router.chain(middleware, route.handler)
+            return route
+        }
+        return Router(routes: chained, middleware: middleware, defaultBodyLimit: defaultBodyLimit)
     }
 }
 
@@ -85,6 +98,8 @@ struct Route: Sendable {
     let maxBodyBytes: Int
     let spoolsBody: Bool
     let handler: HTTPResponder
+    /// The handler inside the router's middleware chain.
+    var responder: HTTPResponder
     private let segments: [Substring]
 
     init(method: String, pattern: String, maxBodyBytes: Int, spoolsBody: Bool, handler: @escaping HTTPResponder) {
@@ -93,6 +108,7 @@ struct Route: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.spoolsBody = spoolsBody
         self.handler = handler
+        self.responder = handler
         self.segments = Route.split(pattern)
     }
 
