@@ -11,9 +11,9 @@ struct AnyCodingKey: CodingKey {
 extension Decoder {
     /// Throws `DecodingError.dataCorrupted` naming the first key that `Keys` does not know.
     public func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
-        let known = Set(Keys.allCases.map(\.stringValue))
         let container = try self.container(keyedBy: AnyCodingKey.self)
-        if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !known.contains($0) }) {
+        let unknownKeys = container.allKeys.filter { Keys(stringValue: $0.stringValue) == nil }
+        if let unknown = unknownKeys.map(\.stringValue).sorted().first {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: codingPath + [AnyCodingKey(stringValue: unknown)],
                 debugDescription: "unknown field '\(unknown)'"))

@@ -15,6 +15,10 @@ public enum JSONScalar: Sendable {
         case .integer(let value):
             return String(value)
         case .string(let value):
+            // Most values (IDs, base64, UUIDs) need no escaping: copy them whole.
+            if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                return "\"" + value + "\""
+            }
             var out = "\""
             out.reserveCapacity(value.utf8.count + 2)
             for scalar in value.unicodeScalars {
@@ -34,6 +38,13 @@ public enum JSONScalar: Sendable {
 
     /// A JSON object with `members` in order.
     public static func object(_ members: [(String, JSONScalar)]) -> String {
-        "{" + members.map { "\(JSONScalar.string($0.0).encoded):\($0.1.encoded)" }.joined(separator: ",") + "}"
+        var out = "{"
+        for (index, member) in members.enumerated() {
+            if index > 0 { out += "," }
+            out += JSONScalar.string(member.0).encoded
+            out += ":"
+            out += member.1.encoded
+        }
+        return out + "}"
     }
 }
