@@ -18,9 +18,14 @@ public enum Base64URL {
 
     /// Decodes base64url with or without padding; nil for any character outside the alphabet.
     public static func decode(_ text: some StringProtocol) -> Data? {
+        decode(utf8: text.utf8)
+    }
+
+    /// Decodes base64url given as ASCII bytes.
+    public static func decode<Bytes: Collection>(utf8 text: Bytes) -> Data? where Bytes.Element == UInt8 {
         var base64: [UInt8] = []
-        base64.reserveCapacity(text.utf8.count + 3)
-        for byte in text.utf8 {
+        base64.reserveCapacity(text.count + 3)
+        for byte in text {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "="):

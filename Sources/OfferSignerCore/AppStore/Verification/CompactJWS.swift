@@ -18,9 +18,11 @@ struct CompactJWS {
 
     /// Splits `text` into header, payload and signature and decodes each from base64url.
     init(parsing text: String) throws(SignedDataError) {
-        let segments = text.split(separator: ".", omittingEmptySubsequences: false)
+        // Split the UTF-8 bytes, not Characters: JWS are ASCII, and grapheme breaking of a
+        // several-kilobyte string was a quarter of ingestion time.
+        let segments = text.utf8.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
         guard segments.count == 3 else { throw SignedDataError.notCompactJWS }
-        guard let headerBytes = Base64URL.decode(segments[0]) else {
+        guard let headerBytes = Base64URL.decode(utf8: segments[0]) else {
             throw SignedDataError.malformedHeader("is not base64url")
         }
         do {
@@ -28,14 +30,14 @@ struct CompactJWS {
         } catch {
             throw SignedDataError.malformedHeader("is not a JSON object with a string alg and an x5c array of strings")
         }
-        guard let payloadBytes = Base64URL.decode(segments[1]), !payloadBytes.isEmpty else {
+        guard let payloadBytes = Base64URL.decode(utf8: segments[1]), !payloadBytes.isEmpty else {
             throw SignedDataError.malformedPayload("is not base64url")
         }
-        guard let signatureBytes = Base64URL.decode(segments[2]) else {
+        guard let signatureBytes = Base64URL.decode(utf8: segments[2]) else {
             throw SignedDataError.malformedSignature
         }
         payload = payloadBytes
         signature = Array(signatureBytes)
-        signingInput = Array(segments[0].utf8) + [UInt8(ascii: ".")] + Array(segments[1].utf8)
+        signingInput = Array(segments[0]) + [UInt8(ascii: ".")] + Array(segments[1])
     }
 }
