@@ -42,8 +42,18 @@ final class AppStoreChainVerifier: Sendable {
     }
 
     /// Verifies leaf and intermediate at `seconds` since 1970, using the cache.
-    func verify(leaf: X509Certificate, intermediate: X509Certificate, atUnixSeconds seconds: Int64) throws(SignedDataError) -> VerifiedChain {
-        let key = VerifiedChainCache.Key(leaf: leaf, intermediate: intermediate)
+    /// The cached chain for these `x5c` bytes, checked for validity at `seconds`; nil when not cached.
+    func cachedChain(leafDER: [UInt8], intermediateDER: [UInt8], rootDER: [UInt8],
+                     atUnixSeconds seconds: Int64) throws(SignedDataError) -> VerifiedChain? {
+        let key = VerifiedChainCache.Key(leafDER: leafDER, intermediateDER: intermediateDER, rootDER: rootDER)
+        guard let cached = cache.chain(for: key, now: now()) else { return nil }
+        try cached.checkValidity(atUnixSeconds: seconds)
+        return cached
+    }
+
+    func verify(leaf: X509Certificate, intermediate: X509Certificate, rootDER: [UInt8] = [],
+                atUnixSeconds seconds: Int64) throws(SignedDataError) -> VerifiedChain {
+        let key = VerifiedChainCache.Key(leaf: leaf, intermediate: intermediate, rootDER: rootDER)
         if let cached = cache.chain(for: key, now: now()) {
             try cached.checkValidity(atUnixSeconds: seconds)
             return cached

@@ -128,12 +128,22 @@ public struct SignedDataVerifier: Sendable {
         guard jws.header.alg == "ES256" else { throw SignedDataError.unsupportedAlgorithm }
         guard let x5c = jws.header.x5c else { throw SignedDataError.missingCertificateChain }
         guard x5c.count == 3 else { throw SignedDataError.wrongCertificateCount(x5c.count) }
-        let leaf = try Self.certificate(x5c[0], .leaf)
-        let intermediate = try Self.certificate(x5c[1], .intermediate)
-        _ = try Self.certificate(x5c[2], .root)  // must be well-formed, but is never trusted
+        let der = try [CertificatePosition.leaf, .intermediate, .root].enumerated().map { index, position throws(SignedDataError) in
+            try Self.derBytes(x5c[index], position)
+        }
         let signedDate = try SignedPayloadDecoder.signedDate(of: jws.payload)
         let seconds = signedDate.map { UnixTime.seconds(milliseconds: $0) } ?? UnixTime.seconds(now())
-        let chain = try chainVerifier.verify(leaf: leaf, intermediate: intermediate, atUnixSeconds: seconds)
+        // A chain verified in the last 15 minutes is known by its bytes, without parsing the
+        // certificates again (OpenSSL 3's certificate decoding dominated ingestion).
+        let chain: VerifiedChain
+        if let cached = try chainVerifier.cachedChain(leafDER: der[0], intermediateDER: der[1], rootDER: der[2], atUnixSeconds: seconds) {
+            chain = cached
+        } else {
+            let leaf = try Self.certificate(der[0], .leaf)
+            let intermediate = try Self.certificate(der[1], .intermediate)
+            _ = try Self.certificate(der[2], .root)  // must be well-formed, but is never trusted
+            chain = try chainVerifier.verify(leaf: leaf, intermediate: intermediate, rootDER: der[2], atUnixSeconds: seconds)
+        }
         guard jws.signature.count == 64 else { throw SignedDataError.malformedSignature }
         guard chain.leafPublicKey.isValidSignature(rawSignature: jws.signature, of: jws.signingInput) else {
             throw SignedDataError.invalidSignature
@@ -141,12 +151,14 @@ public struct SignedDataVerifier: Sendable {
         return try SignedPayloadDecoder.decode(type, from: jws.payload)
     }
 
-    /// An `x5c` entry: standard base64 (not base64url) of a DER certificate.
-    private static func certificate(_ base64: String, _ position: CertificatePosition) throws(SignedDataError) -> X509Certificate {
-        guard let der = Data(base64Encoded: base64), !der.isEmpty,
-              let certificate = try? X509Certificate(der: Array(der)) else {
-            throw SignedDataError.malformedCertificate(position)
-        }
+    /// An `x5c` entry's bytes: standard base64 (not base64url) of a DER certificate.
+    private static func derBytes(_ base64: String, _ position: CertificatePosition) throws(SignedDataError) -> [UInt8] {
+        guard let der = Data(base64Encoded: base64), !der.isEmpty else { throw SignedDataError.malformedCertificate(position) }
+        return Array(der)
+    }
+
+    private static func certificate(_ der: [UInt8], _ position: CertificatePosition) throws(SignedDataError) -> X509Certificate {
+        guard let certificate = try? X509Certificate(der: der) else { throw SignedDataError.malformedCertificate(position) }
         return certificate
     }
 

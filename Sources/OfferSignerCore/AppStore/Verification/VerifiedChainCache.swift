@@ -10,10 +10,17 @@ final class VerifiedChainCache: Sendable {
     struct Key: Hashable, Sendable {
         let leafDigest: [UInt8]
         let intermediateDigest: [UInt8]
+        /// The `x5c` root (never trusted, but checked to be well-formed when first seen).
+        let rootDigest: [UInt8]
 
-        init(leaf: X509Certificate, intermediate: X509Certificate) {
-            leafDigest = SHA256Digest.hash(leaf.derBytes)
-            intermediateDigest = SHA256Digest.hash(intermediate.derBytes)
+        init(leaf: X509Certificate, intermediate: X509Certificate, rootDER: [UInt8] = []) {
+            self.init(leafDER: leaf.derBytes, intermediateDER: intermediate.derBytes, rootDER: rootDER)
+        }
+
+        init(leafDER: [UInt8], intermediateDER: [UInt8], rootDER: [UInt8]) {
+            leafDigest = SHA256Digest.hash(leafDER)
+            intermediateDigest = SHA256Digest.hash(intermediateDER)
+            rootDigest = SHA256Digest.hash(rootDER)
         }
     }
 
