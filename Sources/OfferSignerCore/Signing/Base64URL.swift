@@ -23,24 +23,26 @@ public enum Base64URL {
 
     /// Decodes base64url given as ASCII bytes.
     public static func decode<Bytes: Collection>(utf8 text: Bytes) -> Data? where Bytes.Element == UInt8 {
-        var base64: [UInt8] = []
-        base64.reserveCapacity(text.count + 3)
-        for byte in text {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "="):
-                base64.append(byte)
-            case UInt8(ascii: "-"): base64.append(UInt8(ascii: "+"))
-            case UInt8(ascii: "_"): base64.append(UInt8(ascii: "/"))
-            default: return nil
+        let count = text.count
+        guard count % 4 != 1 else { return nil }
+        // Standard base64 of the same length, padded to a multiple of four.
+        var base64 = [UInt8](repeating: UInt8(ascii: "="), count: (count + 3) / 4 * 4)
+        let ok = base64.withUnsafeMutableBufferPointer { out -> Bool in
+            var index = 0
+            for byte in text {
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "="):
+                    out[index] = byte
+                case UInt8(ascii: "-"): out[index] = UInt8(ascii: "+")
+                case UInt8(ascii: "_"): out[index] = UInt8(ascii: "/")
+                default: return false
+                }
+                index += 1
             }
+            return true
         }
-        switch base64.count % 4 {
-        case 0: break
-        case 2: base64 += Array("==".utf8)
-        case 3: base64.append(UInt8(ascii: "="))
-        default: return nil
-        }
+        guard ok else { return nil }
         return Data(base64Encoded: Data(base64))
     }
 }
