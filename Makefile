@@ -5,7 +5,7 @@
 
 SWIFT ?= swift
 DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev pkg-config
-BENCH_PACKAGES := wrk openssl
+BENCH_PACKAGES := wrk openssl curl python3 python3-cryptography
 DEV_DIR ?= var/dev
 DATABASE ?= var/offer-signer.sqlite
 LISTEN ?= 127.0.0.1:8080

@@ -1,0 +1,376 @@
+#!/usr/bin/env bash
+# The offer-signer benchmark (issue 5): `make bench` builds release, then runs this.
+# Builds nothing itself; uses .build/release/offer-signer. Everything listens on 127.0.0.1.
+# See bench/README.md for the knobs and what each figure means.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+BIN=$ROOT/.build/release/offer-signer
+BENCH=$ROOT/bench
+
+BENCH_USERS=${BENCH_USERS:-100000}
+BENCH_DURATION=${BENCH_DURATION:-15}          # seconds of measured signing load
+BENCH_WARMUP=${BENCH_WARMUP:-3}               # seconds of warm-up before it
+BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-32}
+BENCH_THREADS=${BENCH_THREADS:-2}             # wrk threads
+BENCH_NOTIFICATIONS=${BENCH_NOTIFICATIONS:-20000}
+BENCH_NOTIFY_TIMEOUT=${BENCH_NOTIFY_TIMEOUT:-120}   # seconds: upper bound of the ingestion run
+BENCH_OPENSSL_SECONDS=${BENCH_OPENSSL_SECONDS:-3}
+BENCH_COMPARE=${BENCH_COMPARE:-0}
+BENCH_USERS_SMALL=${BENCH_USERS_SMALL:-1000}
+BENCH_PORT=${BENCH_PORT:-}
+
+# The service's rate limits (per API key, per user, per client address) would turn most of
+# wrk's requests into 429s: the benchmark measures capacity, so they are off unless the
+# OFFER_SIGNER_RATE_* variables are set.
+RATE_SIGN_PER_KEY=${OFFER_SIGNER_RATE_SIGN_PER_KEY:-off}
+RATE_SIGN_PER_USER=${OFFER_SIGNER_RATE_SIGN_PER_USER:-off}
+RATE_NOTIFICATIONS_PER_ADDRESS=${OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS:-off}
+
+WORK=$BENCH/results/tmp
+RESULTS=$BENCH/results/latest.md
+OFFER=bench_winback
+BUNDLE=com.example.app
+PRODUCT=com.example.app.pro_monthly
+GROUP=21000001
+STARTUP_LIMIT_S=30   # give up on a server that does not answer /healthz by then
+
+say() { printf '\n== %s\n' "$*"; }
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+
+for tool in wrk openssl python3 curl; do
+    command -v "$tool" >/dev/null || die "$tool is missing (make bench-deps installs wrk and openssl)"
+done
+[ -x "$BIN" ] || die "$BIN is missing: run 'make bench' (or 'swift build -c release') first"
+for n in BENCH_USERS BENCH_DURATION BENCH_WARMUP BENCH_CONNECTIONS BENCH_THREADS BENCH_NOTIFICATIONS \
+         BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL; do
+    [[ ${!n} =~ ^[0-9]+$ ]] && [ "${!n}" -gt 0 ] || die "$n must be a positive whole number (got '${!n}')"
+done
+[ "$BENCH_CONNECTIONS" -ge "$BENCH_THREADS" ] || die "BENCH_CONNECTIONS must be >= BENCH_THREADS"
+[ "$BENCH_NOTIFICATIONS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_NOTIFICATIONS must be >= BENCH_CONNECTIONS"
+if ! python3 -c 'import cryptography' 2>/dev/null; then
+    echo "bench: the Python 'cryptography' package is missing; trying pip install --user cryptography"
+    python3 -m pip install --quiet --user cryptography \
+        || die "install the Python 'cryptography' package (pip install cryptography, or apt-get install python3-cryptography)"
+fi
+
+if [ -z "$BENCH_PORT" ]; then
+    BENCH_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+fi
+URL=http://127.0.0.1:$BENCH_PORT
+
+# ---------------------------------------------------------------- the server
+SERVER_PID=""
+SERVER_NOTE=""
+
+# start_server DATABASE LOGFILE: starts `serve`, sets SERVER_PID and STARTUP_S (seconds until
+# /healthz answers) and READY_S (until /readyz answers 200).
+start_server() {
+    local database=$1 log=$2 t0 t1 deadline
+    t0=$(date +%s%N)
+    OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$database OFFER_SIGNER_LISTEN=127.0.0.1:$BENCH_PORT \
+    OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem OFFER_SIGNER_ENVIRONMENTS=Production,Sandbox \
+    OFFER_SIGNER_LOG_LEVEL=error \
+    OFFER_SIGNER_RATE_SIGN_PER_KEY=$RATE_SIGN_PER_KEY OFFER_SIGNER_RATE_SIGN_PER_USER=$RATE_SIGN_PER_USER \
+    OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=$RATE_NOTIFICATIONS_PER_ADDRESS \
+        "$BIN" serve >"$log" 2>&1 &
+    SERVER_PID=$!
+    deadline=$(( t0 + STARTUP_LIMIT_S * 1000000000 ))
+    until curl -fs --max-time 1 "$URL/healthz" >/dev/null 2>&1; do
+        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$log" >&2; die "the server exited during start-up"; }
+        [ "$(date +%s%N)" -lt "$deadline" ] || die "the server did not answer /healthz within ${STARTUP_LIMIT_S} s"
+        sleep 0.005
+    done
+    t1=$(date +%s%N)
+    sleep 0.05
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$log" >&2; die "the server exited: is port $BENCH_PORT taken by another process?"; }
+    STARTUP_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+    until curl -fs --max-time 1 "$URL/readyz" >/dev/null 2>&1; do
+        [ "$(date +%s%N)" -lt "$deadline" ] || die "the server did not answer /readyz with 200 within ${STARTUP_LIMIT_S} s"
+        sleep 0.005
+    done
+    READY_S=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+}
+
+peak_rss_mb() {
+    awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/$SERVER_PID/status" 2>/dev/null || echo "?"
+}
+
+# stop_server: SIGTERM, then SIGKILL if it has not exited within 5 s (bounded either way).
+stop_server() {
+    [ -n "$SERVER_PID" ] || return 0
+    local pid=$SERVER_PID i
+    SERVER_PID=""
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for i in $(seq 1 50); do
+        kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+        sleep 0.1
+    done
+    SERVER_NOTE="the server did not exit within 5 s of SIGTERM and was killed with SIGKILL"
+    echo "bench: warning: $SERVER_NOTE" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+
+# run_wrk OUTFILE ARGS...: wrk in the background, so that a signal to this script is
+# handled at once (the EXIT trap then stops wrk and the server).
+WRK_PID=""
+run_wrk() {
+    local out=$1 rc=0
+    shift
+    wrk "$@" >"$out" 2>&1 &
+    WRK_PID=$!
+    wait "$WRK_PID" || rc=$?
+    WRK_PID=""
+    return "$rc"
+}
+
+cleanup() {
+    if [ -n "$WRK_PID" ]; then kill -TERM "$WRK_PID" 2>/dev/null || true; fi
+    stop_server
+    rm -f "$WORK/notifications.ndjson"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- helpers
+put_offer() {
+    local status
+    status=$(curl -s -o "$WORK/offer.json" -w '%{http_code}' --max-time 10 -X PUT "$URL/v1/admin/offers/$OFFER" \
+        -H "Authorization: Bearer $MARKETING_TOKEN" -H 'Content-Type: application/json' \
+        -d '{"offerId":"'$OFFER'","bundleId":"'$BUNDLE'","productIds":["'$PRODUCT'"],"eligibility":{"requireLapsed":true,"minPaidDays":30,"minDaysSinceExpiry":30,"maxDaysSinceExpiry":730,"excludeRefunded":true,"storefronts":["USA"]}}')
+    case $status in
+        200|201) ;;
+        *) cat "$WORK/offer.json" >&2; echo >&2; die "PUT /v1/admin/offers/$OFFER answered $status" ;;
+    esac
+}
+
+# check_sign USER: one signature on the eligible path must answer 200.
+check_sign() {
+    local status
+    status=$(curl -s -o "$WORK/sign-check.json" -w '%{http_code}' --max-time 30 "$URL/v1/offers/sign" \
+        -H "Authorization: Bearer $CLIENT_TOKEN" -H 'Content-Type: application/json' \
+        -d '{"productId":"'$PRODUCT'","offerId":"'$OFFER'","userId":"'"$1"'"}')
+    if [ "$status" != 200 ]; then
+        cat "$WORK/sign-check.json" >&2; echo >&2
+        die "POST /v1/offers/sign for $1 answered $status, not 200: the eligible path is broken, no load run"
+    fi
+    echo "eligible path checked: $1 -> 200"
+}
+
+# wrk_value FILE KEY: a key=value line of a wrk script's summary.
+wrk_value() { sed -n "s/^$2=//p" "$1" | tail -1; }
+# socket_errors FILE: the sum of wrk's socket errors (connect, read, write, timeout).
+socket_errors() { awk '/Socket errors:/ { gsub(/,/, ""); s += $4 + $6 + $8 + $10 } END { print s + 0 }' "$1"; }
+
+# sign_load USERS SECONDS OUTFILE: warm-up, then the measured run of bench/sign.lua.
+sign_load() {
+    local users=$1 seconds=$2 out=$3
+    echo "warm-up: ${BENCH_WARMUP} s"
+    TOKEN=$CLIENT_TOKEN OFFER=$OFFER PRODUCT=$PRODUCT USERS=$users \
+        run_wrk "$out.warmup" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_WARMUP}s" --timeout 10s -s "$BENCH/sign.lua" "$URL" \
+        || { cat "$out.warmup" >&2; die "wrk failed during warm-up"; }
+    echo "measured: ${seconds} s, ${BENCH_CONNECTIONS} connections, ${BENCH_THREADS} threads, keep-alive, ${users} distinct users"
+    TOKEN=$CLIENT_TOKEN OFFER=$OFFER PRODUCT=$PRODUCT USERS=$users \
+        run_wrk "$out" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${seconds}s" --timeout 10s -s "$BENCH/sign.lua" "$URL" \
+        || { cat "$out" >&2; die "wrk failed"; }
+    cat "$out"
+}
+
+# ratio A B [FORMAT]: A / B.
+ratio() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (b + 0 > 0) printf f, a / b; else print "?" }'; }
+# meets A OP B: "yes" when the figure A compares to B as OP says (>=, <=, <, ==), else "**no**".
+meets() {
+    awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
+        if (a !~ /^[0-9.]+$/) { print "?"; exit }
+        a += 0; b += 0
+        ok = (op == ">=") ? a >= b : (op == "<=") ? a <= b : (op == "<") ? a < b : (op == "==") ? a == b : 0
+        print (ok ? "yes" : "**no**") }'
+}
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+# ---------------------------------------------------------------- 1. the ECDSA ceiling
+say "1. openssl speed ecdsap256, one core, ${BENCH_OPENSSL_SECONDS} s each"
+openssl speed -seconds "$BENCH_OPENSSL_SECONDS" -elapsed ecdsap256 >"$WORK/openssl-speed.txt" 2>/dev/null \
+    || die "openssl speed failed"
+read -r OPENSSL_SIGN OPENSSL_VERIFY < <(awk '/nistp256\)/ { print $(NF-1), $NF }' "$WORK/openssl-speed.txt")
+[ -n "${OPENSSL_SIGN:-}" ] || die "could not read openssl speed's output"
+echo "ECDSA P-256: sign ${OPENSSL_SIGN}/s, verify ${OPENSSL_VERIFY}/s"
+
+# ---------------------------------------------------------------- 2. a fresh set-up
+say "2. development set-up in ${WORK#$ROOT/}"
+SETUP_OUT=$("$BIN" dev-setup --dir "$WORK/dev" --database "$WORK/db.sqlite" --listen "127.0.0.1:$BENCH_PORT")
+CLIENT_TOKEN=$(sed -n 's/^ *client  *\(dev_client_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
+MARKETING_TOKEN=$(sed -n 's/^ *marketing  *\(dev_marketing_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
+[ -n "$CLIENT_TOKEN" ] && [ -n "$MARKETING_TOKEN" ] || { echo "$SETUP_OUT" >&2; die "no client or marketing token in dev-setup's output"; }
+echo "keys file $WORK/dev/keys.json, client and marketing tokens captured"
+
+# ---------------------------------------------------------------- 3. seeding
+say "3. seeding $BENCH_USERS users (seeded directly, not through the verifier)"
+SEED_OUT=$(python3 "$BENCH/seed.py" --database "$WORK/db.sqlite" --users "$BENCH_USERS" \
+    --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP") || die "seeding failed"
+echo "$SEED_OUT" | grep -v '^seed_seconds='
+SEED_S=$(sed -n 's/^seed_seconds=//p' <<<"$SEED_OUT")
+
+# ---------------------------------------------------------------- test chain, notifications
+say "test App Store chain and $BENCH_NOTIFICATIONS signed notifications (prepared now, not timed)"
+CHAIN=$WORK/chain
+mkdir -p "$CHAIN"
+cat >"$CHAIN/ext.cnf" <<'EOF'
+[root]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[intermediate]
+basicConstraints = critical,CA:TRUE,pathlen:0
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+1.2.840.113635.100.6.2.1 = DER:05:00
+[leaf]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+1.2.840.113635.100.6.11.1 = DER:05:00
+EOF
+(
+    cd "$CHAIN"
+    for n in root intermediate leaf; do
+        openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$n.key" 2>/dev/null
+        openssl req -new -key "$n.key" -subj "/CN=offer-signer bench $n/O=offer-signer benchmark (test only)" -out "$n.csr"
+    done
+    openssl x509 -req -in root.csr -signkey root.key -sha256 -days 7 -set_serial 1 \
+        -extfile ext.cnf -extensions root -out root.pem 2>/dev/null
+    openssl x509 -req -in intermediate.csr -CA root.pem -CAkey root.key -sha256 -days 7 -set_serial 2 \
+        -extfile ext.cnf -extensions intermediate -out intermediate.pem 2>/dev/null
+    openssl x509 -req -in leaf.csr -CA intermediate.pem -CAkey intermediate.key -sha256 -days 7 -set_serial 3 \
+        -extfile ext.cnf -extensions leaf -out leaf.pem 2>/dev/null
+    openssl verify -x509_strict -CAfile root.pem -untrusted intermediate.pem leaf.pem >/dev/null
+) || die "could not make the test certificate chain"
+echo "chain: root -> intermediate (1.2.840.113635.100.6.2.1) -> leaf (1.2.840.113635.100.6.11.1), P-256, x509_strict OK"
+python3 "$BENCH/make_notifications.py" --chain "$CHAIN" --count "$BENCH_NOTIFICATIONS" --out "$WORK/notifications.ndjson" \
+    --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP" || die "could not generate the notifications"
+
+# ---------------------------------------------------------------- 4. start-up
+say "4. start-up with $BENCH_USERS users stored"
+start_server "$WORK/db.sqlite" "$WORK/server.log"
+MAIN_STARTUP_S=$STARTUP_S MAIN_READY_S=$READY_S
+echo "pid $SERVER_PID on $URL: /healthz answered after ${STARTUP_S} s, /readyz 200 after ${READY_S} s"
+echo "rate limits: sign per API key $RATE_SIGN_PER_KEY, per user $RATE_SIGN_PER_USER, notifications per address $RATE_NOTIFICATIONS_PER_ADDRESS"
+put_offer
+echo "offer rule '$OFFER' stored through PUT /v1/admin/offers/$OFFER"
+
+# ---------------------------------------------------------------- 5. signing load
+say "5. signing load: POST /v1/offers/sign on the eligible path"
+LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
+echo "load average (1 min) before the load: $LOAD_BEFORE (other work on this machine skews every figure)"
+check_sign "bench-user-00000000"
+check_sign "$(printf 'bench-user-%08d' $((BENCH_USERS - 1)))"
+sign_load "$BENCH_USERS" "$BENCH_DURATION" "$WORK/wrk-sign.txt"
+SIGN_RPS=$(wrk_value "$WORK/wrk-sign.txt" rps)
+SIGN_P50=$(wrk_value "$WORK/wrk-sign.txt" p50_ms)
+SIGN_P99=$(wrk_value "$WORK/wrk-sign.txt" p99_ms)
+SIGN_NON2XX=$(wrk_value "$WORK/wrk-sign.txt" non200)
+SIGN_SOCKET_ERRORS=$(socket_errors "$WORK/wrk-sign.txt")
+[ -n "$SIGN_RPS" ] || die "no figures in wrk's output"
+RSS_AFTER_SIGN=$(peak_rss_mb)
+
+# ---------------------------------------------------------------- 6. notification ingestion
+say "6. notification ingestion: POST /v1/notifications/appstore, $BENCH_NOTIFICATIONS notifications, each once"
+THREADS=$BENCH_THREADS BODIES=$WORK/notifications.ndjson \
+    run_wrk "$WORK/wrk-notify.txt" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_NOTIFY_TIMEOUT}s" --timeout 10s \
+    -s "$BENCH/notify.lua" "$URL" || { cat "$WORK/wrk-notify.txt" >&2; die "wrk failed during ingestion"; }
+cat "$WORK/wrk-notify.txt"
+NOTIFY_RATE=$(wrk_value "$WORK/wrk-notify.txt" stored_per_s)
+NOTIFY_STORED=$(wrk_value "$WORK/wrk-notify.txt" stored)
+NOTIFY_FAILED=$(wrk_value "$WORK/wrk-notify.txt" failed)
+NOTIFY_COMPLETE=$(wrk_value "$WORK/wrk-notify.txt" complete)
+NOTIFY_P99=$(wrk_value "$WORK/wrk-notify.txt" p99_ms)
+NOTIFY_SOCKET_ERRORS=$(socket_errors "$WORK/wrk-notify.txt")
+[ "$NOTIFY_COMPLETE" = true ] || echo "bench: warning: not every notification was answered within ${BENCH_NOTIFY_TIMEOUT} s" >&2
+
+# ---------------------------------------------------------------- 7. peak RSS
+say "7. peak RSS"
+RSS_END=$(peak_rss_mb)
+echo "VmHWM: ${RSS_AFTER_SIGN} MB after the signing load, ${RSS_END} MB after ingestion"
+stop_server
+
+# ---------------------------------------------------------------- optional: history size
+SMALL_P99="" SMALL_RPS="" SMALL_NON2XX="" P99_RATIO=""
+if [ "$BENCH_COMPARE" = 1 ]; then
+    say "compare: the same signing load with $BENCH_USERS_SMALL users stored"
+    "$BIN" dev-setup --dir "$WORK/dev" --database "$WORK/db-small.sqlite" --listen "127.0.0.1:$BENCH_PORT" >/dev/null
+    python3 "$BENCH/seed.py" --database "$WORK/db-small.sqlite" --users "$BENCH_USERS_SMALL" \
+        --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP" | grep -v '^seed_seconds=' || die "seeding failed"
+    start_server "$WORK/db-small.sqlite" "$WORK/server-small.log"
+    echo "pid $SERVER_PID: /healthz answered after ${STARTUP_S} s"
+    put_offer
+    check_sign "bench-user-00000000"
+    sign_load "$BENCH_USERS_SMALL" "$BENCH_DURATION" "$WORK/wrk-sign-small.txt"
+    SMALL_RPS=$(wrk_value "$WORK/wrk-sign-small.txt" rps)
+    SMALL_P99=$(wrk_value "$WORK/wrk-sign-small.txt" p99_ms)
+    SMALL_NON2XX=$(( $(wrk_value "$WORK/wrk-sign-small.txt" non200) + $(socket_errors "$WORK/wrk-sign-small.txt") ))
+    P99_RATIO=$(ratio "$SIGN_P99" "$SMALL_P99")
+    stop_server
+fi
+
+# ---------------------------------------------------------------- 8. the table
+say "8. results"
+SIGN_RATIO=$(ratio "$SIGN_RPS" "$OPENSSL_SIGN" %.3f)
+SIGN_FAILED=$(( SIGN_NON2XX + SIGN_SOCKET_ERRORS ))
+MODEL=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no -- Sources Package.swift 2>/dev/null)" ]; then
+    COMMIT="$COMMIT + local changes"
+fi
+fmt_users() { printf "%'d" "$1" 2>/dev/null || echo "$1"; }
+N_FMT=$(fmt_users "$BENCH_USERS")
+
+{
+    echo "# offer-signer benchmark"
+    echo
+    echo "- machine: $(nproc) cores, ${MODEL:-unknown CPU}, $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)"
+    echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $COMMIT, $(openssl version | cut -d' ' -f1-2), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+    echo "- 1-minute load average before the signing load: $LOAD_BEFORE (anything else running on the machine lowers the figures)"
+    echo "- load: wrk on the same machine, ${BENCH_CONNECTIONS} connections, ${BENCH_THREADS} threads, keep-alive;" \
+         "signing ${BENCH_DURATION} s after ${BENCH_WARMUP} s of warm-up, ${N_FMT} distinct users"
+    echo "- service rate limits: sign per API key $RATE_SIGN_PER_KEY, per user $RATE_SIGN_PER_USER, notifications per address $RATE_NOTIFICATIONS_PER_ADDRESS"
+    echo "- history: ${N_FMT} users, 3-4 monthly renewals each, all eligible," \
+         "seeded directly into SQLite in ${SEED_S} s (not through the verifier)"
+    echo
+    echo "| figure | value | target (issue 5) | met |"
+    echo "| --- | ---: | --- | --- |"
+    echo "| openssl speed ecdsap256, one core: sign/s | $OPENSSL_SIGN | the ceiling | |"
+    echo "| openssl speed ecdsap256, one core: verify/s | $OPENSSL_VERIFY | | |"
+    echo "| signing: requests/s | $SIGN_RPS | | |"
+    echo "| signing: ratio to the one-core openssl sign rate | $SIGN_RATIO | >= 0.5 | $(meets "$SIGN_RATIO" ">=" 0.5) |"
+    echo "| signing: p50 latency (ms) | $SIGN_P50 | | |"
+    echo "| signing: p99 latency (ms) | $SIGN_P99 | <= 10 | $(meets "$SIGN_P99" "<=" 10) |"
+    echo "| signing: non-2xx answers | $SIGN_NON2XX | 0 | $(meets "$SIGN_NON2XX" "==" 0) |"
+    echo "| signing: socket errors and timeouts | $SIGN_SOCKET_ERRORS | 0 | $(meets "$SIGN_SOCKET_ERRORS" "==" 0) |"
+    if [ "$BENCH_COMPARE" = 1 ]; then
+        echo "| signing with $(fmt_users "$BENCH_USERS_SMALL") users: requests/s | $SMALL_RPS | | |"
+        echo "| signing with $(fmt_users "$BENCH_USERS_SMALL") users: p99 (ms) | $SMALL_P99 | | |"
+        echo "| signing with $(fmt_users "$BENCH_USERS_SMALL") users: failed requests | $SMALL_NON2XX | 0 | $(meets "$SMALL_NON2XX" "==" 0) |"
+        echo "| p99 ratio, ${N_FMT} users / $(fmt_users "$BENCH_USERS_SMALL") users | $P99_RATIO | <= 1.5 (1,000,000 vs 1,000) | $(meets "$P99_RATIO" "<=" 1.5) |"
+    fi
+    echo "| notification ingestion: verified notifications stored/s | $NOTIFY_RATE | >= 2000 | $(meets "$NOTIFY_RATE" ">=" 2000) |"
+    echo "| notification ingestion: stored / failed / socket errors | $NOTIFY_STORED / $NOTIFY_FAILED / $NOTIFY_SOCKET_ERRORS | all stored | $(meets "$NOTIFY_STORED" "==" "$BENCH_NOTIFICATIONS") |"
+    echo "| notification ingestion: p99 latency (ms) | $NOTIFY_P99 | | |"
+    echo "| peak RSS after the signing load (MB) | $RSS_AFTER_SIGN | <= 64 | $(meets "$RSS_AFTER_SIGN" "<=" 64) |"
+    echo "| peak RSS at the end, after ingestion (MB) | $RSS_END | <= 64 | $(meets "$RSS_END" "<=" 64) |"
+    echo "| start-up until /healthz answers, ${N_FMT} users stored (s) | $MAIN_STARTUP_S | < 0.5 (1,000,000 users) | $(meets "$MAIN_STARTUP_S" "<" 0.5) |"
+    echo "| start-up until /readyz answers 200 (s) | $MAIN_READY_S | | |"
+    if [ -n "$SERVER_NOTE" ]; then
+        echo
+        echo "Note: $SERVER_NOTE."
+    fi
+} >"$RESULTS"
+echo
+cat "$RESULTS"
+echo
+echo "written to ${RESULTS#$ROOT/}"
