@@ -58,7 +58,7 @@ public final class P256PrivateKey: @unchecked Sendable {
     public func signDER<Bytes: ContiguousBytes>(_ message: Bytes) throws(OpenSSLError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw OpenSSLError.drain("allocating a digest context") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pkey) == 1 else {
+        guard EVP_DigestSignInit(context, nil, FetchedAlgorithms.sha256, nil, pkey) == 1 else {
             throw OpenSSLError.drain("starting an ECDSA signature")
         }
         var signature = [UInt8](repeating: 0, count: 80)

@@ -47,7 +47,7 @@ public final class P256PublicKey: @unchecked Sendable {
             EVP_MD_CTX_free(context)
             ERR_clear_error()
         }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pkey) == 1 else { return false }
+        guard EVP_DigestVerifyInit(context, nil, FetchedAlgorithms.sha256, nil, pkey) == 1 else { return false }
         return message.withUnsafeBytes { input in
             EVP_DigestVerify(context, signature, signature.count,
                              input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count) == 1

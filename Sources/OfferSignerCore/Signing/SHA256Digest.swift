@@ -8,7 +8,7 @@ public enum SHA256Digest {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         bytes.withUnsafeBytes { input in
             _ = digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, nil, EVP_sha256(), nil)
+                EVP_Digest(input.baseAddress, input.count, output.baseAddress, nil, FetchedAlgorithms.sha256, nil)
             }
         }
         return digest

@@ -1,0 +1,13 @@
+internal import COpenSSL
+
+/// Algorithms fetched from OpenSSL's provider once for the life of the process. `EVP_sha256()`
+/// makes OpenSSL 3 look the implementation up (under a global lock) on every use.
+enum FetchedAlgorithms {
+    /// SHA-256 from the default provider.
+    nonisolated(unsafe) static let sha256: OpaquePointer = {
+        guard let digest = EVP_MD_fetch(nil, "SHA256", nil) else {
+            fatalError("OpenSSL has no SHA-256: \(OpenSSLError.drain("fetching SHA-256"))")
+        }
+        return digest
+    }()
+}
