@@ -33,7 +33,7 @@ struct SignHandler {
         let signer = app.signer
         let offerRequest = PromotionalOfferRequest(
             bundleId: app.bundleId, keyIdentifier: signer.keyIdentifier, productId: body.productId, offerId: body.offerId,
-            appAccountToken: userId, nonce: SecureRandom.uuid().uuidString.lowercased(), timestamp: now.milliseconds,
+            appAccountToken: userId, nonce: SecureRandom.timeOrderedUUID(now: now).uuidString.lowercased(), timestamp: now.milliseconds,
             transactionId: body.transactionId)
         let signature = try sign(offerRequest, format: body.format, with: signer, bundleId: app.bundleId)
         let record = SignatureRecord(
