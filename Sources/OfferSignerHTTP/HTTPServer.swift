@@ -75,7 +75,10 @@ public final class HTTPServer: @unchecked Sendable {
                 .flatMap { Int(String(cString: $0)) }
             if let declared, declared > pending.policy.limit {
                 pending.exceeded = true  // answer at once, without reading the body
-                return respond(connection, pending)
+                return respond(connection, pending, beforeBody: true)
+            }
+            if pending.policy.spoolToDisk, application.answersBeforeBody(request(connection, pending, complete: false)) {
+                return respond(connection, pending, beforeBody: true)  // e.g. an upload without valid credentials
             }
             return .YES
         }
@@ -88,17 +91,9 @@ public final class HTTPServer: @unchecked Sendable {
         return pending.responded ? .YES : respond(connection, pending)
     }
 
-    private func respond(_ connection: OpaquePointer, _ pending: PendingRequest) -> MHD_Result {
+    private func respond(_ connection: OpaquePointer, _ pending: PendingRequest, beforeBody: Bool = false) -> MHD_Result {
         pending.responded = true
-        let request = HTTPRequest(
-            method: pending.method, path: pending.path,
-            query: Self.values(connection, kind: .GET_ARGUMENT_KIND).reduce(into: [:]) { query, pair in
-                if query[pair.name] == nil { query[pair.name] = pair.value }
-            },
-            headers: Self.values(connection, kind: .HEADER_KIND).reduce(into: HTTPHeaders()) { $0.add($1.name, $1.value) },
-            body: pending.body, bodyFile: pending.finishSpool(), bodyExceededLimit: pending.exceeded,
-            remoteAddress: SocketAddress.describe(cmhd_client_address(connection)))
-        let response = application.respond(to: request)
+        let response = application.respond(to: request(connection, pending, complete: !beforeBody))
         pending.removeSpool()
         let created = response.body.withUnsafeBytes { body in
             MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY)
@@ -109,6 +104,18 @@ public final class HTTPServer: @unchecked Sendable {
             _ = MHD_add_response_header(created, name, value)
         }
         return MHD_queue_response(connection, UInt32(response.status), created)
+    }
+
+    /// The request: its head, and when `complete` its body (closing a spooled body's file).
+    private func request(_ connection: OpaquePointer, _ pending: PendingRequest, complete: Bool) -> HTTPRequest {
+        HTTPRequest(
+            method: pending.method, path: pending.path,
+            query: Self.values(connection, kind: .GET_ARGUMENT_KIND).reduce(into: [:]) { query, pair in
+                if query[pair.name] == nil { query[pair.name] = pair.value }
+            },
+            headers: Self.values(connection, kind: .HEADER_KIND).reduce(into: HTTPHeaders()) { $0.add($1.name, $1.value) },
+            body: pending.body, bodyFile: complete ? pending.finishSpool() : nil, bodyExceededLimit: pending.exceeded,
+            remoteAddress: SocketAddress.describe(cmhd_client_address(connection)))
     }
 
     private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {

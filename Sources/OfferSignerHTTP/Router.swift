@@ -4,6 +4,7 @@ public struct Router: HTTPApplication {
     let routes: [Route]
     let middleware: [any HTTPMiddleware]
     let defaultBodyLimit: Int
+    let preflight: (@Sendable (HTTPRequest, RequestContext) -> Bool)?
 
     /// How the route matching `method` and `path` takes its body.
     public func bodyPolicy(method: String, path: String) -> BodyPolicy {
@@ -12,6 +13,18 @@ public struct Router: HTTPApplication {
             return BodyPolicy(limit: defaultBodyLimit)
         }
         return BodyPolicy(limit: route.maxBodyBytes, spoolToDisk: route.spoolsBody)
+    }
+
+    /// Whether a request to a route that spools its body should be answered from its head
+    /// alone (the `preflight` check refused it), so that no one can make the service store a
+    /// large upload it would refuse anyway.
+    public func answersBeforeBody(_ head: HTTPRequest) -> Bool {
+        guard let preflight else { return false }
+        let segments = Route.split(head.path)
+        guard let route = routes.first(where: { $0.method == head.method && $0.match(segments) != nil }), route.spoolsBody else {
+            return false
+        }
+        return preflight(head, RequestContext(route: route.pattern))
     }
 
     /// Runs the middleware chain and the matched handler; never throws.
@@ -63,6 +76,9 @@ public struct RouterBuilder {
     private var middleware: [any HTTPMiddleware] = []
     /// The body limit of routes that set none: 64 KiB.
     public var defaultBodyLimit = 64 * 1024
+    /// Asked with the head of a request to a spooling route before its body is read: true
+    /// refuses it at once (the middleware chain then answers it without the body).
+    public var preflight: (@Sendable (HTTPRequest, RequestContext) -> Bool)?
 
     public init() {}
 
@@ -87,7 +103,7 @@ public struct RouterBuilder {
             route.responder = Router.chain(middleware, route.handler)
             return route
         }
-        return Router(routes: chained, middleware: middleware, defaultBodyLimit: defaultBodyLimit)
+        return Router(routes: chained, middleware: middleware, defaultBodyLimit: defaultBodyLimit, preflight: preflight)
     }
 }
 
@@ -135,6 +151,8 @@ struct Route: Sendable {
 public protocol HTTPApplication: Sendable {
     /// How the body of a request to this method and path is taken.
     func bodyPolicy(method: String, path: String) -> BodyPolicy
+    /// Whether to answer this request from its head alone, without reading its body.
+    func answersBeforeBody(_ head: HTTPRequest) -> Bool
     /// The response to a fully read request.
     func respond(to request: HTTPRequest) -> HTTPResponse
 }

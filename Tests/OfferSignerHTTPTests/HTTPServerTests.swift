@@ -73,6 +73,25 @@ struct HTTPServerTests {
         #expect(Set(after).subtracting(before).isEmpty)
     }
 
+    @Test("an upload the preflight refuses is answered from its head, before any body is read")
+    func preflightRefusal() throws {
+        var builder = RouterBuilder()
+        builder.use(RequireTokenMiddleware())
+        builder.preflight = { head, _ in head.headers["Authorization"] == nil }
+        builder.add("POST", "/upload", maxBodyBytes: 1 << 30, spoolBody: true) { _, _ in .text("stored") }
+        let server = HTTPServer(application: builder.build(), configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0))
+        try server.start()
+        defer { server.stop() }
+        let started = Date()
+        let refused = try RawHTTPClient.send(port: server.port,
+            "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 500000000\r\n\r\n", timeoutSeconds: 5)
+        #expect(refused.hasPrefix("HTTP/1.1 401"))
+        #expect(Date().timeIntervalSince(started) < 4, "answered without waiting for 500 MB")
+        let accepted = try RawHTTPClient.send(port: server.port,
+            "POST /upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        #expect(accepted.hasPrefix("HTTP/1.1 200") && accepted.hasSuffix("stored"))
+    }
+
     @Test("keep-alive serves several requests on one connection")
     func keepAlive() throws {
         let server = try startServer()
@@ -151,4 +170,12 @@ final class ResultBox: @unchecked Sendable {
     private var count = 0
     func add(_ ok: Bool) { lock.withLock { if ok { count += 1 } } }
     var successes: Int { lock.withLock { count } }
+}
+
+/// Refuses requests without an Authorization header (for the preflight test).
+struct RequireTokenMiddleware: HTTPMiddleware {
+    func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPResponder) throws -> HTTPResponse {
+        guard request.headers["Authorization"] != nil else { throw HTTPProblem.unauthorized("no token") }
+        return try next(request, context)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerHTTP
 import Testing
 @testable import OfferSignerService
 
@@ -70,6 +71,21 @@ struct RoleTableTests {
             let block = lines[(start + 1)...].prefix { !$0.hasPrefix("  /") && !$0.hasPrefix("components:") }
             #expect(block.contains("    \(route.method.lowercased()):"), "openapi.yaml lacks \(route.method) \(route.pattern)")
         }
+    }
+
+    @Test("a history import is refused from its head unless the token's role may import")
+    func uploadPreflight() throws {
+        let env = try TestEnvironment()
+        func head(_ role: Role?) -> HTTPRequest {
+            var headers: HTTPHeaders = ["Content-Type": "application/x-ndjson"]
+            if let role { headers.set("Authorization", "Bearer \(TestEnvironment.tokens[role]!)") }
+            return HTTPRequest(method: "POST", path: "/v1/admin/history/import", headers: headers)
+        }
+        #expect(env.router.answersBeforeBody(head(nil)))
+        #expect(env.router.answersBeforeBody(head(.client)))
+        #expect(env.router.answersBeforeBody(head(.marketing)))
+        #expect(!env.router.answersBeforeBody(head(.admin)))
+        #expect(!env.router.answersBeforeBody(HTTPRequest(method: "POST", path: "/v1/offers/sign")), "only spooled routes are checked early")
     }
 
     @Test("an unknown token is 401; a malformed Authorization header is 401")

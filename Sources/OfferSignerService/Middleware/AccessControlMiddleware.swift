@@ -18,7 +18,7 @@ struct CallerIdentificationMiddleware: HTTPMiddleware {
         return try next(request, context)
     }
 
-    private func identify(_ header: String) -> Result<APIKey, HTTPProblem> {
+    func identify(_ header: String) -> Result<APIKey, HTTPProblem> {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
             return .failure(.unauthorized("the Authorization header must be 'Bearer <token>'"))
@@ -50,5 +50,18 @@ struct AuthorizationMiddleware: HTTPMiddleware {
             throw HTTPProblem.forbidden("the '\(role.rawValue)' role may not call \(request.method) \(route)")
         }
         return try next(request, context)
+    }
+}
+
+extension ServiceRouter {
+    /// Whether the caller named in `head` may call the route: the same decision as
+    /// `CallerIdentificationMiddleware` + `AuthorizationMiddleware`, taken before a large
+    /// upload is read.
+    static func mayCall(_ head: HTTPRequest, route: String, access: [String: Access], keyRing: KeyRing) -> Bool {
+        guard let rule = access["\(head.method) \(route)"] else { return true }
+        if case .open = rule { return true }
+        guard let header = head.headers["Authorization"],
+              case .success(let key) = CallerIdentificationMiddleware(keyRing: keyRing).identify(header) else { return false }
+        return rule.allows(key.role)
     }
 }
