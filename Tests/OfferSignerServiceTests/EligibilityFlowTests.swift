@@ -159,3 +159,18 @@ struct EligibilityFlowTests {
         #expect(result["sample"] as? [String] == ["a-eligible", "b-eligible"])
     }
 }
+
+extension EligibilityFlowTests {
+    @Test("a product of the offer that nobody has bought yet is judged in the group of the offer's other products")
+    func unboughtProduct() throws {
+        let env = try TestEnvironment()
+        var rule = TestEnvironment.demoRule(eligibility: EligibilityCriteria(maxRedemptionsPerUser: 1, excludeRefunded: true))
+        rule.productIds = [TestEnvironment.product, "com.example.app.pro_yearly_2027"]
+        try env.putOffer(rule)
+        notify(env, TestAppStore.transaction(id: "r1", user: "refunded", purchased: env.now - 90 * Self.day, expires: env.now - 60 * Self.day,
+                                             revoked: env.now - 70 * Self.day, signed: env.now - Self.day))
+        let viaNewProduct = env.send("POST", "/v1/offers/sign", json: #"{"productId": "com.example.app.pro_yearly_2027", "offerId": "winback", "userId": "refunded"}"#)
+        #expect(viaNewProduct.status == 403)
+        #expect(failed(viaNewProduct) == ["excludeRefunded"])
+    }
+}

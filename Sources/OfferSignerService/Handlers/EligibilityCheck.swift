@@ -9,18 +9,25 @@ struct EligibilityCheck {
 
     /// The decision for `userId` (lowercased app account token) on `rule` for `productId`.
     func decide(userId: String, rule: OfferRule, productId: String, now: Date) throws -> EligibilityDecision {
-        let facts = try facts(userId: userId, bundleId: rule.bundleId, productId: productId, now: now)
+        let userHistory = try history.history(userId: userId, bundleId: rule.bundleId)
+        let facts = try group(of: [productId] + rule.productIds, bundleId: rule.bundleId, userHistory: userHistory)
+            .flatMap { userHistory.facts(group: $0, now: now) }
         return EligibilityEvaluator.evaluate(facts: facts, rule: rule, now: now)
     }
 
-    /// The user's facts in the subscription group of `productId`, or nil when unknown.
-    func facts(userId: String, bundleId: String, productId: String, now: Date) throws -> HistoryFacts? {
-        let userHistory = try history.history(userId: userId, bundleId: bundleId)
-        var group = userHistory.transactions.first { $0.productId == productId }?.subscriptionGroupIdentifier
-        if group == nil {
-            group = try history.subscriptionGroup(productId: productId, bundleId: bundleId)
+    /// The subscription group of the first of `products` that verified transactions name: the
+    /// user's own first, then anyone's. A product nobody has bought yet (a new price tier of
+    /// the offer) thus still finds the group of the offer's other products, so a user's
+    /// refunds and redemptions there are not mistaken for no history at all.
+    private func group(of products: [String], bundleId: String, userHistory: UserHistory) throws -> String? {
+        for product in products {
+            if let group = userHistory.transactions.first(where: { $0.productId == product })?.subscriptionGroupIdentifier {
+                return group
+            }
         }
-        guard let group else { return nil }
-        return userHistory.facts(group: group, now: now)
+        for product in products {
+            if let group = try history.subscriptionGroup(productId: product, bundleId: bundleId) { return group }
+        }
+        return nil
     }
 }
