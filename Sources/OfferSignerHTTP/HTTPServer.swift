@@ -165,7 +165,7 @@ private final class PendingRequest {
     deinit { removeSpool() }
 
     func append(_ chunk: UnsafeRawBufferPointer) {
-        guard !exceeded else { return }
+        guard !exceeded, !responded else { return }
         received += chunk.count
         if received > policy.limit {
             exceeded = true

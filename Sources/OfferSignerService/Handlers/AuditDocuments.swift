@@ -92,12 +92,14 @@ enum PageCursor {
     }
 }
 
-/// RFC 4180 CSV.
+/// RFC 4180 CSV. A field that a spreadsheet would run as a formula (starting with `=`, `+`,
+/// `-`, `@`, tab or carriage return; user IDs come from clients) gets a leading `'`.
 enum CSV {
     static func row(_ fields: [String]) -> String {
         fields.map { field in
-            field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+            let safe = field.first.map { "=+-@\t\r".contains($0) } == true ? "'" + field : field
+            return safe.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                ? "\"" + safe.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : safe
         }.joined(separator: ",") + "\r\n"
     }
 }

@@ -18,7 +18,11 @@ public final class Metrics: @unchecked Sendable {
 
     public init() {}
 
+    /// Methods counted by name; any other is counted as `other`, so clients cannot grow the table.
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+
     func recordRequest(route: String, method: String, status: Int, seconds: Double) {
+        let method = Self.knownMethods.contains(method) ? method : "other"
         lock.withLock {
             requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
             latencyCount += 1
@@ -43,12 +47,12 @@ public final class Metrics: @unchecked Sendable {
             var out = "# HELP offer_signer_http_requests_total HTTP requests by route, method and status.\n"
             out += "# TYPE offer_signer_http_requests_total counter\n"
             for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
-                out += "offer_signer_http_requests_total{route=\"\(escape(key.route))\",method=\"\(key.method)\",status=\"\(key.status)\"} \(count)\n"
+                out += "offer_signer_http_requests_total{route=\"\(escape(key.route))\",method=\"\(escape(key.method))\",status=\"\(key.status)\"} \(count)\n"
             }
             out += "# HELP offer_signer_signatures_total Signatures issued by offer and format.\n"
             out += "# TYPE offer_signer_signatures_total counter\n"
             for (key, count) in signatures.sorted(by: { ($0.key.offerId, $0.key.format) < ($1.key.offerId, $1.key.format) }) {
-                out += "offer_signer_signatures_total{offer_id=\"\(escape(key.offerId))\",format=\"\(key.format)\"} \(count)\n"
+                out += "offer_signer_signatures_total{offer_id=\"\(escape(key.offerId))\",format=\"\(escape(key.format))\"} \(count)\n"
             }
             out += "# HELP offer_signer_notifications_total Verified App Store notifications, stored or already known.\n"
             out += "# TYPE offer_signer_notifications_total counter\n"

@@ -92,6 +92,8 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
             guard force || newest != lock.withLock({ cachedChangeId }) else { return }
             let rows = try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers", row: Self.storedOffer)
             lock.withLock {
+                // Change IDs only grow: a slower refresh must not install an older snapshot.
+                guard newest >= cachedChangeId else { return }
                 cache = Dictionary(uniqueKeysWithValues: rows.map { ($0.rule.offerId, $0) })
                 cachedChangeId = newest
             }
