@@ -154,5 +154,6 @@ final class LockedArray<Element>: @unchecked Sendable {
     private var storage: [Element] = []
 
     func append(_ element: Element) { lock.withLock { storage.append(element) } }
+    func removeOne() { lock.withLock { _ = storage.popLast() } }
     var values: [Element] { lock.withLock { storage } }
 }

@@ -7,13 +7,19 @@ public final class SQLiteDatabase: @unchecked Sendable {
     public let path: String
     private let writer: SQLiteConnection
     private let writerLock = NSLock()
-    private var readers: [SQLiteConnection] = []
-    private let readersLock = NSLock()
+    /// Idle reader connections, and how many exist in all (at most `maxReaders`).
+    private var idleReaders: [SQLiteConnection] = []
+    private var openReaders = 0
+    private let readersCondition = NSCondition()
+    /// Readers open at once; more callers wait for one, so a burst of requests cannot open a
+    /// file descriptor each.
+    public let maxReaders: Int
 
     /// Opens or creates the file and brings its schema up to date.
     /// - Parameter maxPageCount: caps the file's size in pages (to test a full disk).
-    public init(path: String, maxPageCount: Int? = nil) throws(SQLiteError) {
+    public init(path: String, maxPageCount: Int? = nil, maxReaders: Int = 16) throws(SQLiteError) {
         self.path = path
+        self.maxReaders = max(1, maxReaders)
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -52,19 +58,29 @@ public final class SQLiteDatabase: @unchecked Sendable {
     }
 
     private func checkoutReader() throws(SQLiteError) -> SQLiteConnection {
-        readersLock.lock()
-        if let connection = readers.popLast() {
-            readersLock.unlock()
+        readersCondition.lock()
+        while idleReaders.isEmpty && openReaders >= maxReaders { readersCondition.wait() }
+        if let connection = idleReaders.popLast() {
+            readersCondition.unlock()
             return connection
         }
-        readersLock.unlock()
-        let connection = try SQLiteConnection(path: path, readOnly: true)
-        return connection
+        openReaders += 1
+        readersCondition.unlock()
+        do {
+            return try SQLiteConnection(path: path, readOnly: true)
+        } catch {
+            readersCondition.lock()
+            openReaders -= 1
+            readersCondition.signal()
+            readersCondition.unlock()
+            throw error
+        }
     }
 
     private func checkin(_ connection: SQLiteConnection) {
-        readersLock.lock()
-        if readers.count < 8 { readers.append(connection) }
-        readersLock.unlock()
+        readersCondition.lock()
+        idleReaders.append(connection)
+        readersCondition.signal()
+        readersCondition.unlock()
     }
 }
