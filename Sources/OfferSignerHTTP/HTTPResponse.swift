@@ -25,7 +25,8 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// The JSON conventions of the public interface: RFC 3339 UTC dates without fractions, sorted keys.
+/// The JSON conventions of the public interface: RFC 3339 UTC dates in whole seconds (fractions
+/// are accepted and dropped), sorted keys.
 public enum JSONCoding {
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -45,7 +46,9 @@ public enum JSONCoding {
             guard let date = RFC3339.date(from: text) else {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an RFC 3339 time such as 2026-11-30T05:45:33Z")
             }
-            return date
+            // Whole seconds, as every time of the interface is written: a rule read back and
+            // sent again is then the same rule.
+            return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
         }
         return decoder
     }()

@@ -32,6 +32,17 @@ struct OfferAdminTests {
         #expect(list.count == 1)
     }
 
+    @Test("sending the same rule again changes nothing, also with fractions of a second")
+    func idempotentPut() throws {
+        let env = try TestEnvironment()
+        let body = Self.rule.replacingOccurrences(of: "2026-12-01T00:00:00Z", with: "2026-12-01T00:00:00.500Z")
+        #expect(env.send("PUT", "/v1/admin/offers/winback_50_3m", role: .marketing, json: body).status == 201)
+        let again = env.send("PUT", "/v1/admin/offers/winback_50_3m", role: .marketing, json: body)
+        #expect(again.status == 200 && again.json["version"] as? Int == 1)
+        #expect(again.json["startsAt"] as? String == "2026-12-01T00:00:00Z")
+        #expect(try env.dependencies.offers.changes(offerId: nil, afterId: 0, limit: 10).count == 1)
+    }
+
     @Test("DELETE disables the offer and keeps it")
     func delete() throws {
         let env = try TestEnvironment()
