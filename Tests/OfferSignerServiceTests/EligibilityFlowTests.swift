@@ -144,7 +144,9 @@ struct EligibilityFlowTests {
         let group = (history["groups"] as? [[String: Any]])?.first
         #expect(group?["paidDays"] as? Int == 90)
         #expect(group?["daysSinceExpiry"] as? Int == 10)
-        #expect((history["transactions"] as? [Any])?.count == 3)
+        let transactions = history["transactions"] as? [[String: Any]] ?? []
+        #expect(transactions.count == 3)
+        #expect(transactions.first?["purchaseDate"] as? Int64 == TestAppStore.ms(env.now - 100 * Self.day), "Apple's units: milliseconds")
     }
 
     @Test("simulate counts known users eligible now, with a sample")

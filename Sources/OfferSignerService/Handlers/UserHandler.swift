@@ -45,8 +45,8 @@ struct UserHandler {
         let userId: String
         let bundleId: String
         let groups: [HistoryFacts]
-        let transactions: [SubscriptionTransaction]
-        let renewals: [SubscriptionRenewalState]
+        let transactions: [TransactionDocument]
+        let renewals: [RenewalDocument]
     }
 
     /// The facts per subscription group and the verified transactions behind them.
@@ -59,8 +59,9 @@ struct UserHandler {
             .compactMap { history.facts(group: $0, now: now) }
         let document = HistoryDocument(
             userId: userId, bundleId: bundleId, groups: groups,
-            transactions: history.transactions.sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) },
-            renewals: history.renewals)
+            transactions: history.transactions.sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
+                .map(TransactionDocument.init),
+            renewals: history.renewals.map(RenewalDocument.init))
         return try HTTPResponse.json(document)
     }
 
