@@ -137,6 +137,21 @@ struct SignatureLogTests {
         #expect(report.firstBadRecord?.sequence == 3)
         #expect(report.problem?.contains("missing") == true)
     }
+
+    @Test("records removed from the end of the log are found too")
+    func truncatedTail() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let database = try temp.open()
+        let log = try SQLiteSignatureLog(database: database)
+        defer { log.close() }
+        for n in 0..<4 { _ = try log.append(record(nonce: "t\(n)"), quota: nil) }
+        try database.write { db in try db.run("DELETE FROM signatures WHERE seq >= 3") }
+        let report = try log.verifyIntegrity()
+        #expect(!report.ok)
+        #expect(report.records == 2)
+        #expect(report.problem?.contains("removed from its end") == true)
+    }
 }
 
 /// The outcome of an append, as a value.

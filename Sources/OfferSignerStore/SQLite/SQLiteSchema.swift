@@ -88,6 +88,17 @@ enum SQLiteSchema {
             signed_renewal_info TEXT NOT NULL
         );
         """,
+        // 3: where the signature chain ends, written with every batch, so that records cut
+        // off the end of the log are missed.
+        """
+        CREATE TABLE signature_chain_head (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            seq INTEGER NOT NULL,
+            hash TEXT NOT NULL
+        );
+        INSERT INTO signature_chain_head (id, seq, hash)
+            SELECT 1, seq, hash FROM signatures ORDER BY seq DESC LIMIT 1;
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(SQLiteError) {

@@ -60,6 +60,12 @@ public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
             results.append(.success(LoggedSignature(sequence: sequence, record: r, previousHash: newHead.hash, hash: hash)))
             newHead = (sequence, hash)
         }
+        if newHead.sequence != head.sequence || newHead.hash != head.hash {
+            try db.run("""
+                INSERT INTO signature_chain_head (id, seq, hash) VALUES (1, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
+                """, [.integer(newHead.sequence), .text(newHead.hash)])
+        }
         head = newHead
         return results
     }
@@ -130,8 +136,19 @@ public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
                 let entry = Self.logged(SQLiteRow(statement: statement))
                 bad = SignatureChain.firstBrokenLink(in: [entry], expectedPrevious: &previous, expectedSequence: &sequence)
             }
-            guard let bad else { return IntegrityReport(ok: true, records: count) }
-            return IntegrityReport(ok: false, records: count, firstBadRecord: bad, problem: Self.describe(bad, expectedSequence: sequence, expectedPrevious: previous))
+            if let bad {
+                return IntegrityReport(ok: false, records: count, firstBadRecord: bad,
+                                       problem: Self.describe(bad, expectedSequence: sequence, expectedPrevious: previous))
+            }
+            // The walk ended intact; it must end where the last commit said the chain ends.
+            let recorded = try db.query("SELECT seq, hash FROM signature_chain_head WHERE id = 1") { ($0.int64(0), $0.text(1)) }.first
+            let end = (sequence - 1, previous)
+            if let recorded, recorded != end {
+                return IntegrityReport(ok: false, records: count, problem: recorded.0 > end.0
+                    ? "the log ends at record \(end.0) but was committed up to record \(recorded.0): records were removed from its end"
+                    : "the log's last record \(end.0) does not match the recorded end of the chain (record \(recorded.0))")
+            }
+            return IntegrityReport(ok: true, records: count)
         }
     }
 
