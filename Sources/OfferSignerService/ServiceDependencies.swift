@@ -11,18 +11,21 @@ public struct ServiceDependencies: Sendable {
     /// Verifies App Store signed data.
     public var appStore: AppStoreVerification
     public var rateLimits: RateLimits
+    /// Reverse proxies whose `X-Forwarded-For` is believed.
+    public var trustedProxies: Set<String>
     public var clock: WallClock
     public var metrics: Metrics
     public var logger: Logger
 
     public init(keyRing: KeyRing, offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore,
-                appStore: AppStoreVerification, rateLimits: RateLimits = .none, clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+                appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         self.keyRing = keyRing
         self.offers = offers
         self.signatures = signatures
         self.history = history
         self.appStore = appStore
         self.rateLimits = rateLimits
+        self.trustedProxies = trustedProxies
         self.clock = clock
         self.metrics = metrics
         self.logger = logger

@@ -20,6 +20,7 @@ public enum ServiceRouter {
         let access = Dictionary(table.map { ("\($0.method) \($0.pattern)", $0.access) }, uniquingKeysWith: { first, _ in first })
         let logger = dependencies.logger
         builder.use(RequestIdMiddleware())
+        builder.use(ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
         builder.use(CallerIdentificationMiddleware(keyRing: dependencies.keyRing))
         builder.use(ObservabilityMiddleware(metrics: dependencies.metrics, logger: logger))
         builder.use(ProblemMiddleware { error, request, context in

@@ -37,6 +37,7 @@ public final class ServiceRuntime: @unchecked Sendable {
                 history: historyStore, appStore: appStore,
                 rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                        notificationsPerAddress: settings.notificationRatePerAddress),
+                trustedProxies: Set(settings.trustedProxies),
                 logger: logger)
         } catch {
             throw StartupError("\(settings.database): cannot open the database: \(error)")

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerHTTP
 import Testing
 @testable import OfferSignerService
 
@@ -44,6 +45,25 @@ struct RateLimitTests {
         #expect(limited.status == 429 && limited.code == "rate_limited")
         #expect(Int(limited.response.headers["Retry-After"] ?? "") ?? 0 >= 1)
         #expect(sign("someone-else").status == 200)
+    }
+
+    @Test("behind a trusted proxy the client is the X-Forwarded-For address; an untrusted peer's header is ignored")
+    func forwardedFor() throws {
+        let env = try TestEnvironment()
+        env.dependencies.rateLimits = RateLimits(notificationsPerAddress: RateLimit(count: 1, period: 3600))
+        env.dependencies.trustedProxies = ["10.0.0.1"]
+        func post(from peer: String, forwardedFor: String?) -> Int {
+            var headers: HTTPHeaders = ["Content-Type": "application/json"]
+            if let forwardedFor { headers.set("X-Forwarded-For", forwardedFor) }
+            let request = HTTPRequest(method: "POST", path: "/v1/notifications/appstore", headers: headers,
+                                      body: Array(#"{"signedPayload": "x"}"#.utf8), remoteAddress: peer)
+            return env.router.respond(to: request).status
+        }
+        #expect(post(from: "10.0.0.1", forwardedFor: "203.0.113.5") == 400)
+        #expect(post(from: "10.0.0.1", forwardedFor: "203.0.113.6") == 400, "another client behind the same proxy")
+        #expect(post(from: "10.0.0.1", forwardedFor: "1.2.3.4, 203.0.113.5") == 429, "the rightmost untrusted hop counts")
+        #expect(post(from: "198.51.100.9", forwardedFor: "203.0.113.7") == 400)
+        #expect(post(from: "198.51.100.9", forwardedFor: "203.0.113.8") == 429, "an untrusted peer cannot pick its address")
     }
 
     @Test("per API key, and notifications per client address")

@@ -21,6 +21,8 @@ public struct ServiceSettings: Sendable, Equatable {
     public var maxConnectionsPerAddress = 128
     /// Seconds a connection may stay idle.
     public var connectionTimeout = 15
+    /// Addresses of reverse proxies whose `X-Forwarded-For` names the client.
+    public var trustedProxies: [String] = []
 
     public init() {}
 
@@ -62,6 +64,7 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_MAX_CONNECTIONS_PER_ADDRESS", flag: "--max-connections-per-address") {
             $0.maxConnectionsPerAddress = try positive($1)
         },
+        Setting(variable: "OFFER_SIGNER_TRUSTED_PROXIES", flag: "--trusted-proxies") { $0.trustedProxies = list($1) },
         Setting(variable: "OFFER_SIGNER_CONNECTION_TIMEOUT", flag: "--connection-timeout") {
             $0.connectionTimeout = try positive($1)
         },
