@@ -45,6 +45,38 @@ struct AuditAndImportTests {
         #expect(lines.first?.hasPrefix("sequence,nonce,format,bundleId") == true)
     }
 
+    @Test("paging while signatures are being issued neither skips nor repeats a record")
+    func pagingUnderInserts() throws {
+        let env = try TestEnvironment()
+        try env.putOffer(TestEnvironment.demoRule())
+        _ = signSome(env, users: (0..<20).map { "before-\($0)" })
+        let router = env.router
+        let writer = Thread {
+            for n in 0..<60 {
+                _ = router.respond(to: HTTPRequest(
+                    method: "POST", path: "/v1/offers/sign",
+                    headers: ["Authorization": "Bearer client-token", "Content-Type": "application/json"],
+                    body: Array(#"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "during-\#(n)"}"#.utf8)))
+            }
+        }
+        writer.start()
+        var seen: [Int] = []
+        var cursor: String?
+        for _ in 0..<200 {
+            var query = ["limit": "7"]
+            if let cursor { query["cursor"] = cursor }
+            let page = env.send("GET", "/v1/audit/signatures", role: .auditor, query: query).json
+            seen += (page["items"] as? [[String: Any]] ?? []).compactMap { $0["sequence"] as? Int }
+            cursor = page["nextCursor"] as? String
+            if cursor == nil {
+                if seen.count >= 80 { break }
+                cursor = PageCursor.encode(Int64(seen.last ?? 0))
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
+        #expect(seen == Array(1...80), "every record once, in order")
+    }
+
     @Test("verify: valid and issued here; tampered; a signature by an inactive key still verifies")
     func verify() throws {
         let env = try TestEnvironment()
