@@ -11,6 +11,8 @@ struct LineReader: Sequence, IteratorProtocol {
     private let handle: FileHandle
     private let maxLineBytes: Int
     private var buffer: [UInt8] = []
+    /// Where the unread part of `buffer` starts (consumed bytes are dropped a chunk at a time).
+    private var start = 0
     private var skippingLongLine = false
     private var atEnd = false
 
@@ -25,17 +27,24 @@ struct LineReader: Sequence, IteratorProtocol {
         self.maxLineBytes = maxLineBytes
     }
 
+    /// A line's text without a trailing carriage return.
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes, as: UTF8.self)
+    }
+
     mutating func next() -> Line? {
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                if skippingLongLine {
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[start..<newline])
+                start = newline + 1
+                if skippingLongLine || line.count > maxLineBytes {
                     skippingLongLine = false
                     return .tooLong
                 }
-                return .text(String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...], as: UTF8.self))
+                return .text(Self.text(line[...]))
             }
+            buffer.removeSubrange(..<start)
+            start = 0
             if buffer.count > maxLineBytes {
                 skippingLongLine = true
                 buffer.removeAll(keepingCapacity: true)
@@ -46,7 +55,7 @@ struct LineReader: Sequence, IteratorProtocol {
                     buffer.removeAll()
                     skippingLongLine = false
                 }
-                return skippingLongLine ? .tooLong : .text(String(decoding: buffer, as: UTF8.self))
+                return skippingLongLine || buffer.count > maxLineBytes ? .tooLong : .text(Self.text(buffer[...]))
             }
             let chunk = (try? handle.read(upToCount: 64 * 1024)) ?? nil
             if let chunk, !chunk.isEmpty {
