@@ -18,10 +18,12 @@ RUN swift build -c release --static-swift-stdlib \
  && install -D .build/release/offer-signer /out/offer-signer
 
 FROM debian:bookworm-slim
-# Runtime libraries only: OpenSSL libcrypto, SQLite, libmicrohttpd, CA certificates, curl for the health check.
+# Runtime libraries only: OpenSSL libcrypto, SQLite, libmicrohttpd, the C++ runtime the static Swift
+# runtime links against (checked with ldd on a --static-swift-stdlib build), CA certificates, curl for the
+# health check.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libssl3 libsqlite3-0 libmicrohttpd12 ca-certificates curl \
+        libssl3 libsqlite3-0 libmicrohttpd12 libstdc++6 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin offer-signer \
  && mkdir -p /data && chown offer-signer /data
