@@ -3,7 +3,7 @@
 # Run:    docker run -p 8080:8080 -v /srv/offer-signer:/data offer-signer
 #         (with /srv/offer-signer/keys.json and its .p8 files; see README.md)
 
-FROM swift:6.0-bookworm AS build
+FROM swift:6.2-bookworm AS build
 # The same Debian packages `make deps` installs.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
@@ -25,7 +25,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libssl3 libsqlite3-0 libmicrohttpd12 libstdc++6 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin offer-signer \
+ && useradd --uid 10001 --no-create-home --home-dir /data --shell /usr/sbin/nologin offer-signer \
  && mkdir -p /data && chown offer-signer /data
 COPY --from=build /out/offer-signer /usr/local/bin/offer-signer
 USER offer-signer
