@@ -1,0 +1,113 @@
+import Foundation
+import OfferSignerCore
+@testable import OfferSignerStore
+import Testing
+
+/// Where `swift test` leaves the executable it builds beside the tests.
+enum OfferSignerBinary {
+    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/offer-signer")
+    static var exists: Bool { FileManager.default.isExecutableFile(atPath: url.path) }
+}
+
+/// The `offer-signer` executable as an operator runs it.
+@Suite("The offer-signer command", .enabled(if: OfferSignerBinary.exists))
+struct CommandLineTests {
+    static let binary = OfferSignerBinary.url
+
+    struct Outcome {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    /// Runs the command to completion (at most `timeout` seconds).
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], timeout: TimeInterval = 20) throws -> Outcome {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe(), errors = Pipe(), stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus,
+                       output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                       errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    @Test("keys hash-token prints the SHA-256 of the token on standard input")
+    func hashToken() throws {
+        let outcome = try Self.run(["keys", "hash-token"], input: "s3cret\n")
+        #expect(outcome.status == 0)
+        #expect(outcome.output == SHA256Digest.hex(Array("s3cret".utf8)) + "\n")
+    }
+
+    @Test("serve with a bad keys file exits 1 and names the file")
+    func badKeys() throws {
+        let env = try TestEnvironment()
+        let keys = env.folder.appendingPathComponent("broken.json")
+        try "{\"apps\": 3}".write(to: keys, atomically: true, encoding: .utf8)
+        let outcome = try Self.run(["serve", "--keys", keys.path, "--database", env.folder.appendingPathComponent("x.sqlite").path,
+                                    "--listen", "127.0.0.1:0"])
+        #expect(outcome.status == 1)
+        #expect(outcome.errors.contains(keys.path))
+    }
+
+    @Test("an unknown option or subcommand exits 2 with usage")
+    func usage() throws {
+        #expect(try Self.run(["serve", "--nope", "1"]).status == 2)
+        let unknown = try Self.run(["frobnicate"])
+        #expect(unknown.status == 2 && unknown.errors.contains("USAGE"))
+        #expect(try Self.run(["--help"]).output.contains("audit export"))
+    }
+
+    @Test("serve reloads the keys file on SIGHUP and stops cleanly on SIGTERM")
+    func signals() throws {
+        let env = try TestEnvironment()
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--keys", env.keysPath, "--database", env.folder.appendingPathComponent("sig.sqlite").path,
+                             "--listen", "127.0.0.1:0"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)
+        kill(process.processIdentifier, SIGHUP)
+        Thread.sleep(forTimeInterval: 0.5)
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let stopped = !process.isRunning
+        if !stopped { process.terminate() }
+        process.waitUntilExit()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(stopped, "SIGTERM stops the service")
+        #expect(process.terminationStatus == 0)
+        #expect(log.contains("keys file reloaded"))
+        #expect(log.contains("\"stopped\""))
+    }
+
+    @Test("audit verify exits 0 on an intact log and 1 when a record was changed")
+    func auditVerify() throws {
+        let env = try TestEnvironment()
+        try env.putOffer(TestEnvironment.demoRule())
+        for user in ["a", "b"] {
+            _ = env.send("POST", "/v1/offers/sign", json: #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "\#(user)"}"#)
+        }
+        let arguments = ["audit", "verify", "--database", env.database.path, "--keys", env.keysPath]
+        let intact = try Self.run(arguments)
+        #expect(intact.status == 0 && intact.output.contains("2 records"))
+        try env.database.write { db in try db.run("UPDATE signatures SET user_id = 'x' WHERE seq = 1") }
+        let tampered = try Self.run(arguments)
+        #expect(tampered.status == 1 && tampered.output.contains("sequence 1"))
+    }
+}
