@@ -5,7 +5,7 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String
     /// 0 picks a free port.
     public var port: UInt16
-    /// Connections served at once; more wait in the kernel's backlog.
+    /// Connections served at once; libmicrohttpd refuses more.
     public var connectionLimit: Int
     /// Connections one client address may hold open (0: no limit).
     public var perAddressConnectionLimit: Int
