@@ -12,7 +12,8 @@ struct SignHandler {
         try RateLimits.check(dependencies.rateLimits.signPerAPIKey, context.principal?.name ?? "", what: "signing requests for this API key")
         let body = try request.decodeJSON(SignRequest.self)
         try body.validate()
-        try RateLimits.check(dependencies.rateLimits.signPerUser, body.userId.lowercased(), what: "signing requests for this user")
+        let userId = body.userId.lowercased()
+        try RateLimits.check(dependencies.rateLimits.signPerUser, userId, what: "signing requests for this user")
         let configuration = dependencies.keyRing.current
         guard let app = configuration.app(bundleId: body.bundleId) else {
             if let bundleId = body.bundleId { throw HTTPProblem.notFound("no app with bundleId '\(bundleId)' is configured") }
@@ -24,7 +25,6 @@ struct SignHandler {
         guard offer.rule.productIds.contains(body.productId) else {
             throw HTTPProblem.notFound("offer '\(body.offerId)' is not for product '\(body.productId)'")
         }
-        let userId = body.userId.lowercased()
         let now = dependencies.clock.now
         let decision = try EligibilityCheck(history: dependencies.history)
             .decide(userId: userId, rule: offer.rule, productId: body.productId, now: now)
