@@ -9,7 +9,12 @@ struct EligibilityCheck {
 
     /// The decision for `userId` (lowercased app account token) on `rule` for `productId`.
     func decide(userId: String, rule: OfferRule, productId: String, now: Date) throws -> EligibilityDecision {
-        let userHistory = try history.history(userId: userId, bundleId: rule.bundleId)
+        try decide(userHistory: history.history(userId: userId, bundleId: rule.bundleId), rule: rule, productId: productId, now: now)
+    }
+
+    /// The decision on `rule` for `productId`, given the user's history in the rule's app
+    /// (read once when several offers are judged for one user).
+    func decide(userHistory: UserHistory, rule: OfferRule, productId: String, now: Date) throws -> EligibilityDecision {
         let facts = try group(of: [productId] + rule.productIds, bundleId: rule.bundleId, userHistory: userHistory)
             .flatMap { userHistory.facts(group: $0, now: now) }
         return EligibilityEvaluator.evaluate(facts: facts, rule: rule, now: now)

@@ -28,13 +28,14 @@ struct UserHandler {
         let productFilter = request.query["productId"]
         let now = dependencies.clock.now
         let check = EligibilityCheck(history: dependencies.history)
+        let userHistory = try dependencies.history.history(userId: userId, bundleId: app)
         let verdicts = try dependencies.offers.offers()
             .filter { $0.rule.bundleId == app && $0.rule.enabled }
             .filter { offer in productFilter.map { offer.rule.productIds.contains($0) } ?? true }
             .sorted { ($0.rule.priority, $1.rule.offerId) > ($1.rule.priority, $0.rule.offerId) }
             .map { offer in
                 let product = productFilter ?? offer.rule.productIds[0]
-                let decision = try check.decide(userId: userId, rule: offer.rule, productId: product, now: now)
+                let decision = try check.decide(userHistory: userHistory, rule: offer.rule, productId: product, now: now)
                 return OfferVerdict(offerId: offer.rule.offerId, productIds: offer.rule.productIds, priority: offer.rule.priority,
                                     eligible: decision.eligible, reasons: decision.reasons)
             }
