@@ -13,6 +13,10 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, @unchecked Send
         }
     }
 
+    deinit {
+        committer.close()
+    }
+
     /// Stops the writer once the items already waiting are written.
     public func close() {
         committer.close()

@@ -20,6 +20,10 @@ public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
         }
     }
 
+    deinit {
+        committer.close()
+    }
+
     /// Stops the writer once the appends already waiting are written.
     public func close() {
         committer.close()
