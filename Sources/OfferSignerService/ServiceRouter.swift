@@ -31,7 +31,7 @@ public enum ServiceRouter {
         builder.use(ContentTypeMiddleware(extraTypes: ["/v1/admin/history/import": ["application/x-ndjson"]]))
         let keyRing = dependencies.keyRing
         builder.preflight = { head, context in
-            !mayCall(head, route: context.route ?? "", access: access, keyRing: keyRing)
+            !mayCall(head, context: context, access: access, keyRing: keyRing)
         }
         for entry in table {
             builder.add(entry.method, entry.pattern, maxBodyBytes: entry.maxBodyBytes, spoolBody: entry.spoolBody, handler: entry.handler)

@@ -5,7 +5,7 @@ extension OfferRule {
     public func validationProblems() -> [String] {
         var problems: [String] = []
         func identifier(_ name: String, _ value: String) {
-            if value.isEmpty || value.utf8.count > 256 || !value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
+            if !Identifier.isValid(value) {
                 problems.append("'\(name)' must be 1–256 visible ASCII characters")
             }
         }

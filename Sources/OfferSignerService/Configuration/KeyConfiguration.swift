@@ -41,12 +41,12 @@ public struct KeyConfiguration: Sendable {
         var warnings: [String] = []
         var seenBundles = Set<String>()
         for app in file.apps {
-            guard InputRules.isIdentifier(app.bundleId) else { throw fail("bundleId '\(app.bundleId)' is not a valid bundle ID") }
+            guard Identifier.isValid(app.bundleId) else { throw fail("bundleId '\(app.bundleId)' is not a valid bundle ID") }
             guard seenBundles.insert(app.bundleId).inserted else { throw fail("app \(app.bundleId) is configured twice") }
             var keys: [SigningKey] = []
             var seenKeyIds = Set<String>()
             for entry in app.signingKeys {
-                guard InputRules.isIdentifier(entry.keyId) else { throw fail("app \(app.bundleId): keyId '\(entry.keyId)' is not a valid key ID") }
+                guard Identifier.isValid(entry.keyId) else { throw fail("app \(app.bundleId): keyId '\(entry.keyId)' is not a valid key ID") }
                 guard seenKeyIds.insert(entry.keyId).inserted else { throw fail("app \(app.bundleId): duplicate key ID \(entry.keyId)") }
                 let keyURL = entry.privateKeyPath.hasPrefix("/") ? URL(fileURLWithPath: entry.privateKeyPath)
                     : folder.appendingPathComponent(entry.privateKeyPath)
@@ -70,14 +70,14 @@ public struct KeyConfiguration: Sendable {
             guard active.count == 1 else {
                 throw fail("app \(app.bundleId) has \(active.count) active signing keys (\(active.map(\.keyId).joined(separator: ", "))); exactly one may be active")
             }
-            if let issuer = app.issuerId, !InputRules.isIdentifier(issuer) { throw fail("app \(app.bundleId): issuerId is not valid") }
+            if let issuer = app.issuerId, !Identifier.isValid(issuer) { throw fail("app \(app.bundleId): issuerId is not valid") }
             apps.append(AppKeys(bundleId: app.bundleId, appAppleId: app.appAppleId, issuerId: app.issuerId, keys: keys))
         }
         var apiKeys: [APIKey] = []
         var seenNames = Set<String>()
         var seenHashes = Set<String>()
         for entry in file.apiKeys {
-            guard !entry.name.isEmpty, InputRules.isIdentifier(entry.name) else { throw fail("API key name '\(entry.name)' is not valid") }
+            guard !entry.name.isEmpty, Identifier.isValid(entry.name) else { throw fail("API key name '\(entry.name)' is not valid") }
             guard seenNames.insert(entry.name).inserted else { throw fail("API key name \(entry.name) is used twice") }
             guard let role = Role(rawValue: entry.role) else {
                 throw fail("API key \(entry.name): unknown role '\(entry.role)' (use \(Role.allCases.map(\.rawValue).joined(separator: ", ")))")

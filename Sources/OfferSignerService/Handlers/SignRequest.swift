@@ -31,13 +31,13 @@ struct SignRequest: Decodable {
 
     /// Refuses IDs of the wrong length or characters, with the field named.
     func validate() throws(HTTPProblem) {
-        for (name, value) in [("productId", productId), ("offerId", offerId)] where !InputRules.isIdentifier(value) {
+        for (name, value) in [("productId", productId), ("offerId", offerId)] where !Identifier.isValid(value) {
             throw .invalidRequest("'\(name)' must be 1–256 visible ASCII characters")
         }
-        if let bundleId, !InputRules.isIdentifier(bundleId) {
+        if let bundleId, !Identifier.isValid(bundleId) {
             throw .invalidRequest("'bundleId' must be 1–256 visible ASCII characters")
         }
-        if let transactionId, !InputRules.isIdentifier(transactionId, maxLength: 64) {
+        if let transactionId, !Identifier.isValid(transactionId, maxLength: 64) {
             throw .invalidRequest("'transactionId' must be 1–64 visible ASCII characters")
         }
         guard InputRules.isUserId(userId) else {

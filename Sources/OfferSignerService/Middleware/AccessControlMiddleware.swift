@@ -9,16 +9,21 @@ struct CallerIdentificationMiddleware: HTTPMiddleware {
     let keyRing: KeyRing
 
     func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPResponder) throws -> HTTPResponse {
-        guard let header = request.headers["Authorization"] else { return try next(request, context) }
+        try next(request, identified(request, context))
+    }
+
+    /// `context` with the caller named by the request's token, or why the token is refused.
+    func identified(_ request: HTTPRequest, _ context: RequestContext) -> RequestContext {
+        guard let header = request.headers["Authorization"] else { return context }
         var context = context
         switch identify(header) {
         case .success(let key): context.principal = Principal(name: key.name, role: key.role.rawValue)
         case .failure(let problem): context.credentialProblem = problem
         }
-        return try next(request, context)
+        return context
     }
 
-    func identify(_ header: String) -> Result<APIKey, HTTPProblem> {
+    private func identify(_ header: String) -> Result<APIKey, HTTPProblem> {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
             return .failure(.unauthorized("the Authorization header must be 'Bearer <token>'"))
@@ -40,28 +45,31 @@ struct AuthorizationMiddleware: HTTPMiddleware {
     let access: [String: Access]
 
     func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPResponder) throws -> HTTPResponse {
-        guard let route = context.route, let rule = access["\(request.method) \(route)"] else { return try next(request, context) }
-        if case .open = rule { return try next(request, context) }
-        if let problem = context.credentialProblem { throw problem }
+        if let refusal = refusal(request, context) { throw refusal }
+        return try next(request, context)
+    }
+
+    /// Why the identified caller may not call the route, or nil when it may.
+    func refusal(_ request: HTTPRequest, _ context: RequestContext) -> HTTPProblem? {
+        guard let route = context.route, let rule = access["\(request.method) \(route)"] else { return nil }
+        if case .open = rule { return nil }
+        if let problem = context.credentialProblem { return problem }
         guard let principal = context.principal, let role = Role(rawValue: principal.role) else {
-            throw HTTPProblem.unauthorized("send an API token as 'Authorization: Bearer <token>'")
+            return .unauthorized("send an API token as 'Authorization: Bearer <token>'")
         }
         guard rule.allows(role) else {
-            throw HTTPProblem.forbidden("the '\(role.rawValue)' role may not call \(request.method) \(route)")
+            return .forbidden("the '\(role.rawValue)' role may not call \(request.method) \(route)")
         }
-        return try next(request, context)
+        return nil
     }
 }
 
 extension ServiceRouter {
-    /// Whether the caller named in `head` may call the route: the same decision as
+    /// Whether the caller named in `head` may call the route: the decision of
     /// `CallerIdentificationMiddleware` + `AuthorizationMiddleware`, taken before a large
     /// upload is read.
-    static func mayCall(_ head: HTTPRequest, route: String, access: [String: Access], keyRing: KeyRing) -> Bool {
-        guard let rule = access["\(head.method) \(route)"] else { return true }
-        if case .open = rule { return true }
-        guard let header = head.headers["Authorization"],
-              case .success(let key) = CallerIdentificationMiddleware(keyRing: keyRing).identify(header) else { return false }
-        return rule.allows(key.role)
+    static func mayCall(_ head: HTTPRequest, context: RequestContext, access: [String: Access], keyRing: KeyRing) -> Bool {
+        let identified = CallerIdentificationMiddleware(keyRing: keyRing).identified(head, context)
+        return AuthorizationMiddleware(access: access).refusal(head, identified) == nil
     }
 }

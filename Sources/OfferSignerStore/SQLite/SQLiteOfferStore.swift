@@ -32,13 +32,13 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
     }
 
     public func apply(_ rules: [OfferRule], by actor: String, at now: Date) throws -> [StoredOffer] {
-        try change(by: actor, at: now) { db in
+        try change { db in
             try rules.map { rule in try Self.change(rule.offerId, db, by: actor, at: now) { _ in rule }! }
         }
     }
 
     public func disable(id: String, by actor: String, at now: Date) throws -> StoredOffer? {
-        try change(by: actor, at: now) { db in
+        try change { db in
             try Self.change(id, db, by: actor, at: now) { existing in
                 guard var rule = existing?.rule else { return nil }
                 rule.enabled = false
@@ -48,7 +48,7 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
     }
 
     /// Runs `body` in one write transaction, then brings the mirror up to date.
-    private func change<T>(by actor: String, at now: Date, _ body: (SQLiteConnection) throws -> T) throws -> T {
+    private func change<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         let result = try database.write(body)
         try refresh(force: true)
         return result
