@@ -17,6 +17,9 @@ struct HTTPServerTests {
             guard let file = request.bodyFile, let data = FileManager.default.contents(atPath: file.path) else { return .text("no file") }
             return .text("spooled \(data.count) bytes in memory \(request.body.count)")
         }
+        builder.add("GET", "/together") { _, _ in
+            .text(Rendezvous.shared.arrive(expecting: 8, within: 10) ? "together" : "alone")
+        }
         builder.add("GET", "/slow") { _, _ in
             Thread.sleep(forTimeInterval: 0.3)
             return .text("done")
@@ -106,18 +109,20 @@ struct HTTPServerTests {
     func threadPerConnection() throws {
         let server = try startServer()
         defer { server.stop() }
-        let started = Date()
-        let group = DispatchGroup()
         let results = ResultBox()
-        for _ in 0..<8 {
-            DispatchQueue.global().async(group: group) {
-                let response = try? RawHTTPClient.send(port: server.port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                results.add(response?.hasSuffix("done") == true)
+        // Each handler waits until all eight are running at once; served one after another,
+        // the first would give up and answer "alone".
+        let clients = (0..<8).map { _ in
+            Thread {
+                let response = try? RawHTTPClient.send(port: server.port, "GET /together HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                                                       timeoutSeconds: 20)
+                results.add(response?.hasSuffix("together") == true)
             }
         }
-        group.wait()
-        #expect(results.successes == 8)
-        #expect(Date().timeIntervalSince(started) < 8 * 0.3, "the slow requests ran side by side")
+        clients.forEach { $0.start() }
+        let deadline = Date().addingTimeInterval(30)
+        while results.count < 8 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(results.successes == 8, "the eight blocked handlers ran side by side")
     }
 
     @Test("slow-drip clients (slowloris) do not stop other clients from being served")
@@ -167,9 +172,31 @@ struct HTTPServerTests {
 
 final class ResultBox: @unchecked Sendable {
     private let lock = NSLock()
-    private var count = 0
-    func add(_ ok: Bool) { lock.withLock { if ok { count += 1 } } }
-    var successes: Int { lock.withLock { count } }
+    private var ok = 0
+    private var all = 0
+    func add(_ success: Bool) { lock.withLock { all += 1; if success { ok += 1 } } }
+    var successes: Int { lock.withLock { ok } }
+    var count: Int { lock.withLock { all } }
+}
+
+/// Handlers that arrive here wait until `expecting` of them are here at once.
+final class Rendezvous: @unchecked Sendable {
+    static let shared = Rendezvous()
+    private let condition = NSCondition()
+    private var arrived = 0
+
+    /// True when `expecting` callers were waiting together within `seconds`.
+    func arrive(expecting: Int, within seconds: TimeInterval) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        arrived += 1
+        condition.broadcast()
+        let deadline = Date().addingTimeInterval(seconds)
+        while arrived < expecting {
+            if !condition.wait(until: deadline) { return false }
+        }
+        return true
+    }
 }
 
 /// Refuses requests without an Authorization header (for the preflight test).
