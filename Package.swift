@@ -17,8 +17,8 @@ let package = Package(
         .target(name: "OfferSignerCore", dependencies: ["COpenSSL"]),
         // Persistence behind protocols; SQLite now.
         .target(name: "OfferSignerStore", dependencies: ["OfferSignerCore", "CSQLite"]),
-        // libmicrohttpd adapter, Request/Response values, router, middleware.
-        .target(name: "OfferSignerHTTP", dependencies: ["CMicroHTTPD"]),
+        // libmicrohttpd adapter, Request/Response values, router, middleware; Core only for its JSON and identifier rules.
+        .target(name: "OfferSignerHTTP", dependencies: ["OfferSignerCore", "CMicroHTTPD"]),
         // Handlers, configuration, wiring.
         .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP"]),
         // The executable: CLI and subcommands.

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerCore
 
 /// An error that renders itself as an RFC 9457 problem document (`application/problem+json`).
 public struct HTTPProblem: Error, Sendable, CustomStringConvertible {

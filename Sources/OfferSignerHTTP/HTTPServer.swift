@@ -69,7 +69,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let existing = state.pointee else {
             let method = String(cString: method)
             let path = String(cString: url)
-            let pending = PendingRequest(method: method, path: path, policy: application.bodyPolicy(method: method, path: path))
+            let pending = PendingRequest(method: method, path: path, route: application.resolve(method: method, path: path))
             state.pointee = Unmanaged.passRetained(pending).toOpaque()
             let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
                 .flatMap { Int(String(cString: $0)) }
@@ -77,7 +77,7 @@ public final class HTTPServer: @unchecked Sendable {
                 pending.exceeded = true  // answer at once, without reading the body
                 return respond(connection, pending, beforeBody: true)
             }
-            if pending.policy.spoolToDisk, application.answersBeforeBody(request(connection, pending, complete: false)) {
+            if pending.policy.spoolToDisk, application.answersBeforeBody(request(connection, pending, complete: false), route: pending.route) {
                 return respond(connection, pending, beforeBody: true)  // e.g. an upload without valid credentials
             }
             return .YES
@@ -93,7 +93,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func respond(_ connection: OpaquePointer, _ pending: PendingRequest, beforeBody: Bool = false) -> MHD_Result {
         pending.responded = true
-        let response = application.respond(to: request(connection, pending, complete: !beforeBody))
+        let response = application.respond(to: request(connection, pending, complete: !beforeBody), route: pending.route)
         pending.removeSpool()
         let created = response.body.withUnsafeBytes { body in
             MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY)
@@ -148,7 +148,9 @@ public enum HTTPServerError: Error, CustomStringConvertible {
 private final class PendingRequest {
     let method: String
     let path: String
-    let policy: BodyPolicy
+    /// The route, looked up once from the head.
+    let route: ResolvedRoute
+    var policy: BodyPolicy { route.body }
     var body: [UInt8] = []
     var received = 0
     var exceeded = false
@@ -156,10 +158,10 @@ private final class PendingRequest {
     private var spool: (url: URL, handle: FileHandle)?
     private var spoolFailed = false
 
-    init(method: String, path: String, policy: BodyPolicy) {
+    init(method: String, path: String, route: ResolvedRoute) {
         self.method = method
         self.path = path
-        self.policy = policy
+        self.route = route
     }
 
     deinit { removeSpool() }

@@ -1,31 +1,42 @@
-/// What the router and middleware learn about a request on its way to the handler.
-public struct RequestContext: Sendable {
-    /// The caller's `X-Request-Id`, or a fresh one.
-    public var requestId: String
-    /// The matched route pattern (e.g. `/v1/admin/offers/{offerId}`), or nil when none matched.
-    public var route: String?
-    /// Values of the pattern's `{name}` segments.
-    public var parameters: [String: String]
-    /// The authenticated caller, set by the authentication middleware.
-    public var principal: Principal?
-    /// Why the credentials the caller sent are not acceptable, if they are not.
-    public var credentialProblem: HTTPProblem?
+/// What the application keeps about one request on its way through the middleware to the
+/// handler (Hummingbird's pattern): the router fills in the `core`, the application adds its
+/// own members (who is calling, say) and declares with each route what its middleware needs
+/// to know of it (`RoutePolicy`, e.g. who may call the route).
+public protocol RequestContext: Sendable {
+    /// What the application declares with each route besides its method, path and body rules.
+    associatedtype RoutePolicy: Sendable
 
-    public init(requestId: String = "", route: String? = nil, parameters: [String: String] = [:], principal: Principal? = nil) {
-        self.requestId = requestId
-        self.route = route
-        self.parameters = parameters
-        self.principal = principal
-    }
+    /// A context for a request: `policy` is the matched route's, nil when no route matched.
+    init(core: CoreRequestContext, policy: RoutePolicy?)
+
+    /// What the router knows of the request.
+    var core: CoreRequestContext { get }
 }
 
-/// An authenticated caller: the API key's name and role.
-public struct Principal: Sendable, Hashable {
-    public var name: String
-    public var role: String
+extension RequestContext {
+    /// The caller's `X-Request-Id`, or a fresh one.
+    public var requestId: String { core.requestId }
+    /// Values of the matched pattern's `{name}` segments.
+    public var parameters: RouteParameters { core.parameters }
+}
 
-    public init(name: String, role: String) {
-        self.name = name
-        self.role = role
+/// What the router learns of a request before the middleware sees it.
+public struct CoreRequestContext: Sendable {
+    /// The caller's `X-Request-Id` when it is 1–128 visible ASCII characters, or a fresh UUID.
+    public let requestId: String
+    /// The pattern of the route whose path matched (e.g. `/v1/admin/offers/{offerId}`),
+    /// also when its method did not; nil when no route's path matched.
+    public let routePattern: String?
+    /// Values of the pattern's `{name}` segments.
+    public let parameters: RouteParameters
+    /// Media types the matched route accepts for a request body; empty when none matched.
+    public let acceptedMediaTypes: Set<String>
+
+    public init(requestId: String, routePattern: String? = nil, parameters: RouteParameters = RouteParameters(),
+                acceptedMediaTypes: Set<String> = []) {
+        self.requestId = requestId
+        self.routePattern = routePattern
+        self.parameters = parameters
+        self.acceptedMediaTypes = acceptedMediaTypes
     }
 }

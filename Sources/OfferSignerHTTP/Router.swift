@@ -1,171 +1,105 @@
-/// Routes requests to handlers through the middleware chain. Built once by
-/// `RouterBuilder`, then immutable, so it is shared by every server thread.
-public struct Router: HTTPApplication {
-    let routes: [Route]
-    let middleware: [any HTTPMiddleware]
-    let defaultBodyLimit: Int
-    let preflight: (@Sendable (HTTPRequest, RequestContext) -> Bool)?
+import Foundation
+import OfferSignerCore
 
-    /// How the route matching `method` and `path` takes its body.
-    public func bodyPolicy(method: String, path: String) -> BodyPolicy {
-        let segments = Route.split(path)
-        guard let route = routes.first(where: { $0.method == method && $0.match(segments) != nil }) else {
-            return BodyPolicy(limit: defaultBodyLimit)
-        }
-        return BodyPolicy(limit: route.maxBodyBytes, spoolToDisk: route.spoolsBody)
+/// Routes requests to handlers through the middleware chain and turns every error into a
+/// response at its edge. Built once by `RouterBuilder`, then immutable, so it is shared by
+/// every server thread; every responder (the routes', the 404's, each path's 405 and 413)
+/// is chained through the middleware once, at build time.
+public struct Router<Context: RequestContext>: HTTPApplication {
+    let table: [ChainedRoute]
+    /// One entry per path pattern, for the 405 of a method the path lacks.
+    let methodsNotAllowed: [(pattern: String, responder: HTTPResponder<Context>)]
+    let notFound: HTTPResponder<Context>
+    let defaultBody: BodyPolicy
+    let preflight: (@Sendable (HTTPRequest, Context) -> Bool)?
+    let reportUnexpected: @Sendable (any Error, HTTPRequest, Context) -> Void
+
+    struct ChainedRoute: Sendable {
+        let route: Route<Context>
+        /// The index of the route's path in `methodsNotAllowed`.
+        let pathIndex: Int
+        /// The handler inside the middleware chain.
+        let responder: HTTPResponder<Context>
+        /// The 413 answer inside the middleware chain.
+        let tooLarge: HTTPResponder<Context>
     }
 
-    /// Whether a request to a route that spools its body should be answered from its head
-    /// alone (the `preflight` check refused it), so that no one can make the service store a
-    /// large upload it would refuse anyway.
-    public func answersBeforeBody(_ head: HTTPRequest) -> Bool {
-        guard let preflight else { return false }
-        let segments = Route.split(head.path)
-        guard let route = routes.first(where: { $0.method == head.method && $0.match(segments) != nil }), route.spoolsBody else {
+    /// Every route, in the order declared.
+    public var routes: [Route<Context>] { table.map(\.route) }
+
+    public func resolve(method: String, path: String) -> ResolvedRoute {
+        let segments = Route<Context>.split(path)
+        var pathIndex: Int?
+        for (index, entry) in table.enumerated() {
+            guard let parameters = entry.route.match(segments) else { continue }
+            if entry.route.method == method {
+                return ResolvedRoute(body: entry.route.body, target: .route(index, parameters))
+            }
+            pathIndex = pathIndex ?? entry.pathIndex
+        }
+        return ResolvedRoute(body: defaultBody, target: pathIndex.map { .methodNotAllowed($0) } ?? .notFound)
+    }
+
+    public func answersBeforeBody(_ head: HTTPRequest, route: ResolvedRoute) -> Bool {
+        guard let preflight, case .route(let index, let parameters) = route.target, table[index].route.body.spoolToDisk else {
             return false
         }
-        return preflight(head, RequestContext(route: route.pattern))
+        return preflight(head, context(for: head, route.target, parameters: parameters))
     }
 
-    /// Runs the middleware chain and the matched handler; never throws.
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
-        let segments = Route.split(request.path)
-        var context = RequestContext()
-        var responder: HTTPResponder
-        let candidates = routes.compactMap { route in route.match(segments).map { (route, $0) } }
-        if let (route, parameters) = candidates.first(where: { $0.0.method == request.method }) {
-            context.route = route.pattern
-            context.parameters = parameters
-            if request.bodyExceededLimit {
-                let limit = route.maxBodyBytes
-                responder = chain { _, _ in throw HTTPProblem.payloadTooLarge(limit: limit) }
-            } else {
-                responder = route.responder
-            }
-        } else if let (route, _) = candidates.first {
-            context.route = route.pattern
-            let allowed = candidates.map(\.0.method)
-            responder = chain { request, _ in throw HTTPProblem.methodNotAllowed(request.method, allowed: allowed) }
-        } else {
-            responder = chain { request, _ in throw HTTPProblem.notFound("no route for \(request.path)") }
+    public func respond(to request: HTTPRequest, route: ResolvedRoute) -> HTTPResponse {
+        let responder: HTTPResponder<Context>
+        var parameters = RouteParameters()
+        switch route.target {
+        case .route(let index, let matched):
+            parameters = matched
+            responder = request.bodyExceededLimit ? table[index].tooLarge : table[index].responder
+        case .methodNotAllowed(let index):
+            responder = methodsNotAllowed[index].responder
+        case .notFound:
+            responder = notFound
         }
+        let context = context(for: request, route.target, parameters: parameters)
+        var response: HTTPResponse
         do {
-            return try responder(request, context)
-        } catch let problem as HTTPProblem {
-            return problem.response
+            response = try responder(request, context)
+        } catch let error as any HTTPResponseError where error.unexpectedCause == nil {
+            response = error.problem.response
         } catch {
-            return HTTPProblem.internalError(requestId: context.requestId).response
+            reportUnexpected((error as? any HTTPResponseError)?.unexpectedCause ?? error, request, context)
+            response = HTTPProblem.internalError(requestId: context.requestId).response
         }
+        response.headers.set("X-Request-Id", context.requestId)
+        return response
     }
 
-    /// `endpoint` wrapped in the middleware, outermost first.
-    func chain(_ endpoint: @escaping HTTPResponder) -> HTTPResponder {
-        Self.chain(middleware, endpoint)
+    /// Resolves and responds in one step (for tests and in-process callers).
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        respond(to: request, route: resolve(method: request.method, path: request.path))
     }
 
-    static func chain(_ middleware: [any HTTPMiddleware], _ endpoint: @escaping HTTPResponder) -> HTTPResponder {
-        middleware.reversed().reduce(endpoint) { next, step in
-            { request, context in try step.handle(request, context: context, next: next) }
+    /// Whether the head of a request is answered before its body (for tests and in-process callers).
+    public func answersBeforeBody(_ head: HTTPRequest) -> Bool {
+        answersBeforeBody(head, route: resolve(method: head.method, path: head.path))
+    }
+
+    /// The body policy of the route matching `method` and `path`.
+    public func bodyPolicy(method: String, path: String) -> BodyPolicy {
+        resolve(method: method, path: path).body
+    }
+
+    private func context(for request: HTTPRequest, _ target: ResolvedRoute.Target, parameters: RouteParameters) -> Context {
+        let requestId = request.headers["X-Request-Id"].flatMap { Identifier.isValid($0, maxLength: 128) ? $0 : nil }
+            ?? UUID().uuidString.lowercased()
+        switch target {
+        case .route(let index, _):
+            let route = table[index].route
+            return Context(core: CoreRequestContext(requestId: requestId, routePattern: route.pattern, parameters: parameters,
+                                                    acceptedMediaTypes: route.acceptedMediaTypes), policy: route.policy)
+        case .methodNotAllowed(let index):
+            return Context(core: CoreRequestContext(requestId: requestId, routePattern: methodsNotAllowed[index].pattern), policy: nil)
+        case .notFound:
+            return Context(core: CoreRequestContext(requestId: requestId), policy: nil)
         }
-    }
-}
-
-/// Collects routes and middleware, then builds an immutable `Router`.
-public struct RouterBuilder {
-    private var routes: [Route] = []
-    private var middleware: [any HTTPMiddleware] = []
-    /// The body limit of routes that set none: 64 KiB.
-    public var defaultBodyLimit = 64 * 1024
-    /// Asked with the head of a request to a spooling route before its body is read: true
-    /// refuses it at once (the middleware chain then answers it without the body).
-    public var preflight: (@Sendable (HTTPRequest, RequestContext) -> Bool)?
-
-    public init() {}
-
-    /// Adds middleware; the first added runs outermost.
-    public mutating func use(_ step: any HTTPMiddleware) {
-        middleware.append(step)
-    }
-
-    /// Adds a route. `pattern` segments in braces (`{offerId}`) match any one path segment.
-    /// With `spoolBody` the body is written to a temporary file as it arrives (for large
-    /// uploads) and handed over as `request.bodyFile` instead of `request.body`.
-    public mutating func add(_ method: String, _ pattern: String, maxBodyBytes: Int? = nil, spoolBody: Bool = false,
-                             handler: @escaping HTTPResponder) {
-        routes.append(Route(method: method, pattern: pattern, maxBodyBytes: maxBodyBytes ?? defaultBodyLimit,
-                            spoolsBody: spoolBody, handler: handler))
-    }
-
-    /// The router, with each route's middleware chain built once here rather than per request.
-    public func build() -> Router {
-        let chained = routes.map { route in
-            var route = route
-            route.responder = Router.chain(middleware, route.handler)
-            return route
-        }
-        return Router(routes: chained, middleware: middleware, defaultBodyLimit: defaultBodyLimit, preflight: preflight)
-    }
-}
-
-/// One method and path pattern with its handler.
-struct Route: Sendable {
-    let method: String
-    let pattern: String
-    let maxBodyBytes: Int
-    let spoolsBody: Bool
-    let handler: HTTPResponder
-    /// The handler inside the router's middleware chain.
-    var responder: HTTPResponder
-    private let segments: [Substring]
-
-    init(method: String, pattern: String, maxBodyBytes: Int, spoolsBody: Bool, handler: @escaping HTTPResponder) {
-        self.method = method
-        self.pattern = pattern
-        self.maxBodyBytes = maxBodyBytes
-        self.spoolsBody = spoolsBody
-        self.handler = handler
-        self.responder = handler
-        self.segments = Route.split(pattern)
-    }
-
-    static func split(_ path: String) -> [Substring] {
-        path.split(separator: "/", omittingEmptySubsequences: true)
-    }
-
-    /// The parameters if `path` matches this pattern.
-    func match(_ path: [Substring]) -> [String: String]? {
-        guard path.count == segments.count else { return nil }
-        var parameters: [String: String] = [:]
-        for (expected, actual) in zip(segments, path) {
-            if expected.first == "{" && expected.last == "}" {
-                parameters[String(expected.dropFirst().dropLast())] = String(actual)
-            } else if expected != actual {
-                return nil
-            }
-        }
-        return parameters
-    }
-}
-
-/// What a server needs from the application.
-public protocol HTTPApplication: Sendable {
-    /// How the body of a request to this method and path is taken.
-    func bodyPolicy(method: String, path: String) -> BodyPolicy
-    /// Whether to answer this request from its head alone, without reading its body.
-    func answersBeforeBody(_ head: HTTPRequest) -> Bool
-    /// The response to a fully read request.
-    func respond(to request: HTTPRequest) -> HTTPResponse
-}
-
-/// How a route takes its request body.
-public struct BodyPolicy: Sendable, Equatable {
-    /// The largest body accepted, in bytes.
-    public var limit: Int
-    /// Whether the body goes to a temporary file instead of memory.
-    public var spoolToDisk: Bool
-
-    public init(limit: Int, spoolToDisk: Bool = false) {
-        self.limit = limit
-        self.spoolToDisk = spoolToDisk
     }
 }

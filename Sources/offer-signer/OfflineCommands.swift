@@ -1,6 +1,5 @@
 import Foundation
 import OfferSignerCore
-import OfferSignerHTTP
 import OfferSignerService
 import OfferSignerStore
 

@@ -5,8 +5,7 @@ import Testing
 @Suite("libmicrohttpd server over a real socket")
 struct HTTPServerTests {
     func startServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)) throws -> HTTPServer {
-        var builder = RouterBuilder()
-        builder.use(RequestIdMiddleware())
+        var builder = RouterBuilder<BasicRequestContext>()
         builder.add("POST", "/echo", maxBodyBytes: 1024) { request, _ in
             var response = HTTPResponse.text(String(decoding: request.body, as: UTF8.self))
             response.headers.set("X-Query", request.query["q"] ?? "")
@@ -14,15 +13,15 @@ struct HTTPServerTests {
             return response
         }
         builder.add("POST", "/upload", maxBodyBytes: 4 << 20, spoolBody: true) { request, _ in
-            guard let file = request.bodyFile, let data = FileManager.default.contents(atPath: file.path) else { return .text("no file") }
-            return .text("spooled \(data.count) bytes in memory \(request.body.count)")
+            guard let file = request.bodyFile, let data = FileManager.default.contents(atPath: file.path) else { return HTTPResponse.text("no file") }
+            return HTTPResponse.text("spooled \(data.count) bytes in memory \(request.body.count)")
         }
         builder.add("GET", "/together") { _, _ in
-            .text(Rendezvous.shared.arrive(expecting: 8, within: 10) ? "together" : "alone")
+            HTTPResponse.text(Rendezvous.shared.arrive(expecting: 8, within: 10) ? "together" : "alone")
         }
         builder.add("GET", "/slow") { _, _ in
             Thread.sleep(forTimeInterval: 0.3)
-            return .text("done")
+            return HTTPResponse.text("done")
         }
         let server = HTTPServer(application: builder.build(), configuration: configuration)
         try server.start()
@@ -78,10 +77,10 @@ struct HTTPServerTests {
 
     @Test("an upload the preflight refuses is answered from its head, before any body is read")
     func preflightRefusal() throws {
-        var builder = RouterBuilder()
+        var builder = RouterBuilder<BasicRequestContext>()
         builder.use(RequireTokenMiddleware())
         builder.preflight = { head, _ in head.headers["Authorization"] == nil }
-        builder.add("POST", "/upload", maxBodyBytes: 1 << 30, spoolBody: true) { _, _ in .text("stored") }
+        builder.add("POST", "/upload", maxBodyBytes: 1 << 30, spoolBody: true) { _, _ in HTTPResponse.text("stored") }
         let server = HTTPServer(application: builder.build(), configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0))
         try server.start()
         defer { server.stop() }
@@ -162,10 +161,10 @@ struct HTTPServerTests {
     func portInUse() throws {
         let first = try startServer()
         defer { first.stop() }
-        let second = HTTPServer(application: RouterBuilder().build(), configuration: HTTPServerConfiguration(host: "127.0.0.1", port: first.port))
+        let second = HTTPServer(application: RouterBuilder<BasicRequestContext>().build(), configuration: HTTPServerConfiguration(host: "127.0.0.1", port: first.port))
         #expect(throws: HTTPServerError.self) { try second.start() }
         #expect(throws: HTTPServerError.self) {
-            try HTTPServer(application: RouterBuilder().build(), configuration: HTTPServerConfiguration(host: "example.com", port: 0)).start()
+            try HTTPServer(application: RouterBuilder<BasicRequestContext>().build(), configuration: HTTPServerConfiguration(host: "example.com", port: 0)).start()
         }
     }
 }
@@ -201,7 +200,7 @@ final class Rendezvous: @unchecked Sendable {
 
 /// Refuses requests without an Authorization header (for the preflight test).
 struct RequireTokenMiddleware: HTTPMiddleware {
-    func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPResponder) throws -> HTTPResponse {
+    func handle(_ request: HTTPRequest, context: BasicRequestContext, next: HTTPResponder<BasicRequestContext>) throws -> HTTPResponse {
         guard request.headers["Authorization"] != nil else { throw HTTPProblem.unauthorized("no token") }
         return try next(request, context)
     }

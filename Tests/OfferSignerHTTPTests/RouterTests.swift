@@ -4,17 +4,20 @@ import Testing
 
 @Suite("Router and middleware")
 struct RouterTests {
-    func router() -> Router {
-        var builder = RouterBuilder()
-        builder.use(RequestIdMiddleware())
+    func router(reported: ErrorLog = ErrorLog()) -> Router<TestContext> {
+        var builder = RouterBuilder<TestContext>()
         builder.use(ContentTypeMiddleware())
-        builder.add("GET", "/v1/things/{id}") { _, context in
-            .text("thing \(context.parameters["id"] ?? "")")
+        builder.reportUnexpected = { error, _, _ in reported.add(error) }
+        builder.add("GET", "/v1/things/{id}", policy: "reader") { _, context in
+            HTTPResponse.text("thing \(try context.parameters.require("id")) for \(context.policy ?? "nobody")")
         }
-        builder.add("PUT", "/v1/things/{id}", maxBodyBytes: 10) { request, _ in
-            .text("stored \(request.body.count) bytes")
+        builder.add("PUT", "/v1/things/{id}", policy: "writer", maxBodyBytes: 10) { request, _ in
+            HTTPResponse.text("stored \(request.body.count) bytes")
         }
-        builder.add("GET", "/v1/boom") { _, _ in throw CocoaError(.fileNoSuchFile) }
+        builder.add("POST", "/v1/lines", policy: "writer", accepts: ["application/x-ndjson"]) { _, _ in HTTPResponse.text("lines") }
+        builder.add("GET", "/v1/boom", policy: "any") { _, _ in throw CocoaError(.fileNoSuchFile) }
+        builder.add("GET", "/v1/typo/{id}", policy: "any") { _, context in HTTPResponse.text(try context.parameters.require("name")) }
+        builder.add("GET", "/v1/teapot", policy: "any") { _, _ in throw Teapot() }
         return builder.build()
     }
 
@@ -27,7 +30,33 @@ struct RouterTests {
     func parameters() {
         let response = router().respond(to: HTTPRequest(method: "GET", path: "/v1/things/abc"))
         #expect(response.status == 200)
-        #expect(String(decoding: response.body, as: UTF8.self) == "thing abc")
+        #expect(String(decoding: response.body, as: UTF8.self) == "thing abc for reader")
+    }
+
+    @Test("the policy declared with a route reaches the context; a request that matched none has none")
+    func policy() {
+        #expect(router().routes.map { "\($0.method) \($0.pattern) \($0.policy)" }.first == "GET /v1/things/{id} reader")
+        #expect(TestContext.seenPolicies(router(), HTTPRequest(method: "GET", path: "/nowhere")) == [nil])
+    }
+
+    @Test("a route's declared media types are the ones it accepts")
+    func mediaTypes() {
+        let ndjson = router().respond(to: HTTPRequest(method: "POST", path: "/v1/lines", headers: ["Content-Type": "application/x-ndjson"], body: [1]))
+        #expect(ndjson.status == 200)
+        let json = router().respond(to: HTTPRequest(method: "POST", path: "/v1/lines", headers: ["Content-Type": "application/json"], body: [1]))
+        #expect(json.status == 415)
+    }
+
+    @Test("errors become responses at the router's edge: their own answer, or a reported 500")
+    func errorBoundary() throws {
+        let reported = ErrorLog()
+        let teapot = router(reported: reported).respond(to: HTTPRequest(method: "GET", path: "/v1/teapot"))
+        #expect(teapot.status == 418)
+        #expect(try problem(teapot)["code"] as? String == "teapot")
+        #expect(reported.errors.isEmpty)
+        let typo = router(reported: reported).respond(to: HTTPRequest(method: "GET", path: "/v1/typo/a"))
+        #expect(typo.status == 500)
+        #expect(reported.errors.map { "\($0)" } == ["the route pattern has no '{name}' segment"])
     }
 
     @Test("unknown path is 404 and wrong method is 405 with Allow, as problem documents")
@@ -38,6 +67,7 @@ struct RouterTests {
         let wrongMethod = router().respond(to: HTTPRequest(method: "DELETE", path: "/v1/things/abc"))
         #expect(wrongMethod.status == 405)
         #expect(wrongMethod.headers["Allow"] == "GET, PUT")
+        #expect(wrongMethod.headers["X-Request-Id"] != nil)
         let body = try problem(wrongMethod)
         #expect(body["code"] as? String == "method_not_allowed")
         #expect(body["status"] as? Int == 405)
@@ -86,17 +116,46 @@ struct RouterTests {
     }
 }
 
-@Suite("RFC 3339 times")
-struct RFC3339Tests {
-    @Test("formatting matches Foundation's ISO 8601 style, fractions dropped; parsing takes offsets and fractions")
-    func roundTrip() {
-        for seconds in [0.0, 1_796_020_928.797, 951_782_400, 4_102_444_799.999, -1] {
-            let date = Date(timeIntervalSince1970: seconds)
-            #expect(RFC3339.string(from: date) == Date(timeIntervalSince1970: seconds.rounded(.down)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt)))
-        }
-        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_796_020_928)) == "2026-11-30T06:42:08Z")
-        #expect(RFC3339.date(from: "2026-11-30T07:42:08+01:00") == Date(timeIntervalSince1970: 1_796_020_928))
-        #expect(RFC3339.date(from: "2026-11-30T06:42:08.500Z") == Date(timeIntervalSince1970: 1_796_020_928.5))
-        #expect(RFC3339.date(from: "yesterday") == nil)
+/// A context whose route policy is a plain name.
+struct TestContext: RequestContext {
+    let core: CoreRequestContext
+    let policy: String?
+
+    init(core: CoreRequestContext, policy: String?) {
+        self.core = core
+        self.policy = policy
     }
+
+    /// The policies the handler or the 404 saw for `request`.
+    static func seenPolicies(_ router: Router<TestContext>, _ request: HTTPRequest) -> [String?] {
+        var builder = RouterBuilder<TestContext>()
+        let seen = ErrorLog()
+        builder.use(PolicyRecorder(seen: seen))
+        builder.add("GET", "/somewhere", policy: "x") { _, _ in HTTPResponse.text("") }
+        _ = builder.build().respond(to: request)
+        return seen.errors.map { ($0 as? SeenPolicy)?.policy }
+    }
+}
+
+struct SeenPolicy: Error { let policy: String? }
+
+struct PolicyRecorder: HTTPMiddleware {
+    let seen: ErrorLog
+    func handle(_ request: HTTPRequest, context: TestContext, next: HTTPResponder<TestContext>) throws -> HTTPResponse {
+        seen.add(SeenPolicy(policy: context.policy))
+        return try next(request, context)
+    }
+}
+
+/// An error that knows its answer.
+struct Teapot: HTTPResponseError {
+    var problem: HTTPProblem { HTTPProblem(status: 418, code: "teapot", title: "Teapot", detail: "short and stout") }
+}
+
+/// Errors collected from another thread.
+final class ErrorLog: @unchecked Sendable {  // @unchecked: every access holds the lock
+    private let lock = NSLock()
+    private var collected: [any Error] = []
+    func add(_ error: any Error) { lock.withLock { collected.append(error) } }
+    var errors: [any Error] { lock.withLock { collected } }
 }

@@ -57,7 +57,7 @@ extension HostileInputTests {
             #"{"offerId": "winback", "bundleId": "com.example.app", "productIds": ["p"], "eligibility": {"minPaidDays": 3}}"#,
             #"{"bundleId": "b", "keyIdentifier": "k", "productId": "p", "offerId": "o", "appAccountToken": "a", "nonce": "n", "timestamp": 1, "signature": "AA=="}"#,
         ]
-        let routes = ServiceRouter.routes(env.dependencies)
+        let routes = env.router.routes
         for round in 0..<1500 {
             let route = routes[Int.random(in: 0..<routes.count, using: &random)]
             let path = route.pattern.replacingOccurrences(of: "{offerId}", with: "winback")
@@ -72,10 +72,10 @@ extension HostileInputTests {
                 }
             }
             let file = env.folder.appendingPathComponent("fuzz-\(round)")
-            if route.spoolBody { try Data(body).write(to: file) }
+            if route.body.spoolToDisk { try Data(body).write(to: file) }
             let request = HTTPRequest(method: route.method, path: path,
                                       headers: ["Authorization": "Bearer admin-token", "Content-Type": "application/json"],
-                                      body: route.spoolBody ? [] : body, bodyFile: route.spoolBody ? file : nil)
+                                      body: route.body.spoolToDisk ? [] : body, bodyFile: route.body.spoolToDisk ? file : nil)
             let response = env.router.respond(to: request)
             #expect(response.status < 500, "round \(round): \(route.method) \(path) answered \(response.status) to \(String(decoding: body, as: UTF8.self).prefix(200))")
         }

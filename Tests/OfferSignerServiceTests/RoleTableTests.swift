@@ -53,7 +53,7 @@ struct RoleTableTests {
     @Test("every route in the router is in the contract table")
     func complete() throws {
         let env = try TestEnvironment()
-        let routes = ServiceRouter.routes(env.dependencies).map { "\($0.method) \($0.pattern)" }
+        let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
         let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
@@ -63,7 +63,7 @@ struct RoleTableTests {
         let env = try TestEnvironment()
         let spec = try String(contentsOf: TestEnvironment.fixtures.appendingPathComponent("../../../openapi.yaml").standardizedFileURL, encoding: .utf8)
         let lines = spec.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        for route in ServiceRouter.routes(env.dependencies) {
+        for route in env.router.routes {
             guard let start = lines.firstIndex(of: "  \(route.pattern):") else {
                 Issue.record("openapi.yaml lacks \(route.pattern)")
                 continue

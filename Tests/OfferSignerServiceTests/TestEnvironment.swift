@@ -63,7 +63,7 @@ final class TestEnvironment {
         return try JSONEncoder().encode(file)
     }
 
-    var router: Router { ServiceRouter.make(dependencies) }
+    var router: Router<ServiceContext> { ServiceRouter.make(dependencies) }
 
     /// Sends a request through the whole middleware chain.
     func send(_ method: String, _ path: String, role: Role? = .client, json: String? = nil,

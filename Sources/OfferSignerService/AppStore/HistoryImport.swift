@@ -60,8 +60,8 @@ struct HistoryImport {
                 continue
             }
             switch verify(text) {
-            case .verified(let item): pending.append((number, item))
-            case .refused(let reason): reject(number, reason)
+            case .success(let item): pending.append((number, item))
+            case .failure(let refusal): reject(number, refusal.description)
             }
             if pending.count >= batchSize { try flush() }
         }
@@ -69,15 +69,30 @@ struct HistoryImport {
         return summary
     }
 
-    private func verify(_ text: String) -> HistoryIngestor.Verdict {
-        guard let item = try? JSONDecoder().decode(Item.self, from: Data(text.utf8)) else {
-            return .refused("not a JSON object with signedTransactionInfo, signedRenewalInfo or signedPayload")
+    /// Why a line was not imported.
+    enum LineRefusal: Error, CustomStringConvertible {
+        case notAnItem
+        case ambiguousItem
+        case refused(SignedItemRefusal)
+
+        var description: String {
+            switch self {
+            case .notAnItem: "not a JSON object with signedTransactionInfo, signedRenewalInfo or signedPayload"
+            case .ambiguousItem: "each line needs exactly one of signedTransactionInfo, signedRenewalInfo or signedPayload"
+            case .refused(let refusal): refusal.description
+            }
         }
+    }
+
+    private func verify(_ text: String) -> Result<HistoryItem, LineRefusal> {
+        guard let item = try? JSONDecoder().decode(Item.self, from: Data(text.utf8)) else { return .failure(.notAnItem) }
+        let verified: Result<HistoryItem, SignedItemRefusal>
         switch (item.signedTransactionInfo, item.signedRenewalInfo, item.signedPayload) {
-        case (let jws?, nil, nil): return ingestor.verifyTransaction(jws)
-        case (nil, let jws?, nil): return ingestor.verifyRenewal(jws)
-        case (nil, nil, let jws?): return ingestor.verifyNotification(jws)
-        default: return .refused("each line needs exactly one of signedTransactionInfo, signedRenewalInfo or signedPayload")
+        case (let jws?, nil, nil): verified = Result { () throws(SignedItemRefusal) in try ingestor.verifyTransaction(jws) }
+        case (nil, let jws?, nil): verified = Result { () throws(SignedItemRefusal) in try ingestor.verifyRenewal(jws) }
+        case (nil, nil, let jws?): verified = Result { () throws(SignedItemRefusal) in try ingestor.verifyNotification(jws) }
+        default: return .failure(.ambiguousItem)
         }
+        return verified.mapError { .refused($0) }
     }
 }

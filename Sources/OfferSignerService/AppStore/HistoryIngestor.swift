@@ -9,19 +9,13 @@ struct HistoryIngestor {
     let history: any SubscriptionHistoryStore
     let clock: WallClock
 
-    /// A verified item, or why the input was refused.
-    enum Verdict {
-        case verified(HistoryItem)
-        case refused(String)
-    }
-
     /// Verifies a notification's `signedPayload` (and the signed data nested in it).
-    func verifyNotification(_ signedPayload: String) -> Verdict {
+    func verifyNotification(_ signedPayload: String) throws(SignedItemRefusal) -> HistoryItem {
         let verified: VerifiedNotification
         do {
             verified = try verification.current.verifyNotification(signedPayload)
         } catch {
-            return .refused(error.description)
+            throw .invalidSignedData(error)
         }
         let payload = verified.payload
         let environment = payload.data?.rawEnvironment ?? payload.summary?.rawEnvironment
@@ -40,33 +34,31 @@ struct HistoryIngestor {
                 StoredRenewal(renewal: $0, environment: decoded.rawEnvironment, signedRenewalInfo: jws)
             }
         }
-        return .verified(.notification(notification, transaction, renewal))
+        return .notification(notification, transaction, renewal)
     }
 
     /// Verifies a `signedTransactionInfo`; it must be an auto-renewable subscription transaction.
-    func verifyTransaction(_ jws: String) -> Verdict {
+    func verifyTransaction(_ jws: String) throws(SignedItemRefusal) -> HistoryItem {
+        let decoded: JWSTransactionDecodedPayload
         do {
-            let decoded = try verification.current.verifyTransaction(jws)
-            guard let transaction = SubscriptionTransaction(verified: decoded) else {
-                return .refused("not an auto-renewable subscription transaction with transactionId, originalTransactionId, productId, subscriptionGroupIdentifier, purchaseDate and signedDate")
-            }
-            return .verified(.transaction(StoredTransaction(transaction: transaction, environment: decoded.rawEnvironment, signedTransaction: jws)))
+            decoded = try verification.current.verifyTransaction(jws)
         } catch {
-            return .refused(error.description)
+            throw .invalidSignedData(error)
         }
+        guard let transaction = SubscriptionTransaction(verified: decoded) else { throw .notASubscriptionTransaction }
+        return .transaction(StoredTransaction(transaction: transaction, environment: decoded.rawEnvironment, signedTransaction: jws))
     }
 
     /// Verifies a `signedRenewalInfo`.
-    func verifyRenewal(_ jws: String) -> Verdict {
+    func verifyRenewal(_ jws: String) throws(SignedItemRefusal) -> HistoryItem {
+        let decoded: JWSRenewalInfoDecodedPayload
         do {
-            let decoded = try verification.current.verifyRenewalInfo(jws)
-            guard let renewal = SubscriptionRenewalState(verified: decoded) else {
-                return .refused("renewal info without originalTransactionId or signedDate")
-            }
-            return .verified(.renewal(StoredRenewal(renewal: renewal, environment: decoded.rawEnvironment, signedRenewalInfo: jws)))
+            decoded = try verification.current.verifyRenewalInfo(jws)
         } catch {
-            return .refused(error.description)
+            throw .invalidSignedData(error)
         }
+        guard let renewal = SubscriptionRenewalState(verified: decoded) else { throw .renewalWithoutSubscription }
+        return .renewal(StoredRenewal(renewal: renewal, environment: decoded.rawEnvironment, signedRenewalInfo: jws))
     }
 }
 

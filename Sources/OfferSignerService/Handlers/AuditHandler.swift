@@ -8,7 +8,7 @@ struct AuditHandler {
     let dependencies: ServiceDependencies
 
     /// `GET /v1/audit/signatures`: filtered, cursor-paged, JSON or (with `Accept: text/csv`) CSV.
-    func signatures(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+    func signatures(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let filter = try Self.filter(request.query)
         let limit = try Self.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
@@ -25,8 +25,8 @@ struct AuditHandler {
     }
 
     /// `GET /v1/audit/signatures/{nonce}`.
-    func signature(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
-        let nonce = (context.parameters["nonce"] ?? "").lowercased()
+    func signature(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let nonce = (try context.parameters.require("nonce")).lowercased()
         guard let entry = try dependencies.signatures.signature(nonce: nonce) else {
             throw HTTPProblem.notFound("no signature with nonce '\(nonce)' was issued here")
         }
@@ -61,7 +61,7 @@ struct AuditHandler {
 
     /// `POST /v1/audit/verify`: is this legacy signature valid under one of the app's keys
     /// (active or not), and is it the one this service logged for that nonce?
-    func verify(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+    func verify(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let body = try request.decodeJSON(VerifyRequest.self)
         let offer = PromotionalOfferRequest(
             bundleId: body.bundleId, keyIdentifier: body.keyIdentifier, productId: body.productId, offerId: body.offerId,
@@ -94,12 +94,12 @@ struct AuditHandler {
     }
 
     /// `GET /v1/audit/integrity`: walks the hash chain.
-    func integrity(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+    func integrity(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         try HTTPResponse.json(IntegrityResponse(report: try dependencies.signatures.verifyIntegrity()))
     }
 
     /// `GET /v1/audit/offer-changes`: every change to offer rules, oldest first.
-    func offerChanges(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+    func offerChanges(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let limit = try Self.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
         let changes = try dependencies.offers.changes(offerId: request.query["offerId"], afterId: after, limit: limit)

@@ -1,6 +1,5 @@
 import Foundation
 import OfferSignerCore
-import OfferSignerHTTP
 import OfferSignerStore
 
 /// Decides whether a user may redeem an offer on a product, from the stored verified history.

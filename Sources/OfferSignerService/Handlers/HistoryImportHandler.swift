@@ -8,7 +8,7 @@ struct HistoryImportHandler {
     /// The largest import accepted over HTTP (larger files: `offer-signer history import`).
     static let maxBodyBytes = 1 << 30
 
-    func handle(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+    func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         guard let file = request.bodyFile else {
             throw HTTPProblem.unavailable("the upload could not be stored for reading (is the temporary directory full?)")
         }

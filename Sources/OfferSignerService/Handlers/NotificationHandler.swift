@@ -12,25 +12,26 @@ struct NotificationHandler {
         let signedPayload: String
     }
 
-    func handle(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+    func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         try RateLimits.check(dependencies.rateLimits.notificationsPerAddress, request.remoteAddress,
                              what: "notifications from this address")
         let body = try request.decodeJSON(Body.self)
         let ingestor = HistoryIngestor(verification: dependencies.appStore, history: dependencies.history, clock: dependencies.clock)
-        switch ingestor.verifyNotification(body.signedPayload) {
-        case .refused(let reason):
-            dependencies.logger.log(.warning, "notification refused", ["requestId": .string(context.requestId), "reason": .string(reason)])
-            throw HTTPProblem(status: 400, code: "invalid_signed_data", title: "Invalid signed data", detail: reason)
-        case .verified(let item):
-            let stored: Bool
-            do {
-                stored = try dependencies.history.record(item)
-            } catch {
-                dependencies.logger.log(.error, "notification not stored", ["requestId": .string(context.requestId), "error": .string("\(error)")])
-                throw HTTPProblem.unavailable("the notification could not be stored; the App Store will retry")
-            }
-            dependencies.metrics.recordNotification(stored: stored)
-            return try HTTPResponse.json(["status": stored ? "stored" : "duplicate"])
+        let item: HistoryItem
+        do {
+            item = try ingestor.verifyNotification(body.signedPayload)
+        } catch {
+            dependencies.logger.log(.warning, "notification refused", ["requestId": .string(context.requestId), "reason": .string(error.description)])
+            throw error
         }
+        let stored: Bool
+        do {
+            stored = try dependencies.history.record(item)
+        } catch {
+            dependencies.logger.log(.error, "notification not stored", ["requestId": .string(context.requestId), "error": .string("\(error)")])
+            throw HTTPProblem.unavailable("the notification could not be stored; the App Store will retry")
+        }
+        dependencies.metrics.recordNotification(stored: stored)
+        return try HTTPResponse.json(["status": stored ? "stored" : "duplicate"])
     }
 }

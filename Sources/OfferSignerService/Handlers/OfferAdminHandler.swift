@@ -7,31 +7,31 @@ import OfferSignerStore
 struct OfferAdminHandler {
     let dependencies: ServiceDependencies
 
-    func list(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+    func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let offers = try dependencies.offers.offers().map(OfferDocument.init)
         return try HTTPResponse.json(["offers": offers])
     }
 
-    func get(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
-        let offerId = context.parameters["offerId"] ?? ""
+    func get(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let offerId = try context.parameters.require("offerId")
         guard let offer = try dependencies.offers.offer(id: offerId) else {
             throw HTTPProblem.notFound("no offer '\(offerId)'")
         }
         return try HTTPResponse.json(OfferDocument(offer))
     }
 
-    func put(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
-        let offerId = context.parameters["offerId"] ?? ""
+    func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let offerId = try context.parameters.require("offerId")
         let rule = try request.decodeJSON(OfferRule.self)
         try validate(rule, offerId: offerId)
         let existed = try dependencies.offers.offer(id: offerId) != nil
-        let stored = try dependencies.offers.put(rule, by: context.principal?.name ?? "", at: dependencies.clock.now)
+        let stored = try dependencies.offers.put(rule, by: context.callerName, at: dependencies.clock.now)
         return try HTTPResponse.json(OfferDocument(stored), status: existed ? 200 : 201)
     }
 
-    func delete(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
-        let offerId = context.parameters["offerId"] ?? ""
-        guard let stored = try dependencies.offers.disable(id: offerId, by: context.principal?.name ?? "", at: dependencies.clock.now) else {
+    func delete(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let offerId = try context.parameters.require("offerId")
+        guard let stored = try dependencies.offers.disable(id: offerId, by: context.callerName, at: dependencies.clock.now) else {
             throw HTTPProblem.notFound("no offer '\(offerId)'")
         }
         return try HTTPResponse.json(OfferDocument(stored))

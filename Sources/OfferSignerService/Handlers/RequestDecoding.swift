@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerCore
 import OfferSignerHTTP
 
 extension HTTPRequest {

@@ -45,39 +45,3 @@ struct SignRequest: Decodable {
         }
     }
 }
-
-/// The two signature formats StoreKit accepts.
-enum SignatureFormat: String, Sendable {
-    case legacy
-    case jws
-}
-
-/// The body of a successful `POST /v1/offers/sign`, in the contract's field order.
-struct SignResponse {
-    var format: SignatureFormat
-    var bundleId: String
-    var productId: String
-    var offerId: String
-    var appAccountToken: String
-    var keyIdentifier: String
-    var nonce: String
-    var timestamp: Int64
-    /// The base64 DER signature (legacy) or the compact JWS (jws).
-    var signature: String
-    var expiresAt: Date
-
-    /// The JSON text, written directly: this is the hot path of the service.
-    var json: String {
-        var members: [(String, JSONScalar)] = [
-            ("format", .string(format.rawValue)), ("bundleId", .string(bundleId)), ("productId", .string(productId)),
-            ("offerId", .string(offerId)), ("appAccountToken", .string(appAccountToken)),
-            ("keyIdentifier", .string(keyIdentifier)), ("nonce", .string(nonce)),
-        ]
-        switch format {
-        case .legacy: members += [("timestamp", .integer(timestamp)), ("signature", .string(signature))]
-        case .jws: members.append(("jws", .string(signature)))
-        }
-        members.append(("expiresAt", .string(RFC3339.string(from: expiresAt))))
-        return JSONScalar.object(members)
-    }
-}

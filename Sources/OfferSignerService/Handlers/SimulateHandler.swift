@@ -14,8 +14,8 @@ struct SimulateHandler {
         let sample: [String]
     }
 
-    func handle(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
-        let offerId = context.parameters["offerId"] ?? ""
+    func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let offerId = try context.parameters.require("offerId")
         guard let offer = try dependencies.offers.offer(id: offerId) else { throw HTTPProblem.notFound("no offer '\(offerId)'") }
         let rule = offer.rule
         let now = dependencies.clock.now

@@ -22,7 +22,7 @@ struct UserHandler {
 
     /// Every enabled offer of the user's app (optionally only those for `?productId=`), each
     /// with its verdict, best priority first.
-    func offers(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+    func offers(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let userId = try self.userId(context)
         let app = try self.app(request)
         let productFilter = request.query["productId"]
@@ -51,7 +51,7 @@ struct UserHandler {
     }
 
     /// The facts per subscription group and the verified transactions behind them.
-    func history(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+    func history(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let userId = try self.userId(context)
         let bundleId = try app(request)
         let now = dependencies.clock.now
@@ -66,10 +66,10 @@ struct UserHandler {
         return try HTTPResponse.json(document)
     }
 
-    private func userId(_ context: RequestContext) throws(HTTPProblem) -> String {
-        let userId = context.parameters["userId"] ?? ""
+    private func userId(_ context: ServiceContext) throws -> String {
+        let userId = try context.parameters.require("userId")
         guard InputRules.isUserId(userId) else {
-            throw .invalidRequest("the user ID must be 1–256 printable characters")
+            throw HTTPProblem.invalidRequest("the user ID must be 1–256 printable characters")
         }
         return userId.lowercased()
     }

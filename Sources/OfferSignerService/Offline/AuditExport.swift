@@ -1,6 +1,5 @@
 import Foundation
 import OfferSignerCore
-import OfferSignerHTTP
 import OfferSignerStore
 
 /// `offer-signer audit export`: streams the signature log as CSV or NDJSON, page by page.

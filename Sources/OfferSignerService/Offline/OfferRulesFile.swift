@@ -1,6 +1,5 @@
 import Foundation
 import OfferSignerCore
-import OfferSignerHTTP
 import OfferSignerStore
 
 /// `offer-signer offers apply FILE`: a JSON array of offer rules, validated together and

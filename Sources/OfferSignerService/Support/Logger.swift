@@ -1,5 +1,5 @@
 import Foundation
-import OfferSignerHTTP
+import OfferSignerCore
 
 /// Structured JSON lines on standard error, filtered by level. Callers pass only values
 /// that are safe to log: never a token, a key or a signature.

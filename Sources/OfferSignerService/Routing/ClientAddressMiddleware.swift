@@ -1,3 +1,4 @@
+import Foundation
 import OfferSignerHTTP
 
 /// Behind a reverse proxy (which TLS needs), the peer is the proxy: when it is one of the
@@ -6,7 +7,7 @@ import OfferSignerHTTP
 struct ClientAddressMiddleware: HTTPMiddleware {
     let trustedProxies: Set<String>
 
-    func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPResponder) throws -> HTTPResponse {
+    func handle(_ request: HTTPRequest, context: ServiceContext, next: HTTPResponder<ServiceContext>) throws -> HTTPResponse {
         guard trustedProxies.contains(request.remoteAddress), let forwarded = request.headers["X-Forwarded-For"] else {
             return try next(request, context)
         }

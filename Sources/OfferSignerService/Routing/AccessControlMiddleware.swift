@@ -8,16 +8,16 @@ import OfferSignerHTTP
 struct CallerIdentificationMiddleware: HTTPMiddleware {
     let keyRing: KeyRing
 
-    func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPResponder) throws -> HTTPResponse {
+    func handle(_ request: HTTPRequest, context: ServiceContext, next: HTTPResponder<ServiceContext>) throws -> HTTPResponse {
         try next(request, identified(request, context))
     }
 
     /// `context` with the caller named by the request's token, or why the token is refused.
-    func identified(_ request: HTTPRequest, _ context: RequestContext) -> RequestContext {
+    func identified(_ request: HTTPRequest, _ context: ServiceContext) -> ServiceContext {
         guard let header = request.headers["Authorization"] else { return context }
         var context = context
         switch identify(header) {
-        case .success(let key): context.principal = Principal(name: key.name, role: key.role.rawValue)
+        case .success(let key): context.principal = Principal(name: key.name, role: key.role)
         case .failure(let problem): context.credentialProblem = problem
         }
         return context
@@ -37,39 +37,25 @@ struct CallerIdentificationMiddleware: HTTPMiddleware {
     }
 }
 
-/// Enforces each route's access rule: 401 without a valid token, 403 for a role that may
-/// not call the route.
+/// Enforces the access rule declared with each route: 401 without a valid token, 403 for a
+/// role that may not call the route. Requests that matched no route pass on to their 404/405.
 struct AuthorizationMiddleware: HTTPMiddleware {
-    /// The access rule of each route, keyed `METHOD /pattern`; routes not listed are open
-    /// (a method the route lacks then gets its 405).
-    let access: [String: Access]
-
-    func handle(_ request: HTTPRequest, context: RequestContext, next: HTTPResponder) throws -> HTTPResponse {
-        if let refusal = refusal(request, context) { throw refusal }
+    func handle(_ request: HTTPRequest, context: ServiceContext, next: HTTPResponder<ServiceContext>) throws -> HTTPResponse {
+        if let refusal = Self.refusal(request, context) { throw refusal }
         return try next(request, context)
     }
 
     /// Why the identified caller may not call the route, or nil when it may.
-    func refusal(_ request: HTTPRequest, _ context: RequestContext) -> HTTPProblem? {
-        guard let route = context.route, let rule = access["\(request.method) \(route)"] else { return nil }
+    static func refusal(_ request: HTTPRequest, _ context: ServiceContext) -> HTTPProblem? {
+        guard let rule = context.access else { return nil }
         if case .open = rule { return nil }
         if let problem = context.credentialProblem { return problem }
-        guard let principal = context.principal, let role = Role(rawValue: principal.role) else {
+        guard let principal = context.principal else {
             return .unauthorized("send an API token as 'Authorization: Bearer <token>'")
         }
-        guard rule.allows(role) else {
-            return .forbidden("the '\(role.rawValue)' role may not call \(request.method) \(route)")
+        guard rule.allows(principal.role) else {
+            return .forbidden("the '\(principal.role.rawValue)' role may not call \(request.method) \(context.core.routePattern ?? request.path)")
         }
         return nil
-    }
-}
-
-extension ServiceRouter {
-    /// Whether the caller named in `head` may call the route: the decision of
-    /// `CallerIdentificationMiddleware` + `AuthorizationMiddleware`, taken before a large
-    /// upload is read.
-    static func mayCall(_ head: HTTPRequest, context: RequestContext, access: [String: Access], keyRing: KeyRing) -> Bool {
-        let identified = CallerIdentificationMiddleware(keyRing: keyRing).identified(head, context)
-        return AuthorizationMiddleware(access: access).refusal(head, identified) == nil
     }
 }

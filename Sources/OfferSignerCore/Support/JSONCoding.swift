@@ -1,0 +1,30 @@
+import Foundation
+
+/// The JSON conventions of the public interface: RFC 3339 UTC dates in whole seconds (fractions
+/// are accepted and dropped), sorted keys.
+public enum JSONCoding {
+    public static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(from: date))
+        }
+        return encoder
+    }()
+
+    public static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = RFC3339.date(from: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an RFC 3339 time such as 2026-11-30T05:45:33Z")
+            }
+            // Whole seconds, as every time of the interface is written: a rule read back and
+            // sent again is then the same rule.
+            return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+        }
+        return decoder
+    }()
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Refuses a request body whose media type its route does not accept (415). Runs after
+/// authorization, so an unknown caller learns nothing of what a route accepts. (Bodies over
+/// a route's limit are refused with 413 by the router, which knows the limit.)
+public struct ContentTypeMiddleware<Context: RequestContext>: HTTPMiddleware {
+    public init() {}
+
+    public func handle(_ request: HTTPRequest, context: Context, next: HTTPResponder<Context>) throws -> HTTPResponse {
+        if !request.body.isEmpty || request.bodyFile != nil {
+            let accepted = context.core.acceptedMediaTypes
+            guard let type = request.mediaType, accepted.contains(type) else {
+                let expected = accepted.sorted().joined(separator: " or ")
+                throw HTTPProblem.unsupportedMediaType(
+                    "send the body as \(expected.isEmpty ? "nothing" : expected) (got \(request.mediaType.map { "'\($0)'" } ?? "no Content-Type"))")
+            }
+        }
+        return try next(request, context)
+    }
+}
+
+extension HTTPRequest {
+    /// The `Content-Type` without parameters, lowercased (`application/json`).
+    public var mediaType: String? {
+        headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+}

@@ -1,0 +1,45 @@
+/// One method and path pattern, with everything declared of it: the application's policy
+/// (e.g. who may call it), the media types and size its body may have, and its handler.
+public struct Route<Context: RequestContext>: Sendable {
+    /// Upper-case method, e.g. `POST`.
+    public let method: String
+    /// The path pattern; segments in braces (`{offerId}`) match any one path segment.
+    public let pattern: String
+    /// What the application declared with the route.
+    public let policy: Context.RoutePolicy
+    /// Media types accepted for a request body (`application/json`, …).
+    public let acceptedMediaTypes: Set<String>
+    /// How the body is taken: its limit, and whether it is spooled to a temporary file.
+    public let body: BodyPolicy
+    let handler: HTTPResponder<Context>
+    private let segments: [Substring]
+
+    init(method: String, pattern: String, policy: Context.RoutePolicy, acceptedMediaTypes: Set<String>, body: BodyPolicy,
+         handler: @escaping HTTPResponder<Context>) {
+        self.method = method
+        self.pattern = pattern
+        self.policy = policy
+        self.acceptedMediaTypes = acceptedMediaTypes
+        self.body = body
+        self.handler = handler
+        self.segments = Self.split(pattern)
+    }
+
+    static func split(_ path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: true)
+    }
+
+    /// The parameters if the path's `segments` match this pattern.
+    func match(_ path: [Substring]) -> RouteParameters? {
+        guard path.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (expected, actual) in zip(segments, path) {
+            if expected.first == "{" && expected.last == "}" {
+                parameters[String(expected.dropFirst().dropLast())] = String(actual)
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return RouteParameters(parameters)
+    }
+}

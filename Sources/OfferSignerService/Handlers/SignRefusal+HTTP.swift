@@ -1,0 +1,37 @@
+import OfferSignerCore
+import OfferSignerHTTP
+
+extension SignRefusal: HTTPResponseError {
+    /// The answer of the sign endpoint (an internal failure: see `unexpectedCause`).
+    public var problem: HTTPProblem {
+        switch self {
+        case .unknownApp(let bundleId):
+            .notFound("no app with bundleId '\(bundleId)' is configured")
+        case .appNotNamed:
+            .invalidRequest("'bundleId' is required when more than one app is configured")
+        case .offerNotFound(let offerId, let bundleId):
+            .notFound("no offer '\(offerId)' is configured for \(bundleId)")
+        case .productNotInOffer(let offerId, let productId):
+            .notFound("offer '\(offerId)' is not for product '\(productId)'")
+        case .notEligible(let decision):
+            HTTPProblem(status: 403, code: "not_eligible", title: "Not eligible",
+                        detail: "the user is not eligible for this offer (failed: \(decision.reasons.map(\.criterion).joined(separator: ", ")))",
+                        extensions: ["reasons": decision.reasons])
+        case .jwsUnavailable(let bundleId):
+            .invalidRequest("the jws format is not available: \(bundleId) has no issuerId in the keys file")
+        case .quotaExceeded(let offerId, let maxCount, let retryAfterSeconds):
+            .rateLimited("the user has had \(maxCount) signatures of offer '\(offerId)' in the last 24 hours",
+                         retryAfterSeconds: retryAfterSeconds)
+        case .logUnavailable:
+            .unavailable("the signature could not be recorded, so none was issued; retry later")
+        case .internalFailure:
+            .internalError(requestId: "")
+        }
+    }
+
+    /// An internal failure is reported and answered like any unexpected error.
+    public var unexpectedCause: (any Error)? {
+        if case .internalFailure(let cause) = self { return cause }
+        return nil
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import OfferSignerCore
+
+/// The body of a successful `POST /v1/offers/sign`, in the contract's field order, made from
+/// the issued offer so it says exactly what was signed and logged.
+struct SignResponse {
+    let issued: IssuedOffer
+
+    init(_ issued: IssuedOffer) {
+        self.issued = issued
+    }
+
+    /// The JSON text, written directly: this is the hot path of the service.
+    var json: String {
+        let offer = issued.offer
+        var members: [(String, JSONScalar)] = [
+            ("format", .string(issued.format.rawValue)), ("bundleId", .string(offer.bundleId)),
+            ("productId", .string(offer.productId)), ("offerId", .string(offer.offerId)),
+            ("appAccountToken", .string(offer.appAccountToken)), ("keyIdentifier", .string(offer.keyIdentifier)),
+            ("nonce", .string(offer.nonce)),
+        ]
+        switch issued.format {
+        case .legacy: members += [("timestamp", .integer(offer.timestamp)), ("signature", .string(issued.signature))]
+        case .jws: members.append(("jws", .string(issued.signature)))
+        }
+        members.append(("expiresAt", .string(RFC3339.string(from: issued.expiresAt))))
+        return JSONScalar.object(members)
+    }
+}

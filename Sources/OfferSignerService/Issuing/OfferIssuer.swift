@@ -1,0 +1,95 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// The signing use case: finds the app and offer, decides the user's eligibility from the
+/// stored history, signs with the app's active key and returns only after the signature's
+/// record is durably in the log (counted against the offer's daily quota). It knows no HTTP:
+/// the sign endpoint, offline tools and the retention endpoint all issue through it.
+public struct OfferIssuer: Sendable {
+    let keyRing: KeyRing
+    let offers: any OfferStore
+    let history: any SubscriptionHistoryStore
+    let signatures: any SignatureLog
+    let clock: WallClock
+    let metrics: Metrics
+    let logger: Logger
+
+    public init(dependencies: ServiceDependencies) {
+        keyRing = dependencies.keyRing
+        offers = dependencies.offers
+        history = dependencies.history
+        signatures = dependencies.signatures
+        clock = dependencies.clock
+        metrics = dependencies.metrics
+        logger = dependencies.logger
+    }
+
+    /// Signs `request` when the user is eligible, or says why not.
+    public func issue(_ request: IssueRequest) throws(SignRefusal) -> IssuedOffer {
+        let userId = request.userId.lowercased()
+        let configuration = keyRing.current
+        guard let app = configuration.app(bundleId: request.bundleId) else {
+            throw request.bundleId.map { .unknownApp(bundleId: $0) } ?? .appNotNamed
+        }
+        let rule = try offer(request.offerId, productId: request.productId, bundleId: app.bundleId)
+        let now = clock.now
+        let decision: EligibilityDecision
+        do {
+            decision = try EligibilityCheck(history: history).decide(userId: userId, rule: rule, productId: request.productId, now: now)
+        } catch {
+            throw .internalFailure(error)
+        }
+        guard decision.eligible else { throw .notEligible(decision) }
+
+        let offer = PromotionalOfferRequest(
+            bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId, offerId: rule.offerId,
+            appAccountToken: userId, nonce: SecureRandom.timeOrderedUUID(now: now).uuidString.lowercased(),
+            timestamp: now.milliseconds, transactionId: request.transactionId)
+        let issued: IssuedOffer
+        do {
+            issued = try app.signer.issue(offer, format: request.format)
+        } catch {
+            if case .missingIssuerId = error { throw .jwsUnavailable(bundleId: app.bundleId) }
+            throw .internalFailure(error)
+        }
+        let record = SignatureRecord(issued, apiKeyName: request.requestedBy, requestId: request.requestId,
+                                     recordedAt: clock.now.milliseconds)
+        try appendDurably(record, quota: rule.limits.maxSignaturesPerUserPerDay)
+        metrics.recordSignature(offerId: rule.offerId, format: request.format.rawValue)
+        return issued
+    }
+
+    /// The enabled-or-not rule of `offerId` in the app, for `productId`.
+    private func offer(_ offerId: String, productId: String, bundleId: String) throws(SignRefusal) -> OfferRule {
+        let stored: StoredOffer?
+        do {
+            stored = try offers.offer(id: offerId)
+        } catch {
+            throw .internalFailure(error)
+        }
+        guard let rule = stored?.rule, rule.bundleId == bundleId else {
+            throw .offerNotFound(offerId: offerId, bundleId: bundleId)
+        }
+        guard rule.productIds.contains(productId) else {
+            throw .productNotInOffer(offerId: offerId, productId: productId)
+        }
+        return rule
+    }
+
+    /// Appends the record, within the quota of `maxPerDay` records per user and offer.
+    private func appendDurably(_ record: SignatureRecord, quota maxPerDay: Int?) throws(SignRefusal) {
+        do {
+            _ = try signatures.append(record, quota: maxPerDay.map { SignatureQuota(maxCount: $0) })
+        } catch {
+            switch error {
+            case .quotaExceeded(let seconds):
+                throw .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
+            case .unavailable(let reason):
+                logger.log(.error, "signature log append failed; no signature issued",
+                           ["requestId": .string(record.requestId), "reason": .string(reason)])
+                throw .logUnavailable(reason: reason)
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import OfferSignerCore
+
+/// Why `OfferIssuer` issued no signature.
+public enum SignRefusal: Error, Sendable {
+    /// No app with this bundle ID is configured.
+    case unknownApp(bundleId: String)
+    /// More than one app is configured and the request named none.
+    case appNotNamed
+    /// The app has no offer with this ID.
+    case offerNotFound(offerId: String, bundleId: String)
+    /// The offer exists but not for this product.
+    case productNotInOffer(offerId: String, productId: String)
+    /// The user's history fails the offer's rule; the decision carries every failed criterion.
+    case notEligible(EligibilityDecision)
+    /// The JWS format needs the app's issuer ID, which the keys file does not give.
+    case jwsUnavailable(bundleId: String)
+    /// The user has had `maxCount` signatures of the offer in the last 24 hours.
+    case quotaExceeded(offerId: String, maxCount: Int, retryAfterSeconds: Int)
+    /// The signature's record could not be made durable, so the signature was withheld.
+    case logUnavailable(reason: String)
+    /// Something that should not fail did (the store could not be read, OpenSSL failed).
+    case internalFailure(any Error)
+}

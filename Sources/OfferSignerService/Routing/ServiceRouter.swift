@@ -1,0 +1,62 @@
+import Foundation
+import OfferSignerHTTP
+
+/// The service's routes, each declared once with who may call it and what body it takes,
+/// and the middleware chain around them.
+public enum ServiceRouter {
+    /// Builds the immutable router over `dependencies`.
+    public static func make(_ dependencies: ServiceDependencies) -> Router<ServiceContext> {
+        var router = RouterBuilder<ServiceContext>()
+        let logger = dependencies.logger
+        let identification = CallerIdentificationMiddleware(keyRing: dependencies.keyRing)
+        router.use(ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
+        router.use(identification)
+        router.use(ObservabilityMiddleware(metrics: dependencies.metrics, logger: logger))
+        router.use(AuthorizationMiddleware())
+        router.use(ContentTypeMiddleware())
+        router.reportUnexpected = { error, _, context in
+            logger.log(.error, "unexpected error", ["requestId": .string(context.requestId),
+                                                    "route": .string(context.core.routePattern ?? ""),
+                                                    "error": .string(String(describing: error))])
+        }
+        // A large upload from a caller who may not make it is refused from its head alone.
+        router.preflight = { head, context in
+            AuthorizationMiddleware.refusal(head, identification.identified(head, context)) != nil
+        }
+        addRoutes(to: &router, dependencies)
+        return router.build()
+    }
+
+    /// Every route with who may call it (the README's endpoint table).
+    static func addRoutes(to router: inout RouterBuilder<ServiceContext>, _ dependencies: ServiceDependencies) {
+        let sign = SignHandler(dependencies: dependencies)
+        let offers = OfferAdminHandler(dependencies: dependencies)
+        let operations = OperationsHandler(dependencies: dependencies)
+        let users = UserHandler(dependencies: dependencies)
+        let notifications = NotificationHandler(dependencies: dependencies)
+        let audit = AuditHandler(dependencies: dependencies)
+        let simulate = SimulateHandler(dependencies: dependencies)
+        let historyImport = HistoryImportHandler(dependencies: dependencies)
+
+        router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
+        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), handler: users.offers)
+        router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), handler: users.history)
+        router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), handler: offers.list)
+        router.add("GET", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.get)
+        router.add("PUT", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.put)
+        router.add("DELETE", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.delete)
+        router.add("POST", "/v1/admin/offers/{offerId}/simulate", policy: .roles([.marketing]), handler: simulate.handle)
+        router.add("POST", "/v1/admin/history/import", policy: .roles([]), accepts: ["application/x-ndjson"],
+                   maxBodyBytes: HistoryImportHandler.maxBodyBytes, spoolBody: true, handler: historyImport.handle)
+        router.add("POST", "/v1/notifications/appstore", policy: .open, handler: notifications.handle)
+        router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]), handler: audit.signatures)
+        router.add("GET", "/v1/audit/signatures/{nonce}", policy: .roles([.auditor]), handler: audit.signature)
+        router.add("POST", "/v1/audit/verify", policy: .roles([.auditor]), handler: audit.verify)
+        router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), handler: audit.integrity)
+        router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), handler: audit.offerChanges)
+        router.add("GET", "/v1/keys", policy: .anyRole, handler: operations.keys)
+        router.add("GET", "/healthz", policy: .open, handler: operations.health)
+        router.add("GET", "/readyz", policy: .open, handler: operations.ready)
+        router.add("GET", "/metrics", policy: .open, handler: operations.metrics)
+    }
+}
