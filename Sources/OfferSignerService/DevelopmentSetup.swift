@@ -48,7 +48,7 @@ public struct DevelopmentSetup {
         let keyFile = "SubscriptionKey_\(Self.keyId).p8"
         let keyPath = (folder as NSString).appendingPathComponent(keyFile)
         guard FileManager.default.createFile(atPath: keyPath, contents: Data(key.pkcs8PEM.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw StartupError("\(keyPath): cannot write the development key")
+            throw StartupError.cannotWrite(path: keyPath, what: "the development key")
         }
         var tokens: [Role: String] = [:]
         var apiKeys: [KeysFile.APIKeyEntry] = []
@@ -63,7 +63,7 @@ public struct DevelopmentSetup {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard FileManager.default.createFile(atPath: keysPath, contents: try encoder.encode(file), attributes: [.posixPermissions: 0o600]) else {
-            throw StartupError("\(keysPath): cannot write the development keys file")
+            throw StartupError.cannotWrite(path: keysPath, what: "the development keys file")
         }
         return tokens
     }

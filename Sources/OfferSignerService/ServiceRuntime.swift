@@ -22,11 +22,16 @@ public final class ServiceRuntime: @unchecked Sendable {
         do {
             configuration = try KeyConfiguration.load(path: settings.keys)
         } catch {
-            throw StartupError(error.description)
+            throw .configuration(error)
         }
         for warning in configuration.warnings { logger.log(.warning, warning) }
-        let appStore = try AppStoreVerification(roots: try AppStoreVerification.roots(from: settings.appleRoots),
-                                                environments: Set(settings.environments), configuration: configuration)
+        let roots = try AppStoreVerification.roots(from: settings.appleRoots)
+        let appStore: AppStoreVerification
+        do {
+            appStore = try AppStoreVerification(roots: roots, environments: Set(settings.environments), configuration: configuration)
+        } catch {
+            throw .configuration(ConfigurationError(file: settings.keys, fault: .appStoreVerification(error)))
+        }
         let database: SQLiteDatabase
         do {
             database = try SQLiteDatabase(path: settings.database)
@@ -40,7 +45,7 @@ public final class ServiceRuntime: @unchecked Sendable {
                 trustedProxies: Set(settings.trustedProxies),
                 logger: logger)
         } catch {
-            throw StartupError("\(settings.database): cannot open the database: \(error)")
+            throw .database(path: settings.database, reason: "\(error)")
         }
         let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
         server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(
@@ -51,7 +56,7 @@ public final class ServiceRuntime: @unchecked Sendable {
         } catch {
             signatureLog.close()
             historyStore.close()
-            throw StartupError(error.description)
+            throw .cannotListen(error)
         }
         logger.log(.info, "offer-signer listening", [
             "listen": .string("\(host):\(server.port)"), "database": .string(settings.database), "keys": .string(settings.keys),
@@ -72,7 +77,7 @@ public final class ServiceRuntime: @unchecked Sendable {
         do {
             try dependencies.appStore.update(for: configuration)
         } catch {
-            return refuseReload(ConfigurationError(file: settings.keys, fault: error.description))
+            return refuseReload(ConfigurationError(file: settings.keys, fault: .appStoreVerification(error)))
         }
         dependencies.keyRing.replace(with: configuration)
         for warning in configuration.warnings { dependencies.logger.log(.warning, warning) }
@@ -91,10 +96,4 @@ public final class ServiceRuntime: @unchecked Sendable {
         signatureLog.close()
         historyStore.close()
     }
-}
-
-/// Why the service could not start.
-public struct StartupError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -58,32 +58,3 @@ enum CommandLineTool {
 func printError(_ message: String) {
     FileHandle.standardError.write(Data("offer-signer: \(message)\n".utf8))
 }
-
-/// Reads `--name value` / `--name=value` options, refusing unknown ones.
-struct Options {
-    private(set) var values: [String: String] = [:]
-
-    init(_ arguments: [String], allowed: Set<String>) throws(SettingsParseError) {
-        var index = 0
-        while index < arguments.count {
-            let parts = arguments[index].split(separator: "=", maxSplits: 1).map(String.init)
-            guard let name = parts.first, allowed.contains(name) else {
-                throw SettingsParseError(message: "unknown option '\(arguments[index])'")
-            }
-            if parts.count == 2 {
-                values[name] = parts[1]
-            } else {
-                guard index + 1 < arguments.count else { throw SettingsParseError(message: "\(name) needs a value") }
-                index += 1
-                values[name] = arguments[index]
-            }
-            index += 1
-        }
-    }
-
-    subscript(name: String) -> String? { values[name] }
-}
-
-struct SettingsParseError: Error {
-    let message: String
-}

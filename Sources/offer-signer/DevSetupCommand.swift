@@ -5,13 +5,13 @@ import OfferSignerService
 enum DevSetupCommand {
     static func run(_ arguments: [String]) -> Int32 {
         do {
-            let options = try Options(arguments, allowed: ["--dir", "--database", "--listen"])
+            let options = try CommandLineOptions(arguments, allowed: ["--dir", "--database", "--listen"])
             let setup = DevelopmentSetup(folder: options["--dir"] ?? "var/dev",
                                          database: options["--database"] ?? "var/offer-signer.sqlite")
             print(try setup.run(listen: options["--listen"] ?? "127.0.0.1:8080"), terminator: "")
             return 0
-        } catch let error as SettingsParseError {
-            printError(error.message)
+        } catch let error as SettingsError {
+            printError(error.description)
             return 2
         } catch {
             printError("dev-setup failed: \(error)")

@@ -32,10 +32,10 @@ enum KeysCommand {
     private static func check(_ arguments: [String]) -> Int32 {
         let path: String
         do {
-            let options = try Options(arguments, allowed: ["--keys"])
+            let options = try CommandLineOptions(arguments, allowed: ["--keys"])
             path = options["--keys"] ?? ProcessInfo.processInfo.environment["OFFER_SIGNER_KEYS"] ?? "keys.json"
         } catch {
-            printError(error.message)
+            printError(error.description)
             return 2
         }
         do {

@@ -56,25 +56,22 @@ enum OfflineCommands {
                 return 1
             }
         case "export":
-            var rest = Array(arguments.dropFirst())
-            var format = AuditExport.Format.csv
-            var from: Date?
-            var to: Date?
-            while let flag = rest.first, ["--format", "--from", "--to"].contains(flag) {
-                guard rest.count >= 2 else { return usage("audit export --format csv|ndjson [--from T] [--to T]") }
-                switch flag {
-                case "--format":
-                    guard let value = AuditExport.Format(rawValue: rest[1]) else { return usage("--format is csv or ndjson") }
-                    format = value
-                case "--from", "--to":
-                    guard let date = RFC3339.date(from: rest[1]) else { return usage("\(flag) takes an RFC 3339 time such as 2026-11-30T00:00:00Z") }
-                    if flag == "--from" { from = date } else { to = date }
-                default: break
-                }
-                rest.removeFirst(2)
+            let exportFlags: Set<String> = ["--format", "--from", "--to"]
+            let options: CommandLineOptions
+            do {
+                options = try CommandLineOptions(Array(arguments.dropFirst()), allowed: exportFlags.union(ServiceSettings.flags))
+            } catch {
+                return usage("audit export --format csv|ndjson [--from T] [--to T] [serve options] (\(error.description))")
             }
-            let filter = SignatureFilter(fromTimestamp: from?.milliseconds, toTimestamp: to?.milliseconds)
-            return run(rest) { _, stores in
+            guard let format = AuditExport.Format(rawValue: options["--format"] ?? "csv") else { return usage("--format is csv or ndjson") }
+            var times: [String: Date] = [:]
+            for flag in ["--from", "--to"] {
+                guard let text = options[flag] else { continue }
+                guard let date = RFC3339.date(from: text) else { return usage("\(flag) takes an RFC 3339 time such as 2026-11-30T00:00:00Z") }
+                times[flag] = date
+            }
+            let filter = SignatureFilter(fromTimestamp: times["--from"]?.milliseconds, toTimestamp: times["--to"]?.milliseconds)
+            return run(options) { _, stores in
                 let output = FileHandle.standardOutput
                 try AuditExport(format: format, filter: filter).run(stores.signatures) { output.write(Data($0.utf8)) }
                 return 0
@@ -87,7 +84,17 @@ enum OfflineCommands {
     /// Resolves the settings, opens the database and runs `body`, turning errors into messages.
     private static func run(_ arguments: [String], _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
         do {
-            let settings = try ServiceSettings.resolve(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+            return run(try CommandLineOptions(arguments, allowed: ServiceSettings.flags), body)
+        } catch {
+            printError(error.description)
+            return 2
+        }
+    }
+
+    /// `run` with the options already parsed.
+    private static func run(_ options: CommandLineOptions, _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
+        do {
+            let settings = try ServiceSettings.resolve(options: options, environment: ProcessInfo.processInfo.environment)
             let stores = try OfflineStores(path: settings.database)
             return try body(settings, stores)
         } catch let error as CustomStringConvertible {

@@ -13,7 +13,7 @@ public final class AppStoreVerification: @unchecked Sendable {
     /// - Parameter strictCertificateChecks: RFC 5280 strictness; Apple's real chain passes it,
     ///   Apple's published test certificates do not.
     public init(roots: [X509Certificate], environments: Set<String>, configuration: KeyConfiguration,
-                strictCertificateChecks: Bool = true) throws(StartupError) {
+                strictCertificateChecks: Bool = true) throws(SignedDataConfigurationError) {
         self.roots = roots
         self.environments = environments
         self.strict = strictCertificateChecks
@@ -26,18 +26,18 @@ public final class AppStoreVerification: @unchecked Sendable {
             do {
                 return [try X509Certificate(der: AppleRootCertificates.appleRootCAG3)]
             } catch {
-                throw StartupError("the built-in Apple Root CA - G3 cannot be read: \(error)")
+                throw .builtInRootUnreadable(error)
             }
         }
         var roots: [X509Certificate] = []
         for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw StartupError("\(path): cannot read this Apple root certificate (OFFER_SIGNER_APPLE_ROOTS)")
+                throw .rootUnreadable(path: path)
             }
             do {
                 roots.append(try X509Certificate(derOrPEM: Array(data)))
             } catch {
-                throw StartupError("\(path): not a DER or PEM X.509 certificate (\(error))")
+                throw .rootInvalid(path: path, error)
             }
         }
         return roots
@@ -46,19 +46,15 @@ public final class AppStoreVerification: @unchecked Sendable {
     public var current: SignedDataVerifier { lock.withLock { verifier } }
 
     /// Accepts the apps of a reloaded keys file.
-    public func update(for configuration: KeyConfiguration) throws(StartupError) {
+    public func update(for configuration: KeyConfiguration) throws(SignedDataConfigurationError) {
         let next = try Self.makeVerifier(roots, environments, configuration, strict)
         lock.withLock { verifier = next }
     }
 
     private static func makeVerifier(_ roots: [X509Certificate], _ environments: Set<String>,
-                                     _ configuration: KeyConfiguration, _ strict: Bool) throws(StartupError) -> SignedDataVerifier {
+                                     _ configuration: KeyConfiguration, _ strict: Bool) throws(SignedDataConfigurationError) -> SignedDataVerifier {
         let apps = configuration.apps.values.map { SignedDataVerifier.App(bundleId: $0.bundleId, appAppleId: $0.appAppleId) }
-        do {
-            return try SignedDataVerifier(rootCertificates: roots, apps: apps, acceptedEnvironments: environments,
-                                          strictCertificateChecks: strict)
-        } catch {
-            throw StartupError("cannot verify App Store data with these settings: \(error)")
-        }
+        return try SignedDataVerifier(rootCertificates: roots, apps: apps, acceptedEnvironments: environments,
+                                      strictCertificateChecks: strict)
     }
 }

@@ -23,70 +23,70 @@ public struct KeyConfiguration: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ConfigurationError(file: path, fault: "cannot read the keys file (\(Self.reason(error)))")
+            throw ConfigurationError(file: path, fault: .unreadableKeysFile(reason: Self.reason(error)))
         }
         let file: KeysFile
         do {
             file = try JSONDecoder().decode(KeysFile.self, from: data)
         } catch {
-            throw ConfigurationError(file: path, fault: "malformed keys file: \(DecodingErrorText.describe(error))")
+            throw ConfigurationError(file: path, fault: .malformedKeysFile(DecodingErrorText.describe(error)))
         }
         return try validate(file, path: path, folder: url.deletingLastPathComponent())
     }
 
     static func validate(_ file: KeysFile, path: String, folder: URL) throws(ConfigurationError) -> KeyConfiguration {
-        func fail(_ fault: String) -> ConfigurationError { ConfigurationError(file: path, fault: fault) }
-        guard !file.apps.isEmpty else { throw fail("no apps are configured") }
+        func fail(_ fault: ConfigurationFault) -> ConfigurationError { ConfigurationError(file: path, fault: fault) }
+        guard !file.apps.isEmpty else { throw fail(.noApps) }
         var apps: [AppKeys] = []
         var warnings: [String] = []
         var seenBundles = Set<String>()
         for app in file.apps {
-            guard Identifier.isValid(app.bundleId) else { throw fail("bundleId '\(app.bundleId)' is not a valid bundle ID") }
-            guard seenBundles.insert(app.bundleId).inserted else { throw fail("app \(app.bundleId) is configured twice") }
+            guard Identifier.isValid(app.bundleId) else { throw fail(.invalidBundleId(app.bundleId)) }
+            guard seenBundles.insert(app.bundleId).inserted else { throw fail(.duplicateApp(app.bundleId)) }
             var keys: [SigningKey] = []
             var seenKeyIds = Set<String>()
             for entry in app.signingKeys {
-                guard Identifier.isValid(entry.keyId) else { throw fail("app \(app.bundleId): keyId '\(entry.keyId)' is not a valid key ID") }
-                guard seenKeyIds.insert(entry.keyId).inserted else { throw fail("app \(app.bundleId): duplicate key ID \(entry.keyId)") }
+                guard Identifier.isValid(entry.keyId) else { throw fail(.invalidKeyId(app: app.bundleId, keyId: entry.keyId)) }
+                guard seenKeyIds.insert(entry.keyId).inserted else { throw fail(.duplicateKeyId(app: app.bundleId, keyId: entry.keyId)) }
                 let keyURL = entry.privateKeyPath.hasPrefix("/") ? URL(fileURLWithPath: entry.privateKeyPath)
                     : folder.appendingPathComponent(entry.privateKeyPath)
                 let pem: String
                 do {
                     pem = try String(contentsOf: keyURL, encoding: .utf8)
                 } catch {
-                    throw fail("app \(app.bundleId), key \(entry.keyId): cannot read \(keyURL.path) (\(Self.reason(error)))")
+                    throw fail(.unreadablePrivateKey(app: app.bundleId, keyId: entry.keyId, path: keyURL.path, reason: Self.reason(error)))
                 }
                 let privateKey: P256PrivateKey
                 do {
                     privateKey = try P256PrivateKey(pkcs8PEM: pem)
                 } catch {
-                    throw fail("app \(app.bundleId), key \(entry.keyId): \(keyURL.path) is \(error)")
+                    throw fail(.invalidPrivateKey(app: app.bundleId, keyId: entry.keyId, path: keyURL.path, error))
                 }
                 if let warning = FilePermissions.warning(for: keyURL.path) { warnings.append(warning) }
                 keys.append(SigningKey(keyId: entry.keyId, privateKey: privateKey, active: entry.active))
             }
             let active = keys.filter(\.active)
-            guard !active.isEmpty else { throw fail("app \(app.bundleId) has no active signing key (exactly one must be \"active\": true)") }
+            guard !active.isEmpty else { throw fail(.noActiveKey(app: app.bundleId)) }
             guard active.count == 1 else {
-                throw fail("app \(app.bundleId) has \(active.count) active signing keys (\(active.map(\.keyId).joined(separator: ", "))); exactly one may be active")
+                throw fail(.severalActiveKeys(app: app.bundleId, keyIds: active.map(\.keyId)))
             }
-            if let issuer = app.issuerId, !Identifier.isValid(issuer) { throw fail("app \(app.bundleId): issuerId is not valid") }
+            if let issuer = app.issuerId, !Identifier.isValid(issuer) { throw fail(.invalidIssuerId(app: app.bundleId)) }
             apps.append(AppKeys(bundleId: app.bundleId, appAppleId: app.appAppleId, issuerId: app.issuerId, keys: keys))
         }
         var apiKeys: [APIKey] = []
         var seenNames = Set<String>()
         var seenHashes = Set<String>()
         for entry in file.apiKeys {
-            guard !entry.name.isEmpty, Identifier.isValid(entry.name) else { throw fail("API key name '\(entry.name)' is not valid") }
-            guard seenNames.insert(entry.name).inserted else { throw fail("API key name \(entry.name) is used twice") }
+            guard !entry.name.isEmpty, Identifier.isValid(entry.name) else { throw fail(.invalidAPIKeyName(entry.name)) }
+            guard seenNames.insert(entry.name).inserted else { throw fail(.duplicateAPIKeyName(entry.name)) }
             guard let role = Role(rawValue: entry.role) else {
-                throw fail("API key \(entry.name): unknown role '\(entry.role)' (use \(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw fail(.unknownRole(apiKey: entry.name, role: entry.role))
             }
             guard entry.tokenSHA256.count == 64, entry.tokenSHA256 == entry.tokenSHA256.lowercased(),
                   let hash = [UInt8](hexString: entry.tokenSHA256) else {
-                throw fail("API key \(entry.name): tokenSHA256 must be 64 lowercase hex characters (see `offer-signer keys hash-token`)")
+                throw fail(.invalidTokenHash(apiKey: entry.name))
             }
-            guard seenHashes.insert(entry.tokenSHA256).inserted else { throw fail("API key \(entry.name) has the same token as another key") }
+            guard seenHashes.insert(entry.tokenSHA256).inserted else { throw fail(.duplicateToken(apiKey: entry.name)) }
             apiKeys.append(APIKey(name: entry.name, role: role, tokenHash: hash))
         }
         return KeyConfiguration(apps: apps, apiKeys: apiKeys, warnings: warnings)
@@ -157,17 +157,4 @@ public struct APIKey: Sendable {
         self.role = role
         self.tokenHash = tokenHash
     }
-}
-
-/// Bad configuration: which file, and what is wrong with it.
-public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
-    public let file: String
-    public let fault: String
-
-    public init(file: String, fault: String) {
-        self.file = file
-        self.fault = fault
-    }
-
-    public var description: String { "\(file): \(fault)" }
 }

@@ -42,8 +42,10 @@ public struct ServiceSettings: Sendable, Equatable {
         func apply(_ settings: inout ServiceSettings, _ value: String) throws(SettingsError) {
             do {
                 try store(&settings, value)
+            } catch let error as SettingsError {
+                throw error.named("\(variable)/\(flag)")
             } catch {
-                throw SettingsError("\(variable)/\(flag): \((error as? SettingsError)?.description ?? "\(error)")")
+                throw .invalidValue(setting: "\(variable)/\(flag)", value: value, expected: "usable (\(error))")
             }
         }
     }
@@ -70,28 +72,24 @@ public struct ServiceSettings: Sendable, Equatable {
         },
     ]
 
+    /// The flags of every setting (`--listen`, `--database`, …).
+    public static var flags: Set<String> { Set(all.map(\.flag)) }
+
     /// Reads the environment, then the flags (`--flag value` or `--flag=value`); refuses
     /// unknown flags and bad values with a message naming them.
     public static func resolve(arguments: [String], environment: [String: String]) throws(SettingsError) -> ServiceSettings {
+        try resolve(options: CommandLineOptions(arguments, allowed: flags), environment: environment)
+    }
+
+    /// Reads the environment, then those of `options` that are settings (a command may
+    /// take options of its own beside them).
+    public static func resolve(options: CommandLineOptions, environment: [String: String]) throws(SettingsError) -> ServiceSettings {
         var settings = ServiceSettings()
         for setting in all {
             if let value = environment[setting.variable] { try setting.apply(&settings, value) }
         }
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            let (flag, inline) = argument.split(separator: "=", maxSplits: 1).map(String.init).pair
-            guard let setting = all.first(where: { $0.flag == flag }) else {
-                throw SettingsError("unknown option '\(argument)' (options: \(all.map(\.flag).joined(separator: ", ")))")
-            }
-            if let inline {
-                try setting.apply(&settings, inline)
-            } else {
-                guard index + 1 < arguments.count else { throw SettingsError("\(flag) needs a value") }
-                index += 1
-                try setting.apply(&settings, arguments[index])
-            }
-            index += 1
+        for (flag, value) in options.pairs {
+            try all.first { $0.flag == flag }?.apply(&settings, value)
         }
         try settings.check()
         return settings
@@ -99,35 +97,26 @@ public struct ServiceSettings: Sendable, Equatable {
 
     func check() throws(SettingsError) {
         guard HTTPServerConfiguration.parseListen(listen) != nil else {
-            throw SettingsError("OFFER_SIGNER_LISTEN/--listen '\(listen)' is not HOST:PORT (e.g. 127.0.0.1:8080)")
+            throw .invalidValue(setting: "OFFER_SIGNER_LISTEN/--listen", value: listen, expected: "HOST:PORT (e.g. 127.0.0.1:8080)")
         }
         let known = ["Production", "Sandbox"]
         for name in environments where !known.contains(name) {
-            throw SettingsError("OFFER_SIGNER_ENVIRONMENTS/--environments: unknown App Store environment '\(name)' (use \(known.joined(separator: ", ")))")
+            throw .invalidValue(setting: "OFFER_SIGNER_ENVIRONMENTS/--environments", value: name,
+                                expected: "an App Store environment (\(known.joined(separator: ", ")))")
         }
-        guard !environments.isEmpty else { throw SettingsError("OFFER_SIGNER_ENVIRONMENTS/--environments is empty") }
+        guard !environments.isEmpty else { throw .empty(setting: "OFFER_SIGNER_ENVIRONMENTS/--environments") }
         guard Logger.Level(name: logLevel) != nil else {
-            throw SettingsError("OFFER_SIGNER_LOG_LEVEL/--log-level '\(logLevel)' is not debug, info, warning or error")
+            throw .invalidValue(setting: "OFFER_SIGNER_LOG_LEVEL/--log-level", value: logLevel, expected: "debug, info, warning or error")
         }
-        if let roots = appleRoots, roots.isEmpty { throw SettingsError("OFFER_SIGNER_APPLE_ROOTS/--apple-roots is empty") }
+        if let roots = appleRoots, roots.isEmpty { throw .empty(setting: "OFFER_SIGNER_APPLE_ROOTS/--apple-roots") }
     }
 
     private static func positive(_ text: String) throws(SettingsError) -> Int {
-        guard let value = Int(text), value > 0 else { throw SettingsError("must be a positive whole number, not '\(text)'") }
+        guard let value = Int(text), value > 0 else { throw .invalidValue(setting: "", value: text, expected: "a positive whole number") }
         return value
     }
 
     private static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
-}
-
-/// A setting that cannot be used.
-public struct SettingsError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    init(_ description: String) { self.description = description }
-}
-
-extension Array where Element == String {
-    fileprivate var pair: (String, String?) { (self.first ?? "", count > 1 ? self[1] : nil) }
 }

@@ -10,13 +10,13 @@ public struct OfferRulesFile {
     /// Reads and validates the file; every fault is named with the rule it is in.
     public init(path: String, configuration: KeyConfiguration) throws(ConfigurationError) {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError(file: path, fault: "cannot read the offer rules file")
+            throw ConfigurationError(file: path, fault: .unreadableOfferRules)
         }
         let rules: [OfferRule]
         do {
             rules = try JSONCoding.decoder.decode([OfferRule].self, from: data)
         } catch {
-            throw ConfigurationError(file: path, fault: "not a JSON array of offer rules: \(DecodingErrorText.describe(error))")
+            throw ConfigurationError(file: path, fault: .malformedOfferRules(DecodingErrorText.describe(error)))
         }
         var faults: [String] = []
         var seen = Set<String>()
@@ -25,7 +25,7 @@ public struct OfferRulesFile {
             if configuration.apps[rule.bundleId] == nil { faults.append("offer '\(rule.offerId)': no app with bundleId '\(rule.bundleId)' is configured") }
             faults += rule.validationProblems().map { "offer '\(rule.offerId)': \($0)" }
         }
-        guard faults.isEmpty else { throw ConfigurationError(file: path, fault: faults.joined(separator: "; ")) }
+        guard faults.isEmpty else { throw ConfigurationError(file: path, fault: .invalidOfferRules(faults)) }
         self.rules = rules
     }
 

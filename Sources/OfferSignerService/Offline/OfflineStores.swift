@@ -17,7 +17,7 @@ public final class OfflineStores {
             signatures = try SQLiteSignatureLog(database: database)
             history = SQLiteHistoryStore(database: database)
         } catch {
-            throw StartupError("\(path): cannot open the database: \(error)")
+            throw .database(path: path, reason: "\(error)")
         }
     }
 

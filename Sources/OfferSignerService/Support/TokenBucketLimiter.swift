@@ -62,7 +62,7 @@ public struct RateLimit: Sendable, Equatable, CustomStringConvertible {
         let parts = text.split(separator: "/")
         let periods: [Substring: TimeInterval] = ["s": 1, "m": 60, "h": 3600]
         guard parts.count == 2, let count = Int(parts[0]), count > 0, let period = periods[parts[1]] else {
-            throw SettingsError("'\(text)' is not a rate such as 30/m, 1000/s or off")
+            throw .invalidValue(setting: "", value: text, expected: "a rate such as 30/m, 1000/s or off")
         }
         return RateLimit(count: count, period: period)
     }
