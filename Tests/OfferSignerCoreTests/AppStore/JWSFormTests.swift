@@ -117,7 +117,7 @@ import Testing
     @Test func signedPayloadOfTheWrongShapeRefused() {
         let jws = AppStoreTestJWS.sign(AppStoreTestSetup.transaction(extra: ["price": "free"]), chain: chain)
         #expect(throws: SignedDataError.undecodablePayload(type: "JWSTransactionDecodedPayload",
-                                                           reason: "field 'price' is not of type Int64")) {
+                                                           reason: "'price' must be an integer")) {
             try verifier.verifyTransaction(jws)
         }
     }

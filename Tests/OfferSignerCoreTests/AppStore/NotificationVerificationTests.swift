@@ -143,7 +143,7 @@ import Testing
         var payload = AppStoreTestSetup.notification(data: AppStoreTestSetup.notificationData())
         payload["notificationUUID"] = nil
         #expect(throws: SignedDataError.undecodablePayload(type: "ResponseBodyV2DecodedPayload",
-                                                           reason: "missing field 'notificationUUID'")) {
+                                                           reason: "'notificationUUID' is required")) {
             try verifier.verifyNotification(AppStoreTestJWS.sign(payload, chain: chain))
         }
     }

@@ -22,29 +22,9 @@ enum SignedPayloadDecoder {
     static func decode<Payload: Decodable>(_ type: Payload.Type, from payload: Data) throws(SignedDataError) -> Payload {
         do {
             return try JSONDecoder().decode(type, from: payload)
-        } catch let error as DecodingError {
-            throw SignedDataError.undecodablePayload(type: String(describing: type), reason: reason(error))
         } catch {
-            throw SignedDataError.undecodablePayload(type: String(describing: type), reason: "not valid JSON")
+            throw SignedDataError.undecodablePayload(type: String(describing: type),
+                                                     reason: DecodingErrorText.describe(error, subject: "the payload"))
         }
-    }
-
-    private static func reason(_ error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, let context):
-            "missing field '\(path(context.codingPath + [key]))'"
-        case .typeMismatch(let type, let context):
-            "field '\(path(context.codingPath))' is not of type \(type)"
-        case .valueNotFound(let type, let context):
-            "field '\(path(context.codingPath))' is null, expected \(type)"
-        case .dataCorrupted(let context):
-            context.codingPath.isEmpty ? "not valid JSON" : "field '\(path(context.codingPath))' is invalid"
-        @unknown default:
-            "not decodable"
-        }
-    }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 }
