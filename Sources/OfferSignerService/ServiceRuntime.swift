@@ -4,7 +4,7 @@ import OfferSignerHTTP
 import OfferSignerStore
 
 /// The running service: storage opened, keys loaded, HTTP listening.
-public final class ServiceRuntime: @unchecked Sendable {
+public final class ServiceRuntime: Sendable {
     public let settings: ServiceSettings
     public let dependencies: ServiceDependencies
     private let server: HTTPServer

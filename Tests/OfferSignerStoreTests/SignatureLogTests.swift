@@ -1,5 +1,6 @@
 import Foundation
 import OfferSignerCore
+import Synchronization
 import Testing
 @testable import OfferSignerStore
 
@@ -164,11 +165,10 @@ func attempt(_ body: () throws(SignatureLogError) -> LoggedSignature) -> Result<
 }
 
 /// An array appended to from many threads.
-final class LockedArray<Element>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [Element] = []
+final class LockedArray<Element: Sendable>: Sendable {
+    private let storage = Mutex<[Element]>([])
 
-    func append(_ element: Element) { lock.withLock { storage.append(element) } }
-    func removeOne() { lock.withLock { _ = storage.popLast() } }
-    var values: [Element] { lock.withLock { storage } }
+    func append(_ element: Element) { storage.withLock { $0.append(element) } }
+    func removeOne() { storage.withLock { _ = $0.popLast() } }
+    var values: [Element] { storage.withLock { $0 } }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// An ECDSA P-256 private key held by OpenSSL, such as the App Store In-App Purchase key.
 ///
 /// Signing from several threads at once is safe: each signature uses its own digest context.
-public final class P256PrivateKey: @unchecked Sendable {
+public final class P256PrivateKey: @unchecked Sendable { // @unchecked: owns an EVP_PKEY, never mutated after init; each signature uses its own context
     let pkey: OpaquePointer
 
     /// Takes ownership of an `EVP_PKEY` that is known to hold a P-256 key.

@@ -2,7 +2,7 @@ internal import COpenSSL
 import Foundation
 
 /// An ECDSA P-256 public key, to verify signatures made by the matching private key.
-public final class P256PublicKey: @unchecked Sendable {
+public final class P256PublicKey: @unchecked Sendable { // @unchecked: owns an EVP_PKEY, never mutated after init; each verification uses its own context
     let pkey: OpaquePointer
 
     init(takingOwnershipOf pkey: OpaquePointer) {

@@ -1,14 +1,14 @@
 import Foundation
 import OfferSignerCore
+import Synchronization
 
 /// The verifier of App Store signed data in force: trusted roots and environments from the
 /// settings, apps from the keys file (rebuilt when the keys file is reloaded).
-public final class AppStoreVerification: @unchecked Sendable {
+public final class AppStoreVerification: Sendable {
     private let roots: [X509Certificate]
     private let environments: Set<String>
     private let strict: Bool
-    private let lock = NSLock()
-    private var verifier: SignedDataVerifier
+    private let verifier: Mutex<SignedDataVerifier>
 
     /// - Parameter strictCertificateChecks: RFC 5280 strictness; Apple's real chain passes it,
     ///   Apple's published test certificates do not.
@@ -17,7 +17,7 @@ public final class AppStoreVerification: @unchecked Sendable {
         self.roots = roots
         self.environments = environments
         self.strict = strictCertificateChecks
-        verifier = try Self.makeVerifier(roots, environments, configuration, strictCertificateChecks)
+        verifier = Mutex(try Self.makeVerifier(roots, environments, configuration, strictCertificateChecks))
     }
 
     /// Loads the roots named in the settings (DER or PEM files), or Apple Root CA - G3.
@@ -43,12 +43,13 @@ public final class AppStoreVerification: @unchecked Sendable {
         return roots
     }
 
-    public var current: SignedDataVerifier { lock.withLock { verifier } }
+    /// The verifier for the keys file in force now.
+    public var current: SignedDataVerifier { verifier.withLock { $0 } }
 
     /// Accepts the apps of a reloaded keys file.
     public func update(for configuration: KeyConfiguration) throws(SignedDataConfigurationError) {
         let next = try Self.makeVerifier(roots, environments, configuration, strict)
-        lock.withLock { verifier = next }
+        verifier.withLock { $0 = next }
     }
 
     private static func makeVerifier(_ roots: [X509Certificate], _ environments: Set<String>,

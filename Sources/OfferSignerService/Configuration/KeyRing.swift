@@ -1,18 +1,20 @@
 import Foundation
+import Synchronization
 
 /// The key configuration in force. Replaced whole on reload, so each request sees one
 /// consistent configuration from start to end.
-public final class KeyRing: @unchecked Sendable {
-    private let lock = NSLock()
-    private var configuration: KeyConfiguration
+public final class KeyRing: Sendable {
+    private let configuration: Mutex<KeyConfiguration>
 
     public init(_ configuration: KeyConfiguration) {
-        self.configuration = configuration
+        self.configuration = Mutex(configuration)
     }
 
-    public var current: KeyConfiguration { lock.withLock { configuration } }
+    /// The configuration in force now.
+    public var current: KeyConfiguration { configuration.withLock { $0 } }
 
+    /// Puts `configuration` in force for every request that starts from now on.
     public func replace(with configuration: KeyConfiguration) {
-        lock.withLock { self.configuration = configuration }
+        self.configuration.withLock { $0 = configuration }
     }
 }

@@ -1,20 +1,25 @@
 import Foundation
+import Synchronization
 
 /// Counters and a latency histogram, rendered in the Prometheus text format.
-public final class Metrics: @unchecked Sendable {
-    private let lock = NSLock()
-    private var requests: [RequestKey: Int] = [:]
-    private var signatures: [SignatureKey: Int] = [:]
-    private var notifications: [Bool: Int] = [:]
-    private var latencyBuckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
-    private var latencyCount = 0
-    private var latencySum = 0.0
+public final class Metrics: Sendable {
+    private let counts = Mutex(Counts())
 
     /// Upper bounds of the latency histogram, in seconds.
     static let bucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
     private struct RequestKey: Hashable { let route: String; let method: String; let status: Int }
     private struct SignatureKey: Hashable { let offerId: String; let format: String }
+
+    /// Everything counted so far.
+    private struct Counts {
+        var requests: [RequestKey: Int] = [:]
+        var signatures: [SignatureKey: Int] = [:]
+        var notifications: [Bool: Int] = [:]
+        var latencyBuckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
+        var latencyCount = 0
+        var latencySum = 0.0
+    }
 
     public init() {}
 
@@ -23,53 +28,52 @@ public final class Metrics: @unchecked Sendable {
 
     func recordRequest(route: String, method: String, status: Int, seconds: Double) {
         let method = Self.knownMethods.contains(method) ? method : "other"
-        lock.withLock {
-            requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-            latencyCount += 1
-            latencySum += seconds
+        counts.withLock { counts in
+            counts.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            counts.latencyCount += 1
+            counts.latencySum += seconds
             if let bucket = Self.bucketBounds.firstIndex(where: { seconds <= $0 }) {
-                latencyBuckets[bucket] += 1
+                counts.latencyBuckets[bucket] += 1
             }
         }
     }
 
     func recordSignature(offerId: String, format: String) {
-        lock.withLock { signatures[SignatureKey(offerId: offerId, format: format), default: 0] += 1 }
+        counts.withLock { $0.signatures[SignatureKey(offerId: offerId, format: format), default: 0] += 1 }
     }
 
     func recordNotification(stored: Bool) {
-        lock.withLock { notifications[stored, default: 0] += 1 }
+        counts.withLock { $0.notifications[stored, default: 0] += 1 }
     }
 
     /// The Prometheus exposition text.
     public func render() -> String {
-        lock.withLock {
-            var out = "# HELP offer_signer_http_requests_total HTTP requests by route, method and status.\n"
-            out += "# TYPE offer_signer_http_requests_total counter\n"
-            for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
-                out += "offer_signer_http_requests_total{route=\"\(escape(key.route))\",method=\"\(escape(key.method))\",status=\"\(key.status)\"} \(count)\n"
-            }
-            out += "# HELP offer_signer_signatures_total Signatures issued by offer and format.\n"
-            out += "# TYPE offer_signer_signatures_total counter\n"
-            for (key, count) in signatures.sorted(by: { ($0.key.offerId, $0.key.format) < ($1.key.offerId, $1.key.format) }) {
-                out += "offer_signer_signatures_total{offer_id=\"\(escape(key.offerId))\",format=\"\(escape(key.format))\"} \(count)\n"
-            }
-            out += "# HELP offer_signer_notifications_total Verified App Store notifications, stored or already known.\n"
-            out += "# TYPE offer_signer_notifications_total counter\n"
-            out += "offer_signer_notifications_total{outcome=\"stored\"} \(notifications[true] ?? 0)\n"
-            out += "offer_signer_notifications_total{outcome=\"duplicate\"} \(notifications[false] ?? 0)\n"
-            out += "# HELP offer_signer_http_request_duration_seconds Time from a complete request to its response.\n"
-            out += "# TYPE offer_signer_http_request_duration_seconds histogram\n"
-            var cumulative = 0
-            for (bound, count) in zip(Self.bucketBounds, latencyBuckets) {
-                cumulative += count
-                out += "offer_signer_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
-            }
-            out += "offer_signer_http_request_duration_seconds_bucket{le=\"+Inf\"} \(latencyCount)\n"
-            out += "offer_signer_http_request_duration_seconds_sum \(latencySum)\n"
-            out += "offer_signer_http_request_duration_seconds_count \(latencyCount)\n"
-            return out
+        let counts = self.counts.withLock { $0 }
+        var out = "# HELP offer_signer_http_requests_total HTTP requests by route, method and status.\n"
+        out += "# TYPE offer_signer_http_requests_total counter\n"
+        for (key, count) in counts.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+            out += "offer_signer_http_requests_total{route=\"\(escape(key.route))\",method=\"\(escape(key.method))\",status=\"\(key.status)\"} \(count)\n"
         }
+        out += "# HELP offer_signer_signatures_total Signatures issued by offer and format.\n"
+        out += "# TYPE offer_signer_signatures_total counter\n"
+        for (key, count) in counts.signatures.sorted(by: { ($0.key.offerId, $0.key.format) < ($1.key.offerId, $1.key.format) }) {
+            out += "offer_signer_signatures_total{offer_id=\"\(escape(key.offerId))\",format=\"\(escape(key.format))\"} \(count)\n"
+        }
+        out += "# HELP offer_signer_notifications_total Verified App Store notifications, stored or already known.\n"
+        out += "# TYPE offer_signer_notifications_total counter\n"
+        out += "offer_signer_notifications_total{outcome=\"stored\"} \(counts.notifications[true] ?? 0)\n"
+        out += "offer_signer_notifications_total{outcome=\"duplicate\"} \(counts.notifications[false] ?? 0)\n"
+        out += "# HELP offer_signer_http_request_duration_seconds Time from a complete request to its response.\n"
+        out += "# TYPE offer_signer_http_request_duration_seconds histogram\n"
+        var cumulative = 0
+        for (bound, count) in zip(Self.bucketBounds, counts.latencyBuckets) {
+            cumulative += count
+            out += "offer_signer_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "offer_signer_http_request_duration_seconds_bucket{le=\"+Inf\"} \(counts.latencyCount)\n"
+        out += "offer_signer_http_request_duration_seconds_sum \(counts.latencySum)\n"
+        out += "offer_signer_http_request_duration_seconds_count \(counts.latencyCount)\n"
+        return out
     }
 
     private func escape(_ label: String) -> String {

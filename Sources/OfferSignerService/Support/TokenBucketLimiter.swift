@@ -1,17 +1,22 @@
 import Foundation
+import Synchronization
 
 /// Token buckets keyed by caller (API key, user, address): each key may spend `capacity`
 /// requests at once and regains `capacity` per `period`. Idle buckets are dropped, so memory
 /// stays bounded by the keys active within one period.
-public final class TokenBucketLimiter: @unchecked Sendable {
+public final class TokenBucketLimiter: Sendable {
     public let rate: RateLimit
-    private let lock = NSLock()
-    private var buckets: [String: Bucket] = [:]
-    private var lastSweep: TimeInterval = 0
+    private let state = Mutex(Buckets())
 
     private struct Bucket {
         var tokens: Double
         var updated: TimeInterval
+    }
+
+    /// The buckets of the keys seen lately, and when idle ones were last dropped.
+    private struct Buckets {
+        var byKey: [String: Bucket] = [:]
+        var lastSweep: TimeInterval = 0
     }
 
     public init(rate: RateLimit) {
@@ -21,28 +26,29 @@ public final class TokenBucketLimiter: @unchecked Sendable {
     /// Takes one token for `key` at `now` (seconds, any monotonic origin). Returns nil when
     /// allowed, or the whole seconds until a token is available.
     public func take(_ key: String, now: TimeInterval) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        sweep(now)
-        let capacity = Double(rate.count)
-        let perSecond = capacity / rate.period
-        var bucket = buckets[key] ?? Bucket(tokens: capacity, updated: now)
-        bucket.tokens = min(capacity, bucket.tokens + max(0, now - bucket.updated) * perSecond)
-        bucket.updated = now
-        if bucket.tokens >= 1 {
-            bucket.tokens -= 1
-            buckets[key] = bucket
-            return nil
+        let rate = self.rate
+        return state.withLock { state in
+            Self.sweep(&state, now: now, period: rate.period)
+            let capacity = Double(rate.count)
+            let perSecond = capacity / rate.period
+            var bucket = state.byKey[key] ?? Bucket(tokens: capacity, updated: now)
+            bucket.tokens = min(capacity, bucket.tokens + max(0, now - bucket.updated) * perSecond)
+            bucket.updated = now
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                state.byKey[key] = bucket
+                return nil
+            }
+            state.byKey[key] = bucket
+            return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
         }
-        buckets[key] = bucket
-        return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
     }
 
     /// Drops buckets that have refilled completely (their state equals a fresh bucket).
-    private func sweep(_ now: TimeInterval) {
-        guard now - lastSweep >= rate.period else { return }
-        lastSweep = now
-        buckets = buckets.filter { now - $0.value.updated < rate.period }
+    private static func sweep(_ state: inout Buckets, now: TimeInterval, period: TimeInterval) {
+        guard now - state.lastSweep >= period else { return }
+        state.lastSweep = now
+        state.byKey = state.byKey.filter { now - $0.value.updated < period }
     }
 }
 

@@ -1,18 +1,41 @@
 import Foundation
+import Synchronization
 
 /// Group commit: callers on many threads hand in items and block; one writer thread takes
 /// every item waiting, writes them all in one transaction with one sync, and wakes each
 /// caller with its own result. Durability then costs one sync per batch, not per request.
-final class GroupCommitter<Item, Output>: @unchecked Sendable {
+final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     /// Writes a batch inside an open write transaction; returns one result per item. An item
     /// may fail alone (its result is a failure); a thrown error rolls back the whole batch.
-    typealias Writer = (_ batch: [Item], _ db: SQLiteConnection) throws -> [Result<Output, any Error>]
+    /// Called on the writer thread only, one batch at a time.
+    typealias Writer = @Sendable (_ batch: [Item], _ db: SQLiteConnection) throws -> [Result<Output, any Error>]
 
     private let database: SQLiteDatabase
     private let writeBatch: Writer
-    private let queue = NSCondition()
-    private var pending: [Waiter] = []
-    private var closed = false
+    private let queue = Mutex(Queue())
+    /// Signalled once each time the writer leaves idleness (items arrived, or `close`).
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// What the writer has yet to do.
+    private struct Queue {
+        var pending: [Waiter] = []
+        var closed = false
+        /// The writer found nothing to do and is waiting on `wake`.
+        var writerIdle = false
+
+        /// Marks the writer busy; true when it was idle, so the caller must signal `wake`.
+        mutating func rouseWriter() -> Bool {
+            defer { writerIdle = false }
+            return writerIdle
+        }
+    }
+
+    /// The writer's next step.
+    private enum Step {
+        case commit([Waiter])
+        case idle
+        case stop
+    }
 
     init(database: SQLiteDatabase, name: String, writeBatch: @escaping Writer) {
         self.database = database
@@ -25,38 +48,43 @@ final class GroupCommitter<Item, Output>: @unchecked Sendable {
     /// Queues `item` and returns once its batch is committed (or has failed).
     func submit(_ item: Item) -> Result<Output, any Error> {
         let waiter = Waiter(item: item)
-        queue.lock()
-        guard !closed else {
-            queue.unlock()
-            return .failure(GroupCommitterClosed())
+        let queued = queue.withLock { queue -> (accepted: Bool, wakeWriter: Bool) in
+            guard !queue.closed else { return (false, false) }
+            queue.pending.append(waiter)
+            return (true, queue.rouseWriter())
         }
-        pending.append(waiter)
-        queue.signal()
-        queue.unlock()
+        guard queued.accepted else { return .failure(GroupCommitterClosed()) }
+        if queued.wakeWriter { wake.signal() }
         waiter.done.wait()
         return waiter.result!
     }
 
     /// Stops the writer once the items already waiting are written.
     func close() {
-        queue.lock()
-        closed = true
-        queue.signal()
-        queue.unlock()
+        let wakeWriter = queue.withLock { queue in
+            queue.closed = true
+            return queue.rouseWriter()
+        }
+        if wakeWriter { wake.signal() }
     }
 
     private func run() {
         while true {
-            queue.lock()
-            while pending.isEmpty && !closed { queue.wait() }
-            if pending.isEmpty && closed {
-                queue.unlock()
-                return
+            let step = queue.withLock { queue -> Step in
+                if !queue.pending.isEmpty {
+                    let batch = queue.pending
+                    queue.pending.removeAll(keepingCapacity: true)
+                    return .commit(batch)
+                }
+                if queue.closed { return .stop }
+                queue.writerIdle = true
+                return .idle
             }
-            let batch = pending
-            pending.removeAll(keepingCapacity: true)
-            queue.unlock()
-            commit(batch)
+            switch step {
+            case .commit(let batch): commit(batch)
+            case .idle: wake.wait()
+            case .stop: return
+            }
         }
     }
 
@@ -73,7 +101,8 @@ final class GroupCommitter<Item, Output>: @unchecked Sendable {
         }
     }
 
-    private final class Waiter: @unchecked Sendable {
+    /// One caller blocked until its item's batch is committed.
+    private final class Waiter: @unchecked Sendable { // @unchecked: the writer sets `result` before `done.signal()`, its caller reads it after `done.wait()`
         let item: Item
         let done = DispatchSemaphore(value: 0)
         var result: Result<Output, any Error>?

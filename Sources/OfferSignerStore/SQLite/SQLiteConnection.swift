@@ -3,7 +3,7 @@ import Foundation
 
 /// One SQLite connection, with its prepared statements cached. Not thread-safe: the
 /// `SQLiteDatabase` that owns it hands it to one thread at a time.
-final class SQLiteConnection {
+final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sqlite3 handle; the writer's Mutex or the reader Pool lends it to one thread at a time
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 

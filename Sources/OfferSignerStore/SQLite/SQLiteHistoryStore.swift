@@ -2,9 +2,9 @@ import Foundation
 import OfferSignerCore
 
 /// Verified App Store history in SQLite.
-public final class SQLiteHistoryStore: SubscriptionHistoryStore, @unchecked Sendable {
+public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
     private let database: SQLiteDatabase
-    private var committer: GroupCommitter<HistoryItem, Bool>!
+    private let committer: GroupCommitter<HistoryItem, Bool>
 
     public init(database: SQLiteDatabase) {
         self.database = database

@@ -1,16 +1,20 @@
 import Foundation
 import OfferSignerCore
+import Synchronization
 
 /// Offer rules in SQLite, mirrored in memory so the signing path never reads the disk for
 /// them. The mirror is refreshed when another process (the `offers apply` command) changed
 /// the rules, checked at most once a second.
-public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
+public final class SQLiteOfferStore: OfferStore, Sendable {
     private let database: SQLiteDatabase
-    private let lock = NSLock()
-    private var cache: [String: StoredOffer] = [:]
-    /// The newest change the mirror reflects, and when that was last checked.
-    private var cachedChangeId: Int64 = -1
-    private var checkedAt = DispatchTime(uptimeNanoseconds: 0)
+    private let mirror = Mutex(Mirror())
+
+    /// The rules in memory, the newest change they reflect, and when that was last checked.
+    private struct Mirror {
+        var offers: [String: StoredOffer] = [:]
+        var changeId: Int64 = -1
+        var checkedAt = DispatchTime(uptimeNanoseconds: 0)
+    }
 
     public init(database: SQLiteDatabase) throws {
         self.database = database
@@ -19,12 +23,12 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
 
     public func offer(id: String) throws -> StoredOffer? {
         try refresh()
-        return lock.withLock { cache[id] }
+        return mirror.withLock { $0.offers[id] }
     }
 
     public func offers() throws -> [StoredOffer] {
         try refresh()
-        return lock.withLock { Array(cache.values) }.sorted { $0.rule.offerId < $1.rule.offerId }
+        return mirror.withLock { Array($0.offers.values) }.sorted { $0.rule.offerId < $1.rule.offerId }
     }
 
     public func put(_ rule: OfferRule, by actor: String, at now: Date) throws -> StoredOffer {
@@ -81,21 +85,22 @@ public final class SQLiteOfferStore: OfferStore, @unchecked Sendable {
     /// Reloads the mirror when the newest change differs from the one it reflects.
     private func refresh(force: Bool = false) throws {
         let now = DispatchTime.now()
-        let due = lock.withLock { () -> Bool in
-            guard force || now.uptimeNanoseconds >= checkedAt.uptimeNanoseconds + 1_000_000_000 else { return false }
-            checkedAt = now
+        let due = mirror.withLock { mirror -> Bool in
+            guard force || now.uptimeNanoseconds >= mirror.checkedAt.uptimeNanoseconds + 1_000_000_000 else { return false }
+            mirror.checkedAt = now
             return true
         }
         guard due else { return }
         try database.read { db in
             let newest = try db.scalar("SELECT COALESCE(MAX(id), 0) FROM offer_changes") ?? 0
-            guard force || newest != lock.withLock({ cachedChangeId }) else { return }
+            guard force || newest != mirror.withLock({ $0.changeId }) else { return }
             let rows = try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers", row: Self.storedOffer)
-            lock.withLock {
+            let offers = Dictionary(uniqueKeysWithValues: rows.map { ($0.rule.offerId, $0) })
+            mirror.withLock { mirror in
                 // Change IDs only grow: a slower refresh must not install an older snapshot.
-                guard newest >= cachedChangeId else { return }
-                cache = Dictionary(uniqueKeysWithValues: rows.map { ($0.rule.offerId, $0) })
-                cachedChangeId = newest
+                guard newest >= mirror.changeId else { return }
+                mirror.offers = offers
+                mirror.changeId = newest
             }
         }
     }

@@ -4,19 +4,15 @@ import OfferSignerCore
 /// The signature log in SQLite. Appends from many threads are group-committed: a single
 /// writer thread takes every append waiting, writes them in one transaction (extending the
 /// hash chain and checking quotas), commits with a full sync, then wakes their callers.
-public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
+public final class SQLiteSignatureLog: SignatureLog, Sendable {
     private let database: SQLiteDatabase
-    private var committer: GroupCommitter<PendingAppend, LoggedSignature>!
-    /// The last record's sequence and hash; touched only inside the writer's transactions.
-    private var head: (sequence: Int64, hash: String)
+    private let committer: GroupCommitter<PendingAppend, LoggedSignature>
 
     public init(database: SQLiteDatabase) throws {
         self.database = database
-        head = try database.read { db in
-            try db.query("SELECT seq, hash FROM signatures ORDER BY seq DESC LIMIT 1") { ($0.int64(0), $0.text(1)) }
-        }.first ?? (0, SignatureChain.genesis)
-        committer = GroupCommitter(database: database, name: "signature-log-writer") { [unowned self] batch, db in
-            try write(batch, db)
+        let head = try database.read { db in try ChainHead(reading: db) }
+        committer = GroupCommitter(database: database, name: "signature-log-writer") { batch, db in
+            try Self.write(batch, extending: head, db)
         }
     }
 
@@ -40,18 +36,20 @@ public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
         }
     }
 
-    /// Inserts a batch, extending the hash chain; the head moves only if the batch commits,
-    /// which `write` learns from the next batch's starting point (read back below).
-    private func write(_ batch: [PendingAppend], _ db: SQLiteConnection) throws -> [Result<LoggedSignature, any Error>] {
+    /// Inserts a batch, extending the hash chain from `chain`'s committed head; the head
+    /// moves with the batch, and `chain` notices at the next batch if this one rolled back.
+    private static func write(_ batch: [PendingAppend], extending chain: ChainHead,
+                              _ db: SQLiteConnection) throws -> [Result<LoggedSignature, any Error>] {
         var results: [Result<LoggedSignature, any Error>] = []
-        var newHead = try currentHead(db)
+        results.reserveCapacity(batch.count)
+        var head = try chain.committed(db)
         for item in batch {
-            if let quota = item.quota, let retry = try Self.quotaRetryAfter(db, item.record, quota) {
+            if let quota = item.quota, let retry = try quotaRetryAfter(db, item.record, quota) {
                 results.append(.failure(SignatureLogError.quotaExceeded(retryAfterSeconds: retry)))
                 continue
             }
-            let sequence = newHead.sequence + 1
-            let hash = SignatureChain.hash(of: item.record, sequence: sequence, previousHash: newHead.hash)
+            let sequence = head.sequence + 1
+            let hash = SignatureChain.hash(of: item.record, sequence: sequence, previousHash: head.hash)
             let r = item.record
             try db.run("""
                 INSERT INTO signatures (seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id,
@@ -60,26 +58,12 @@ public final class SQLiteSignatureLog: SignatureLog, @unchecked Sendable {
                 """, [.integer(sequence), .text(r.nonce), .text(r.format), .text(r.bundleId), .text(r.productId),
                       .text(r.offerId), .text(r.userId), .text(r.keyId), .integer(r.timestamp), .text(r.signature),
                       .optional(r.transactionId), .text(r.apiKeyName), .text(r.requestId), .integer(r.recordedAt),
-                      .text(newHead.hash), .text(hash)])
-            results.append(.success(LoggedSignature(sequence: sequence, record: r, previousHash: newHead.hash, hash: hash)))
-            newHead = (sequence, hash)
+                      .text(head.hash), .text(hash)])
+            results.append(.success(LoggedSignature(sequence: sequence, record: r, previousHash: head.hash, hash: hash)))
+            head = ChainHead.Link(sequence: sequence, hash: hash)
         }
-        if newHead.sequence != head.sequence || newHead.hash != head.hash {
-            try db.run("""
-                INSERT INTO signature_chain_head (id, seq, hash) VALUES (1, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
-                """, [.integer(newHead.sequence), .text(newHead.hash)])
-        }
-        head = newHead
+        try chain.advance(to: head, db)
         return results
-    }
-
-    /// The chain head as committed: the cached one, unless a batch rolled back after moving it.
-    private func currentHead(_ db: SQLiteConnection) throws -> (sequence: Int64, hash: String) {
-        let committed = try db.scalar("SELECT MAX(seq) FROM signatures") ?? 0
-        guard committed != head.sequence else { return head }
-        return try db.query("SELECT seq, hash FROM signatures WHERE seq = ?", [.integer(committed)]) { ($0.int64(0), $0.text(1)) }
-            .first ?? (0, SignatureChain.genesis)
     }
 
     /// Seconds until the quota frees a slot, or nil when the record fits in it.

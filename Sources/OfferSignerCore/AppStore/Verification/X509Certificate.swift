@@ -5,7 +5,7 @@ import Foundation
 /// `x5c` chain.
 ///
 /// Immutable once parsed, so it may be shared between threads.
-public final class X509Certificate: @unchecked Sendable {
+public final class X509Certificate: @unchecked Sendable { // @unchecked: owns an X509, immutable once parsed (OpenSSL locks the caches it fills lazily)
     let x509: OpaquePointer
     /// The DER encoding.
     public let derBytes: [UInt8]

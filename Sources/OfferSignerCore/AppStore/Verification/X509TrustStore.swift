@@ -4,7 +4,7 @@ internal import COpenSSL
 /// system trust store, no file or directory lookups.
 ///
 /// OpenSSL locks the store internally, so concurrent verifications may share it.
-final class X509TrustStore: @unchecked Sendable {
+final class X509TrustStore: @unchecked Sendable { // @unchecked: owns an X509_STORE, filled once at init; OpenSSL locks it for concurrent verifications
     let store: OpaquePointer
     /// The roots, kept alive alongside the store.
     let roots: [X509Certificate]

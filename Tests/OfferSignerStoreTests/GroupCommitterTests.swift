@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import OfferSignerStore
+
+@Suite("Group commit")
+struct GroupCommitterTests {
+    struct BatchFailed: Error {}
+
+    /// A committer doubling each item, counting the batches it wrote; items equal to
+    /// `failing` make their whole batch throw.
+    func committer(_ database: SQLiteDatabase, batches: LockedArray<Int>, failing: Int? = nil) -> GroupCommitter<Int, Int> {
+        GroupCommitter(database: database, name: "test-writer") { batch, _ in
+            batches.append(batch.count)
+            if let failing, batch.contains(failing) { throw BatchFailed() }
+            return batch.map { .success($0 * 2) }
+        }
+    }
+
+    @Test("callers on many threads each get their own result, several per committed batch")
+    func groups() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let batches = LockedArray<Int>()
+        let committer = committer(try temp.open(), batches: batches)
+        defer { committer.close() }
+        let results = LockedArray<Int>()
+        let group = DispatchGroup()
+        for thread in 0..<16 {
+            group.enter()
+            Thread {
+                for n in 0..<25 {
+                    let item = thread * 100 + n
+                    if case .success(let doubled) = committer.submit(item), doubled == item * 2 { results.append(item) }
+                }
+                group.leave()
+            }.start()
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(results.values.count == 400)
+        let written = batches.values
+        #expect(written.reduce(0, +) == 400)
+        #expect(written.count < 400)
+    }
+
+    @Test("one caller at a time is never left waiting: the writer wakes for each item")
+    func sequential() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let batches = LockedArray<Int>()
+        let committer = committer(try temp.open(), batches: batches)
+        defer { committer.close() }
+        let done = DispatchSemaphore(value: 0)
+        let answered = Mutex(0)
+        Thread {
+            for item in 0..<300 where (try? committer.submit(item).get()) == item * 2 {
+                answered.withLock { $0 += 1 }
+            }
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(answered.withLock { $0 } == 300)
+    }
+
+    @Test("a batch that throws fails each of its callers; the next batch is written")
+    func failedBatch() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let batches = LockedArray<Int>()
+        let committer = committer(try temp.open(), batches: batches, failing: 7)
+        defer { committer.close() }
+        #expect(throws: BatchFailed.self) { try committer.submit(7).get() }
+        #expect(try committer.submit(8).get() == 16)
+    }
+
+    @Test("once closed, new items are refused as closed")
+    func closed() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let batches = LockedArray<Int>()
+        let committer = committer(try temp.open(), batches: batches)
+        #expect(try committer.submit(1).get() == 2)
+        committer.close()
+        #expect(throws: GroupCommitterClosed.self) { try committer.submit(2).get() }
+        committer.close()
+    }
+}
