@@ -5,7 +5,7 @@ import Foundation
 /// may block on a durable commit without stalling other clients), keep-alive, and the limits of
 /// `HTTPServerConfiguration`. This class only converts between libmicrohttpd and the
 /// `HTTPRequest`/`HTTPResponse` values; everything else lives in the application.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon` and `port` change only in start() and stop(), which the owner calls from one thread; libmicrohttpd threads read only `application`
     private let application: any HTTPApplication
     private let configuration: HTTPServerConfiguration
     private var daemon: OpaquePointer?

@@ -22,7 +22,7 @@ struct OfferIssuerTests {
         #expect(issued.offer.appAccountToken == "user-1", "the token is lowercased as Apple signs it")
         #expect(issued.offer.timestamp == 1_800_000_000_000 && issued.offer.keyIdentifier == "ACTIVEKEY1")
         let key = try P256PublicKey(spkiDER: Array(Data(base64Encoded: SignEndpointTests.applePublicKey)!))
-        #expect(try key.isValidSignature(derSignature: Array(Data(base64Encoded: issued.signature)!), of: issued.offer.legacyPayload))
+        #expect(key.isValidSignature(derSignature: Array(Data(base64Encoded: issued.signature)!), of: issued.offer.legacyPayload))
         let logged = try #require(try env.signatureLog.signature(nonce: issued.offer.nonce))
         #expect(logged.record == SignatureRecord(issued, apiKeyName: "offline-tool", requestId: "r-1", recordedAt: 1_800_000_000_000))
         #expect(issued.expiresAt == Date(timeIntervalSince1970: 1_800_086_400))
