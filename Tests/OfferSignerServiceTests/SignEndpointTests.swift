@@ -42,7 +42,7 @@ struct SignEndpointTests {
         #expect(logged.record.apiKeyName == "client-key")
         #expect(logged.record.requestId == "req-42")
         #expect(logged.record.signature == body["signature"] as? String)
-        #expect(logged.record.keyId == "ACTIVEKEY1" && logged.record.format == "legacy")
+        #expect(logged.record.keyId == "ACTIVEKEY1" && logged.record.format == .legacy)
     }
 
     @Test("jws: header, claims and signature verify under the app's key")

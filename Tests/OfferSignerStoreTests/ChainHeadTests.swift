@@ -8,7 +8,7 @@ struct ChainHeadTests {
     struct RolledBack: Error {}
 
     func record(_ nonce: String) -> SignatureRecord {
-        SignatureRecord(nonce: nonce, format: "legacy", bundleId: "com.example.app", productId: "pro", offerId: "offer-1",
+        SignatureRecord(nonce: nonce, format: .legacy, bundleId: "com.example.app", productId: "pro", offerId: "offer-1",
                         userId: "user-1", keyId: "KEY", timestamp: 1_800_000_000_000, signature: "MEUC", apiKeyName: "client",
                         requestId: "req", recordedAt: 1_800_000_000_000)
     }

@@ -8,7 +8,7 @@ import Testing
 struct SignatureLogTests {
     func record(nonce: String = UUID().uuidString.lowercased(), user: String = "user-1", offer: String = "offer-1",
                 timestamp: Int64 = 1_800_000_000_000) -> SignatureRecord {
-        SignatureRecord(nonce: nonce, format: "legacy", bundleId: "com.example.app", productId: "pro", offerId: offer,
+        SignatureRecord(nonce: nonce, format: .legacy, bundleId: "com.example.app", productId: "pro", offerId: offer,
                         userId: user, keyId: "KEY", timestamp: timestamp, signature: "MEUC", apiKeyName: "client",
                         requestId: "req", recordedAt: timestamp)
     }
@@ -131,6 +131,12 @@ struct SignatureLogTests {
         #expect(report.firstBadRecord?.sequence == 4)
         #expect(report.records == 6)
         try database.write { db in try db.run("UPDATE signatures SET user_id = 'user-1' WHERE seq = 4") }
+        #expect(try log.verifyIntegrity().ok)
+
+        try database.write { db in try db.run("UPDATE signatures SET format = 'free' WHERE seq = 5") }
+        report = try log.verifyIntegrity()
+        #expect(!report.ok && report.problem == "record 5 cannot be read: its format 'free' is neither legacy nor jws: it was changed after it was written")
+        try database.write { db in try db.run("UPDATE signatures SET format = 'legacy' WHERE seq = 5") }
         #expect(try log.verifyIntegrity().ok)
 
         try database.write { db in try db.run("DELETE FROM signatures WHERE seq = 2") }

@@ -13,7 +13,7 @@ public enum SignatureChain {
     /// Every field, length-prefixed, in a fixed order: no two different records share bytes.
     static func canonicalBytes(of record: SignatureRecord, sequence: Int64, previousHash: String) -> [UInt8] {
         let fields: [String?] = [
-            "offer-signer.signature.v1", previousHash, String(sequence), record.nonce, record.format,
+            "offer-signer.signature.v1", previousHash, String(sequence), record.nonce, record.format.rawValue,
             record.bundleId, record.productId, record.offerId, record.userId, record.keyId,
             String(record.timestamp), record.signature, record.transactionId, record.apiKeyName,
             record.requestId, String(record.recordedAt),

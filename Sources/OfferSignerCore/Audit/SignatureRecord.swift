@@ -4,8 +4,7 @@ import Foundation
 public struct SignatureRecord: Codable, Hashable, Sendable {
     /// The lowercase UUID nonce; unique across the log.
     public var nonce: String
-    /// `legacy` or `jws`.
-    public var format: String
+    public var format: SignatureFormat
     public var bundleId: String
     public var productId: String
     public var offerId: String
@@ -24,7 +23,7 @@ public struct SignatureRecord: Codable, Hashable, Sendable {
     public var recordedAt: Int64
 
     public init(
-        nonce: String, format: String, bundleId: String, productId: String, offerId: String, userId: String,
+        nonce: String, format: SignatureFormat, bundleId: String, productId: String, offerId: String, userId: String,
         keyId: String, timestamp: Int64, signature: String, transactionId: String? = nil,
         apiKeyName: String, requestId: String, recordedAt: Int64
     ) {

@@ -45,7 +45,7 @@ extension SignatureRecord {
     /// The log record of `issued`, asked for by the API key `apiKeyName` in request `requestId`.
     public init(_ issued: IssuedOffer, apiKeyName: String, requestId: String, recordedAt: Int64) {
         let offer = issued.offer
-        self.init(nonce: offer.nonce, format: issued.format.rawValue, bundleId: offer.bundleId, productId: offer.productId,
+        self.init(nonce: offer.nonce, format: issued.format, bundleId: offer.bundleId, productId: offer.productId,
                   offerId: offer.offerId, userId: offer.appAccountToken, keyId: offer.keyIdentifier, timestamp: offer.timestamp,
                   signature: issued.signature, transactionId: offer.transactionId, apiKeyName: apiKeyName,
                   requestId: requestId, recordedAt: recordedAt)

@@ -39,7 +39,7 @@ struct SignatureRecordDocument: Encodable {
 
     var csvFields: [String] {
         let r = entry.record
-        return [String(entry.sequence), r.nonce, r.format, r.bundleId, r.productId, r.offerId, r.userId, r.keyId,
+        return [String(entry.sequence), r.nonce, r.format.rawValue, r.bundleId, r.productId, r.offerId, r.userId, r.keyId,
                 String(r.timestamp), r.signature, r.transactionId ?? "", r.apiKeyName, r.requestId,
                 RFC3339.string(from: Date(milliseconds: r.recordedAt)), entry.previousHash, entry.hash]
     }

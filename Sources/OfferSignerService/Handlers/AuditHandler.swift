@@ -72,7 +72,7 @@ struct AuditHandler {
         let entry = try dependencies.signatures.signature(nonce: body.nonce.lowercased())
         let issuedHere = entry.map { logged in
             let r = logged.record
-            return r.format == "legacy" && r.bundleId == body.bundleId && r.keyId == body.keyIdentifier
+            return r.format == .legacy && r.bundleId == body.bundleId && r.keyId == body.keyIdentifier
                 && r.productId == body.productId && r.offerId == body.offerId && r.userId == body.appAccountToken.lowercased()
                 && r.timestamp == body.timestamp && r.signature == body.signature
         } ?? false

@@ -55,7 +55,7 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
                 INSERT INTO signatures (seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id,
                     timestamp_ms, signature, transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.integer(sequence), .text(r.nonce), .text(r.format), .text(r.bundleId), .text(r.productId),
+                """, [.integer(sequence), .text(r.nonce), .text(r.format.rawValue), .text(r.bundleId), .text(r.productId),
                       .text(r.offerId), .text(r.userId), .text(r.keyId), .integer(r.timestamp), .text(r.signature),
                       .optional(r.transactionId), .text(r.apiKeyName), .text(r.requestId), .integer(r.recordedAt),
                       .text(head.hash), .text(hash)])
@@ -118,11 +118,19 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
             var count = 0
             var bad: LoggedSignature?
             let statement = try db.statement("\(Self.selectColumns) ORDER BY seq")
+            var unreadable: UnreadableSignatureRecord?
             while try statement.step() {
                 count += 1
-                guard bad == nil else { continue }
-                let entry = Self.logged(SQLiteRow(statement: statement))
-                bad = SignatureChain.firstBrokenLink(in: [entry], expectedPrevious: &previous, expectedSequence: &sequence)
+                guard bad == nil, unreadable == nil else { continue }
+                do {
+                    let entry = try Self.logged(SQLiteRow(statement: statement))
+                    bad = SignatureChain.firstBrokenLink(in: [entry], expectedPrevious: &previous, expectedSequence: &sequence)
+                } catch let error as UnreadableSignatureRecord {
+                    unreadable = error
+                }
+            }
+            if let unreadable {
+                return IntegrityReport(ok: false, records: count, problem: "\(unreadable.description): it was changed after it was written")
             }
             if let bad {
                 return IntegrityReport(ok: false, records: count, firstBadRecord: bad,
@@ -159,16 +167,27 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
                transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash FROM signatures
         """
 
-    private static func logged(_ row: SQLiteRow) -> LoggedSignature {
-        LoggedSignature(
+    private static func logged(_ row: SQLiteRow) throws -> LoggedSignature {
+        guard let format = SignatureFormat(rawValue: row.text(2)) else {
+            throw UnreadableSignatureRecord(sequence: row.int64(0), problem: "its format '\(row.text(2))' is neither legacy nor jws")
+        }
+        return LoggedSignature(
             sequence: row.int64(0),
             record: SignatureRecord(
-                nonce: row.text(1), format: row.text(2), bundleId: row.text(3), productId: row.text(4),
+                nonce: row.text(1), format: format, bundleId: row.text(3), productId: row.text(4),
                 offerId: row.text(5), userId: row.text(6), keyId: row.text(7), timestamp: row.int64(8),
                 signature: row.text(9), transactionId: row.optionalText(10), apiKeyName: row.text(11),
                 requestId: row.text(12), recordedAt: row.int64(13)),
             previousHash: row.text(14), hash: row.text(15))
     }
+}
+
+/// A stored record that is not a record this service writes (its columns were changed).
+struct UnreadableSignatureRecord: Error, CustomStringConvertible {
+    let sequence: Int64
+    let problem: String
+
+    var description: String { "record \(sequence) cannot be read: \(problem)" }
 }
 
 /// One record waiting to be appended.

@@ -4,7 +4,7 @@ import Testing
 @Suite("Signature log hash chain")
 struct SignatureChainTests {
     func record(_ n: Int) -> SignatureRecord {
-        SignatureRecord(nonce: "nonce-\(n)", format: "legacy", bundleId: "b", productId: "p", offerId: "o", userId: "u",
+        SignatureRecord(nonce: "nonce-\(n)", format: .legacy, bundleId: "b", productId: "p", offerId: "o", userId: "u",
                         keyId: "k", timestamp: Int64(n), signature: "sig", apiKeyName: "client", requestId: "r", recordedAt: Int64(n))
     }
 
