@@ -5,15 +5,18 @@ import Foundation
 public enum EligibilityEvaluator {
     /// Evaluates every criterion of `rule` against `facts` at `now` and reports each one
     /// that fails, in the order of the rule's fields: `enabled`, `startsAt`, `endsAt`,
-    /// `requireLapsed`, `minPaidDays`, `minDaysSinceExpiry`, `maxDaysSinceExpiry`,
-    /// `waitBetweenOffersDays`, `maxRedemptionsPerUser`, `excludeRefunded`, `storefronts`.
+    /// `requireLapsed` (with `includeBillingRetry`), `minPaidDays`, `minDaysSinceExpiry`,
+    /// `maxDaysSinceExpiry`, `waitBetweenOffersDays`, `maxRedemptionsPerUser`,
+    /// `excludeRefunded`, `storefronts`, `expirationIntents`, `appleWinBack`.
     ///
-    /// `facts` is `nil` for a user without history in the offer's subscription group. Such
-    /// a user is not lapsed, has paid 0 days, redeemed nothing, was not refunded, and has
-    /// no known expiry or storefront, so fails the criteria that need one. An active user
-    /// has no days since expiry and fails `minDaysSinceExpiry` and `maxDaysSinceExpiry`.
-    /// A criterion left `nil` (or `false`, for `requireLapsed` and `excludeRefunded`)
-    /// does not restrict.
+    /// `facts` is `nil` for a user without history in the offer's subscription group (and
+    /// the environment asked about). Such a user is not lapsed, has paid 0 days, redeemed
+    /// nothing, was not refunded, is offered no Apple win-back offer, and has no known
+    /// expiry, expiration intent or storefront, so fails the criteria that need one. An
+    /// active user has no days since expiry and fails `minDaysSinceExpiry` and
+    /// `maxDaysSinceExpiry`. A user in billing retry is not lapsed unless the rule says
+    /// `includeBillingRetry`. A criterion left `nil` (or `false`, for `requireLapsed` and
+    /// `excludeRefunded`) does not restrict.
     public static func evaluate(facts: HistoryFacts?, rule: OfferRule, now: Date) -> EligibilityDecision {
         var reasons: [EligibilityReason] = []
         func fail(_ criterion: String, _ required: ReasonValue, _ actual: ReasonValue, _ message: String) {
@@ -33,9 +36,17 @@ public enum EligibilityEvaluator {
             fail("endsAt", .string(timestamp(endsAt)), .string(timestamp(now)),
                  "The offer ended at \(timestamp(endsAt)).")
         }
-        if criteria.requireLapsed == true, facts?.isLapsed != true {
-            let why = facts == nil ? noHistory : "The subscription is active"
-            fail("requireLapsed", .bool(true), .bool(false), "\(why); this offer is only for lapsed subscribers.")
+        if criteria.requireLapsed == true {
+            let retryAdmitted = criteria.includeBillingRetry == true && facts.map { $0.isInBillingRetry && !$0.isActive } == true
+            if facts?.isLapsed != true && !retryAdmitted {
+                let why = switch facts {
+                case nil: noHistory
+                case let facts? where facts.isActive: "The subscription is active"
+                default: "Apple is still retrying the subscription's payment (billing retry)"
+                }
+                let whom = criteria.includeBillingRetry == true ? "lapsed subscribers and those in billing retry" : "lapsed subscribers"
+                fail("requireLapsed", .bool(true), .bool(false), "\(why); this offer is only for \(whom).")
+            }
         }
         let paid = facts?.paidDays ?? 0
         if let minimum = criteria.minPaidDays, paid < minimum {
@@ -79,7 +90,45 @@ public enum EligibilityEvaluator {
                      "The storefront is \(storefront ?? "unknown"); this offer is for \(list).")
             }
         }
+        if let intents = criteria.expirationIntents {
+            let intent = facts?.expirationIntent
+            if !intents.contains(where: { $0 == intent }) {
+                let list = intents.map(String.init).joined(separator: ", ")
+                let why = intent.map { "The subscription expired because \(expirationReason($0)) (intent \($0))" }
+                    ?? (facts == nil ? noHistory : "Why the subscription expired is not known")
+                fail("expirationIntents", .ints(intents), intent.map(ReasonValue.int) ?? .null,
+                     "\(why); this offer is for expiration intents \(list).")
+            }
+        }
+        if let appleWinBack = criteria.appleWinBack {
+            let offered = facts?.eligibleWinBackOfferIds ?? []
+            let actual = facts == nil ? ReasonValue.null : .strings(offered)
+            switch appleWinBack {
+            case .exclude where !offered.isEmpty:
+                fail("appleWinBack", .string(appleWinBack.rawValue), actual,
+                     "Apple already offers this user its win-back offer \(offered.joined(separator: ", ")); "
+                        + "this offer excludes users Apple offers one.")
+            case .require where offered.isEmpty:
+                fail("appleWinBack", .string(appleWinBack.rawValue), actual,
+                     "\(facts == nil ? noHistory : "Apple offers this user no win-back offer"); "
+                        + "this offer is only for users Apple offers one.")
+            case .exclude, .require:
+                break
+            }
+        }
         return EligibilityDecision(reasons: reasons)
+    }
+
+    /// Why a subscription expired, after "expired because", for Apple's `expirationIntent`.
+    private static func expirationReason(_ intent: Int) -> String {
+        switch Int32(exactly: intent).flatMap(ExpirationIntent.init(rawValue:)) {
+        case .customerCancelled: "the customer cancelled"
+        case .billingError: "of a billing error"
+        case .customerDidNotConsentToPriceIncrease: "the customer did not agree to a price increase"
+        case .productNotAvailable: "the product was not available"
+        case .other: "of another reason"
+        case nil: "of a reason Apple added later"
+        }
     }
 
     private static func timestamp(_ date: Date) -> String {

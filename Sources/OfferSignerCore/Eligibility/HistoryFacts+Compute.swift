@@ -1,57 +1,90 @@
 import Foundation
 
 extension HistoryFacts {
-    /// Computes the facts for one user in one subscription group at `now`, or `nil` when
-    /// none of `transactions` belongs to the group (an unknown user).
+    /// Apple retries a failed renewal for up to 60 days after the period ended.
+    static let billingRetryDays = 60
+
+    /// Computes the facts for one user in one subscription group and one environment at
+    /// `now`, or `nil` when none of `transactions` belongs to that group and environment (an
+    /// unknown user).
     ///
     /// A pure function of its inputs: `transactions` may arrive in any order and repeat;
-    /// of several copies of one `transactionId` the newest `signedDate` counts. Renewal
-    /// states count only for subscriptions (`originalTransactionId`) of the group, and only
-    /// the newest one of each subscription.
+    /// of several copies of one `transactionId` the newest `signedDate` counts. Transactions
+    /// and renewal states of another environment are ignored, so sandbox and production
+    /// history never mix. Renewal states count only for subscriptions
+    /// (`originalTransactionId`) of the group, and only the newest one of each subscription.
     public static func compute(
         transactions: [SubscriptionTransaction], renewalStates: [SubscriptionRenewalState],
-        subscriptionGroupIdentifier group: String, now: Date
+        subscriptionGroupIdentifier group: String, environment: AppStoreEnvironment = .production, now: Date
     ) -> HistoryFacts? {
-        let inGroup = SubscriptionTransaction.newestCopies(of: transactions)
-            .filter { $0.subscriptionGroupIdentifier == group }
-        guard let latestEnd = inGroup.map(\.endDate).max(),
+        let inGroup = SubscriptionTransaction.newestCopies(
+            of: transactions.filter { $0.environment == environment && $0.subscriptionGroupIdentifier == group })
+        guard let latestEnding = inGroup.max(by: { ($0.endDate, $0.transactionId) < ($1.endDate, $1.transactionId) }),
               let latest = inGroup.max(by: { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) })
         else { return nil }
+        let latestPeriods = latestPeriodBySubscription(inGroup)
+        let renewals = newestRenewalStates(renewalStates.filter {
+            $0.environment == environment && latestPeriods[$0.originalTransactionId] != nil
+        })
 
         let covered = inGroup.contains { $0.revocationDate == nil && $0.purchaseDate <= now && now < $0.endDate }
-        let isActive = covered || inGracePeriod(renewalStates, of: inGroup, at: now)
+        let isActive = covered || renewals.values.contains { $0.isInGracePeriod(at: now) }
+        let isInBillingRetry = renewals.contains { subscription, state in
+            guard state.isInBillingRetryPeriod == true, let period = latestPeriods[subscription] else { return false }
+            let retryEnds = period.endDate.addingTimeInterval(TimeInterval(billingRetryDays) * 86_400)
+            return state.signedDate >= period.purchaseDate && now < retryEnds
+        }
+        // The intent of the subscription that ended last, from a renewal info about its latest period.
+        let expirationIntent: Int? = {
+            let subscription = latestEnding.originalTransactionId
+            guard let state = renewals[subscription], let period = latestPeriods[subscription],
+                  state.signedDate >= period.purchaseDate else { return nil }
+            return state.expirationIntent
+        }()
 
         let paidPeriods = inGroup.filter(\.isPaid).map { $0.purchaseDate ..< max($0.purchaseDate, min($0.endDate, now)) }
-        var redemptions: [String: Int] = [:]
-        for transaction in inGroup where transaction.offerType == SubscriptionTransaction.promotionalOfferType {
-            if let offerId = transaction.offerIdentifier { redemptions[offerId, default: 0] += 1 }
+        let redemptions = OfferRedemption.redemptions(in: inGroup)
+        var redemptionsByOffer: [String: Int] = [:]
+        for redemption in redemptions where redemption.offerType == .promotionalOffer {
+            if let offerId = redemption.offerIdentifier { redemptionsByOffer[offerId, default: 0] += 1 }
         }
 
         return HistoryFacts(
             subscriptionGroupIdentifier: group,
+            environment: environment,
             asOf: now,
             isActive: isActive,
+            isInBillingRetry: isInBillingRetry,
             paidDays: wholeDays(unionLength(of: paidPeriods)),
-            latestEndDate: latestEnd,
-            daysSinceExpiry: isActive ? nil : wholeDays(now.timeIntervalSince(latestEnd)),
-            lastOfferRedemptionDate: inGroup.filter(\.isOfferRedemption).map(\.purchaseDate).max(),
-            redemptionsByOffer: redemptions,
-            isRefunded: inGroup.contains { $0.revocationDate != nil },
-            storefront: latest.storefront)
+            latestEndDate: latestEnding.endDate,
+            daysSinceExpiry: isActive ? nil : wholeDays(now.timeIntervalSince(latestEnding.endDate)),
+            expirationIntent: expirationIntent,
+            lastOfferRedemptionDate: redemptions.map(\.date).max(),
+            redemptionsByOffer: redemptionsByOffer,
+            isRefunded: inGroup.contains(where: \.isRefund),
+            storefront: latest.storefront,
+            eligibleWinBackOfferIds: Set(renewals.values.flatMap(\.eligibleWinBackOfferIds)).sorted())
     }
 
-    /// Whether the newest renewal state of any subscription of `transactions` puts it in
-    /// its billing grace period at `now`.
-    private static func inGracePeriod(
-        _ states: [SubscriptionRenewalState], of transactions: [SubscriptionTransaction], at now: Date
-    ) -> Bool {
-        let subscriptions = Set(transactions.map(\.originalTransactionId))
+    /// Per subscription, its latest period (by purchase date).
+    private static func latestPeriodBySubscription(_ transactions: [SubscriptionTransaction]) -> [String: SubscriptionTransaction] {
+        var latest: [String: SubscriptionTransaction] = [:]
+        for transaction in transactions {
+            if let kept = latest[transaction.originalTransactionId],
+               (kept.purchaseDate, kept.transactionId) >= (transaction.purchaseDate, transaction.transactionId) { continue }
+            latest[transaction.originalTransactionId] = transaction
+        }
+        return latest
+    }
+
+    /// Per subscription, its newest renewal state.
+    private static func newestRenewalStates(_ states: [SubscriptionRenewalState]) -> [String: SubscriptionRenewalState] {
         var newest: [String: SubscriptionRenewalState] = [:]
-        for state in states where subscriptions.contains(state.originalTransactionId) {
+        for state in states {
             if let kept = newest[state.originalTransactionId], !state.supersedes(kept) { continue }
             newest[state.originalTransactionId] = state
         }
-        return newest.values.contains { $0.isInGracePeriod(at: now) }
+        return newest
     }
 
     /// Whole days in `interval`, rounded down (so -0.5 days is -1).
@@ -75,7 +108,6 @@ extension HistoryFacts {
     }
 }
 
-
 extension SubscriptionTransaction {
     /// One copy per `transactionId`: the one Apple signed last (on equal `signedDate`, a
     /// revoked copy wins), so arrival order and repeats do not matter.
@@ -95,9 +127,13 @@ extension SubscriptionTransaction {
 }
 
 extension SubscriptionRenewalState {
-    /// Newer `signedDate` wins; on a tie, the later grace period.
+    /// Newer `signedDate` wins; on a tie, the later grace period, then a billing retry over
+    /// none, so that the order of equal copies does not matter.
     fileprivate func supersedes(_ other: SubscriptionRenewalState) -> Bool {
         if signedDate != other.signedDate { return signedDate > other.signedDate }
-        return (gracePeriodExpiresDate ?? .distantPast) > (other.gracePeriodExpiresDate ?? .distantPast)
+        if gracePeriodExpiresDate != other.gracePeriodExpiresDate {
+            return (gracePeriodExpiresDate ?? .distantPast) > (other.gracePeriodExpiresDate ?? .distantPast)
+        }
+        return isInBillingRetryPeriod == true && other.isInBillingRetryPeriod != true
     }
 }

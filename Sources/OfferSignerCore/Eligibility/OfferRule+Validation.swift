@@ -35,6 +35,16 @@ extension OfferRule {
                 problems.append("'eligibility.storefronts' entry '\(code)' is not an ISO 3166-1 alpha-3 code such as USA")
             }
         }
+        if eligibility.includeBillingRetry == true, eligibility.requireLapsed != true {
+            problems.append("'eligibility.includeBillingRetry' applies only with 'eligibility.requireLapsed': true")
+        }
+        if let intents = eligibility.expirationIntents {
+            if intents.isEmpty { problems.append("'eligibility.expirationIntents' must not be empty (leave it out to allow every reason)") }
+            for intent in intents where Int32(exactly: intent).flatMap(ExpirationIntent.init(rawValue:)) == nil {
+                problems.append("'eligibility.expirationIntents' entry \(intent) is not one of Apple's expiration intents (1–5)")
+            }
+            if Set(intents).count != intents.count { problems.append("'eligibility.expirationIntents' lists an intent twice") }
+        }
         if let value = limits.maxSignaturesPerUserPerDay, !(1...1_000_000).contains(value) {
             problems.append("'limits.maxSignaturesPerUserPerDay' must be at least 1")
         }

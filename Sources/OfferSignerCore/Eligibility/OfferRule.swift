@@ -69,52 +69,6 @@ public struct OfferRule: Codable, Hashable, Sendable {
     }
 }
 
-/// Who may redeem an offer. A criterion left out does not restrict.
-public struct EligibilityCriteria: Codable, Hashable, Sendable {
-    public var requireLapsed: Bool?
-    public var minPaidDays: Int?
-    public var minDaysSinceExpiry: Int?
-    public var maxDaysSinceExpiry: Int?
-    public var waitBetweenOffersDays: Int?
-    public var maxRedemptionsPerUser: Int?
-    public var excludeRefunded: Bool?
-    /// ISO 3166-1 alpha-3 storefront codes, as Apple reports them (`USA`).
-    public var storefronts: [String]?
-
-    public init(
-        requireLapsed: Bool? = nil, minPaidDays: Int? = nil, minDaysSinceExpiry: Int? = nil,
-        maxDaysSinceExpiry: Int? = nil, waitBetweenOffersDays: Int? = nil, maxRedemptionsPerUser: Int? = nil,
-        excludeRefunded: Bool? = nil, storefronts: [String]? = nil
-    ) {
-        self.requireLapsed = requireLapsed
-        self.minPaidDays = minPaidDays
-        self.minDaysSinceExpiry = minDaysSinceExpiry
-        self.maxDaysSinceExpiry = maxDaysSinceExpiry
-        self.waitBetweenOffersDays = waitBetweenOffersDays
-        self.maxRedemptionsPerUser = maxRedemptionsPerUser
-        self.excludeRefunded = excludeRefunded
-        self.storefronts = storefronts
-    }
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case requireLapsed, minPaidDays, minDaysSinceExpiry, maxDaysSinceExpiry, waitBetweenOffersDays
-        case maxRedemptionsPerUser, excludeRefunded, storefronts
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        requireLapsed = try container.decodeIfPresent(Bool.self, forKey: .requireLapsed)
-        minPaidDays = try container.decodeIfPresent(Int.self, forKey: .minPaidDays)
-        minDaysSinceExpiry = try container.decodeIfPresent(Int.self, forKey: .minDaysSinceExpiry)
-        maxDaysSinceExpiry = try container.decodeIfPresent(Int.self, forKey: .maxDaysSinceExpiry)
-        waitBetweenOffersDays = try container.decodeIfPresent(Int.self, forKey: .waitBetweenOffersDays)
-        maxRedemptionsPerUser = try container.decodeIfPresent(Int.self, forKey: .maxRedemptionsPerUser)
-        excludeRefunded = try container.decodeIfPresent(Bool.self, forKey: .excludeRefunded)
-        storefronts = try container.decodeIfPresent([String].self, forKey: .storefronts)
-    }
-}
-
 /// How often one user may ask for a signature for an offer.
 public struct OfferLimits: Codable, Hashable, Sendable {
     /// Signatures of this offer issued to one user in any 24 hours.

@@ -1,12 +1,13 @@
 import Foundation
 
 /// The value of a criterion in an ``EligibilityReason``, encoded as a plain JSON value:
-/// a number, a boolean, a string, an array of strings or `null`.
+/// a number, a boolean, a string, an array of strings, an array of numbers or `null`.
 public enum ReasonValue: Codable, Hashable, Sendable {
     case int(Int)
     case bool(Bool)
     case string(String)
     case strings([String])
+    case ints([Int])
     case null
 
     public init(from decoder: any Decoder) throws {
@@ -19,8 +20,10 @@ public enum ReasonValue: Codable, Hashable, Sendable {
             self = .int(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
+        } else if let value = try? container.decode([String].self) {
+            self = .strings(value)
         } else {
-            self = .strings(try container.decode([String].self))
+            self = .ints(try container.decode([Int].self))
         }
     }
 
@@ -31,6 +34,7 @@ public enum ReasonValue: Codable, Hashable, Sendable {
         case .bool(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .strings(let value): try container.encode(value)
+        case .ints(let value): try container.encode(value)
         case .null: try container.encodeNil()
         }
     }

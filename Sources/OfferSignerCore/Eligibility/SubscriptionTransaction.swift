@@ -1,34 +1,45 @@
 import Foundation
 
 /// A verified App Store transaction of an auto-renewable subscription, reduced to what
-/// eligibility needs. Field names and units follow Apple's `JWSTransactionDecodedPayload`.
+/// eligibility needs. Field names and units follow Apple's `JWSTransactionDecodedPayload`;
+/// Apple's enumerations are kept raw, so that values Apple adds later are stored and shown
+/// as sent, and read through the types of `AppStore/Models` (``knownOfferType`` and the like).
 public struct SubscriptionTransaction: Codable, Hashable, Sendable {
-    /// Apple's `offerType` for an introductory offer.
-    public static let introductoryOfferType = 1
-    /// Apple's `offerType` for a promotional offer.
-    public static let promotionalOfferType = 2
-    /// Apple's `offerType` for an offer code.
-    public static let offerCodeOfferType = 3
-    /// Apple's `offerType` for a win-back offer.
-    public static let winBackOfferType = 4
-    /// Apple's `offerDiscountType` for a free trial.
-    public static let freeTrialDiscountType = "FREE_TRIAL"
-
     public var transactionId: String
     public var originalTransactionId: String
     public var bundleId: String
     public var productId: String
     public var subscriptionGroupIdentifier: String
+    /// The App Store environment that signed the transaction. Facts are computed from one
+    /// environment's history only.
+    public var environment: AppStoreEnvironment
     public var purchaseDate: Date
     /// When this period ends; `nil` only for data that is not an auto-renewable subscription.
     public var expiresDate: Date?
-    /// Set when the App Store refunded the transaction or revoked it from Family Sharing.
+    /// Set when the App Store refunded the transaction, revoked it from Family Sharing, or
+    /// revoked it because the customer upgraded.
     public var revocationDate: Date?
-    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back; kept raw so that values
-    /// Apple adds later still decode.
+    /// Apple's `revocationReason`: 0 refunded for another reason (also a family member's
+    /// revocation), 1 refunded because of an issue in the app; newer values name other
+    /// revocations, such as a switch to a subscription bundle.
+    public var revocationReason: Int?
+    /// Apple's `revocationType`: `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
+    public var revocationType: String?
+    /// Apple's `revocationPercentage`: the refunded share of a prorated refund, in
+    /// milliunits of a percent (40% is 40000).
+    public var revocationPercentage: Int?
+    /// Whether the customer upgraded to another subscription, which revoked this one.
+    public var isUpgraded: Bool?
+    /// Apple's `inAppOwnershipType`: `PURCHASED`, or `FAMILY_SHARED` for access a family
+    /// member paid for.
+    public var inAppOwnershipType: String?
+    /// Apple's `transactionReason`: `PURCHASE` when the customer bought this period,
+    /// `RENEWAL` when the subscription renewed on its own.
+    public var transactionReason: String?
+    /// Apple's `offerType`: 1 introductory, 2 promotional, 3 offer code, 4 win-back.
     public var offerType: Int?
     public var offerIdentifier: String?
-    /// `FREE_TRIAL`, `PAY_AS_YOU_GO` or `PAY_UP_FRONT`, kept raw.
+    /// Apple's `offerDiscountType`: `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME`.
     public var offerDiscountType: String?
     /// The price in milliunits of the currency, as Apple gives it.
     public var price: Int?
@@ -40,18 +51,28 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
 
     public init(
         transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
-        subscriptionGroupIdentifier: String, purchaseDate: Date, expiresDate: Date?, revocationDate: Date? = nil,
+        subscriptionGroupIdentifier: String, environment: AppStoreEnvironment = .production,
+        purchaseDate: Date, expiresDate: Date?, revocationDate: Date? = nil, revocationReason: Int? = nil,
+        revocationType: String? = nil, revocationPercentage: Int? = nil, isUpgraded: Bool? = nil,
         offerType: Int? = nil, offerIdentifier: String? = nil, offerDiscountType: String? = nil,
-        price: Int? = nil, storefront: String? = nil, appAccountToken: String? = nil, signedDate: Date
+        price: Int? = nil, storefront: String? = nil, appAccountToken: String? = nil,
+        inAppOwnershipType: String? = nil, transactionReason: String? = nil, signedDate: Date
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.bundleId = bundleId
         self.productId = productId
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.environment = environment
         self.purchaseDate = purchaseDate
         self.expiresDate = expiresDate
         self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
+        self.isUpgraded = isUpgraded
+        self.inAppOwnershipType = inAppOwnershipType
+        self.transactionReason = transactionReason
         self.offerType = offerType
         self.offerIdentifier = offerIdentifier
         self.offerDiscountType = offerDiscountType
@@ -61,19 +82,71 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
         self.signedDate = signedDate
     }
 
-    /// Whether the user paid for this period: false for a free-trial offer period
-    /// (`offerDiscountType` `FREE_TRIAL`, or, when Apple gave no discount type, an
-    /// introductory offer at price 0).
-    public var isPaid: Bool {
-        if let offerDiscountType {
-            return offerDiscountType != Self.freeTrialDiscountType
-        }
-        return !(offerType == Self.introductoryOfferType && price == 0)
+    /// ``offerType`` as Apple's ``OfferType``; nil when absent or not known yet.
+    public var knownOfferType: OfferType? {
+        offerType.flatMap(Int32.init(exactly:)).flatMap(OfferType.init(rawValue:))
     }
 
-    /// Whether this transaction redeemed a promotional or win-back offer.
-    public var isOfferRedemption: Bool {
-        offerType == Self.promotionalOfferType || offerType == Self.winBackOfferType
+    /// ``offerDiscountType`` as Apple's ``OfferDiscountType``; nil when absent or not known yet.
+    public var knownOfferDiscountType: OfferDiscountType? {
+        offerDiscountType.flatMap(OfferDiscountType.init(rawValue:))
+    }
+
+    /// ``inAppOwnershipType`` as Apple's ``InAppOwnershipType``; nil when absent or not known yet.
+    public var knownOwnershipType: InAppOwnershipType? {
+        inAppOwnershipType.flatMap(InAppOwnershipType.init(rawValue:))
+    }
+
+    /// ``transactionReason`` as Apple's ``TransactionReason``; nil when absent or not known yet.
+    public var knownTransactionReason: TransactionReason? {
+        transactionReason.flatMap(TransactionReason.init(rawValue:))
+    }
+
+    /// ``revocationType`` as Apple's ``RevocationType``; nil when absent or not known yet.
+    public var knownRevocationType: RevocationType? {
+        revocationType.flatMap(RevocationType.init(rawValue:))
+    }
+
+    /// ``revocationReason`` as Apple's ``RevocationReason``; nil when absent or not known yet.
+    public var knownRevocationReason: RevocationReason? {
+        revocationReason.flatMap(Int32.init(exactly:)).flatMap(RevocationReason.init(rawValue:))
+    }
+
+    /// Access a family member paid for (`inAppOwnershipType` `FAMILY_SHARED`).
+    public var isFamilyShared: Bool {
+        knownOwnershipType == .familyShared
+    }
+
+    /// Whether the user paid for this period: false for access shared by a family member,
+    /// and for a free-trial offer period (`offerDiscountType` `FREE_TRIAL`, or, when Apple
+    /// gave no discount type, an introductory offer at price 0).
+    public var isPaid: Bool {
+        if isFamilyShared { return false }
+        if offerDiscountType != nil {
+            return knownOfferDiscountType != .freeTrial
+        }
+        return !(knownOfferType == .introductoryOffer && price == 0)
+    }
+
+    /// Whether this period is under a promotional or win-back offer, the offers that count
+    /// for `waitBetweenOffersDays`.
+    public var isUnderOffer: Bool {
+        knownOfferType == .promotionalOffer || knownOfferType == .winBackOffer
+    }
+
+    /// Whether the App Store gave the customer money back for this transaction.
+    ///
+    /// Not revoked: no. Revoked because the customer upgraded (`isUpgraded`), or with a
+    /// `revocationReason` other than Apple's two refund reasons (0 and 1; the newer ones,
+    /// such as a switch to a subscription bundle, are not refunds): no. Otherwise
+    /// `revocationType` decides: `REFUND_FULL` and `REFUND_PRORATED` are refunds,
+    /// `FAMILY_REVOKE` (and any other type) is not. Revoked without a `revocationType`, as
+    /// Apple sent it before that field existed: yes, a refund.
+    public var isRefund: Bool {
+        guard revocationDate != nil, isUpgraded != true else { return false }
+        if revocationReason != nil, knownRevocationReason == nil { return false }
+        guard revocationType != nil else { return true }
+        return knownRevocationType == .refundFull || knownRevocationType == .refundProrated
     }
 
     /// The end of the period: the earlier of expiry and revocation. A transaction without

@@ -34,7 +34,7 @@ import Testing
         #expect(transaction.storefront == "USA" && transaction.storefrontId == "143441")
         #expect(transaction.transactionReason == .purchase && transaction.currency == "USD" && transaction.price == 10_990)
         #expect(transaction.offerDiscountType == .payAsYouGo && transaction.appTransactionId == "71134")
-        #expect(transaction.offerPeriod == "P1Y" && transaction.revocationType == "REFUND_PRORATED")
+        #expect(transaction.offerPeriod == "P1Y" && transaction.revocationType == .refundProrated)
         #expect(transaction.revocationPercentage == 50_000)
     }
 
@@ -67,6 +67,8 @@ import Testing
         #expect(transaction.offerType == nil && transaction.rawOfferType == 9)
         #expect(transaction.environment == nil && transaction.rawEnvironment == "Staging")
         #expect(transaction.bundleId == "b")
+        let revoked = try decode(JWSTransactionDecodedPayload.self, #"{"revocationType":"ASSIGNMENT_REVOKE"}"#)
+        #expect(revoked.revocationType == nil && revoked.rawRevocationType == "ASSIGNMENT_REVOKE")
 
         let notification = try decode(ResponseBodyV2DecodedPayload.self, """
         {"notificationType":"SOMETHING_NEW","subtype":"ALSO_NEW","notificationUUID":"u","appData":{"x":1},
@@ -84,6 +86,7 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(object["type"] as? String == "Auto-Renewable Subscription")
         #expect(object["environment"] as? String == "LocalTesting")
+        #expect(object["revocationType"] as? String == "REFUND_PRORATED" && object["rawRevocationType"] == nil)
         #expect(object["rawType"] == nil)
         #expect(try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: data) == transaction)
 

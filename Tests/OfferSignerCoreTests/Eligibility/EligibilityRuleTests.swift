@@ -78,11 +78,12 @@ import Testing
         #expect(decision.reason("storefronts")?.actual == .string("FRA"))
     }
 
-    @Test func allElevenCriteriaCanFailTogether() throws {
+    @Test func allThirteenCriteriaCanFailTogether() throws {
         let rule = T.rule(
             EligibilityCriteria(
-                requireLapsed: true, minPaidDays: 1_000, minDaysSinceExpiry: 1, maxDaysSinceExpiry: 1_000,
-                waitBetweenOffersDays: 10, maxRedemptionsPerUser: 1, excludeRefunded: true, storefronts: []),
+                requireLapsed: true, includeBillingRetry: true, minPaidDays: 1_000, minDaysSinceExpiry: 1,
+                maxDaysSinceExpiry: 1_000, waitBetweenOffersDays: 10, maxRedemptionsPerUser: 1, excludeRefunded: true,
+                storefronts: [], expirationIntents: [3], appleWinBack: .require),
             enabled: false, startsAt: 500, endsAt: 100)
         let history = [
             T.transaction("sub", from: 390, to: 420),
@@ -94,6 +95,7 @@ import Testing
         #expect(decision.failedCriteria == [
             "enabled", "startsAt", "endsAt", "requireLapsed", "minPaidDays", "minDaysSinceExpiry",
             "maxDaysSinceExpiry", "waitBetweenOffersDays", "maxRedemptionsPerUser", "excludeRefunded", "storefronts",
+            "expirationIntents", "appleWinBack",
         ])
         #expect(decision.reason("storefronts")?.message == "The storefront is USA; this offer is for no storefront.")
     }

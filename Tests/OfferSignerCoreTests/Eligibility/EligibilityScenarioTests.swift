@@ -41,8 +41,11 @@ import Testing
         #expect(facts.daysSinceExpiry == nil)
         #expect(T.evaluate(facts, now: 305).failedCriteria == ["requireLapsed", "minDaysSinceExpiry", "maxDaysSinceExpiry"])
 
-        // Once the grace period is over, the user is lapsed again.
-        #expect(try #require(T.facts(history, renewals: [grace], now: 316)).isLapsed)
+        // Once the grace period is over Apple goes on retrying (billing retry, not lapsed)
+        // for at most 60 days after the expiry; then the user is lapsed.
+        let retrying = try #require(T.facts(history, renewals: [grace], now: 316))
+        #expect(!retrying.isActive && retrying.isInBillingRetry && !retrying.isLapsed)
+        #expect(try #require(T.facts(history, renewals: [grace], now: 360)).isLapsed)
         // A newer renewal info without a grace period wins over the older one.
         let recovered = SubscriptionRenewalState(originalTransactionId: "1000", signedDate: T.day(303))
         #expect(try #require(T.facts(history, renewals: [recovered, grace], now: 305)).isLapsed)

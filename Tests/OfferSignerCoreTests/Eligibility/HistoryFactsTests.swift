@@ -93,9 +93,13 @@ import Testing
         let data = try encoder.encode(facts)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(Set(object.keys) == [
-            "subscriptionGroupIdentifier", "asOf", "isActive", "isLapsed", "paidDays", "latestEndDate",
-            "daysSinceExpiry", "lastOfferRedemptionDate", "redemptionsByOffer", "isRefunded", "storefront",
+            "subscriptionGroupIdentifier", "environment", "asOf", "isActive", "isInBillingRetry", "isLapsed",
+            "paidDays", "latestEndDate", "daysSinceExpiry", "expirationIntent", "lastOfferRedemptionDate",
+            "redemptionsByOffer", "isRefunded", "storefront", "eligibleWinBackOfferIds",
         ])
+        #expect(object["environment"] as? String == "Production")
+        #expect(object["expirationIntent"] is NSNull)
+        #expect(object["eligibleWinBackOfferIds"] as? [String] == [])
         #expect(object["asOf"] as? String == "2026-02-05T00:00:00Z")
         #expect(object["paidDays"] as? Int == 300)
         #expect(object["lastOfferRedemptionDate"] is NSNull)

@@ -62,8 +62,8 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     public var appTransactionId: String?
     /// The duration of the offer, an ISO 8601 duration such as `P1M`.
     public var offerPeriod: String?
-    /// The kind of refund or revocation, e.g. `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`.
-    public var revocationType: String?
+    /// The kind of refund or revocation as Apple sent it; see ``revocationType``.
+    public var rawRevocationType: String?
     /// The refunded share of a prorated refund, in milliunits of a percent.
     public var revocationPercentage: Int32?
 
@@ -87,6 +87,8 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     public var offerDiscountType: OfferDiscountType? {
         rawOfferDiscountType.flatMap(OfferDiscountType.init(rawValue:))
     }
+    /// The kind of refund or revocation, or nil when absent or not known yet.
+    public var revocationType: RevocationType? { rawRevocationType.flatMap(RevocationType.init(rawValue:)) }
 
     enum CodingKeys: String, CodingKey {
         case rawType = "type"
@@ -96,10 +98,10 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         case rawEnvironment = "environment"
         case rawTransactionReason = "transactionReason"
         case rawOfferDiscountType = "offerDiscountType"
+        case rawRevocationType = "revocationType"
         case originalTransactionId, transactionId, webOrderLineItemId, bundleId, productId
         case subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, quantity
         case appAccountToken, signedDate, revocationDate, isUpgraded, offerIdentifier, storefront
-        case storefrontId, currency, price, appTransactionId, offerPeriod, revocationType
-        case revocationPercentage
+        case storefrontId, currency, price, appTransactionId, offerPeriod, revocationPercentage
     }
 }

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Who may redeem an offer. A criterion left out does not restrict. The facts each
+/// criterion reads are those of ``HistoryFacts``.
+public struct EligibilityCriteria: Codable, Hashable, Sendable {
+    /// Only lapsed users: had a subscription in the group, not active, not in billing retry.
+    public var requireLapsed: Bool?
+    /// With `requireLapsed`, also admit users whose subscription expired and whom Apple is
+    /// still retrying to charge (involuntary churn); a user in the billing grace period is
+    /// active and still refused. Only meaningful with `requireLapsed: true`.
+    public var includeBillingRetry: Bool?
+    /// At least this many whole days of paid subscription.
+    public var minPaidDays: Int?
+    /// At least this many whole days since the subscription ended.
+    public var minDaysSinceExpiry: Int?
+    /// At most this many whole days since the subscription ended.
+    public var maxDaysSinceExpiry: Int?
+    /// At least this many whole days since the start of the user's last promotional or
+    /// win-back offer redemption.
+    public var waitBetweenOffersDays: Int?
+    /// Fewer than this many earlier redemptions of this offer.
+    public var maxRedemptionsPerUser: Int?
+    /// Refuse users with a refunded transaction in the group (full or prorated refunds;
+    /// upgrades and family revocations are not refunds).
+    public var excludeRefunded: Bool?
+    /// ISO 3166-1 alpha-3 storefront codes, as Apple reports them (`USA`).
+    public var storefronts: [String]?
+    /// Apple's expiration intents (1 cancelled, 2 billing error, 3 declined a price
+    /// increase, 4 product unavailable, 5 other) the latest expiry must have; a user whose
+    /// intent is unknown fails.
+    public var expirationIntents: [Int]?
+    /// `exclude` users whom Apple itself offers a win-back offer, or `require` one.
+    public var appleWinBack: AppleWinBackRequirement?
+
+    public init(
+        requireLapsed: Bool? = nil, includeBillingRetry: Bool? = nil, minPaidDays: Int? = nil,
+        minDaysSinceExpiry: Int? = nil, maxDaysSinceExpiry: Int? = nil, waitBetweenOffersDays: Int? = nil,
+        maxRedemptionsPerUser: Int? = nil, excludeRefunded: Bool? = nil, storefronts: [String]? = nil,
+        expirationIntents: [Int]? = nil, appleWinBack: AppleWinBackRequirement? = nil
+    ) {
+        self.requireLapsed = requireLapsed
+        self.includeBillingRetry = includeBillingRetry
+        self.minPaidDays = minPaidDays
+        self.minDaysSinceExpiry = minDaysSinceExpiry
+        self.maxDaysSinceExpiry = maxDaysSinceExpiry
+        self.waitBetweenOffersDays = waitBetweenOffersDays
+        self.maxRedemptionsPerUser = maxRedemptionsPerUser
+        self.excludeRefunded = excludeRefunded
+        self.storefronts = storefronts
+        self.expirationIntents = expirationIntents
+        self.appleWinBack = appleWinBack
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case requireLapsed, includeBillingRetry, minPaidDays, minDaysSinceExpiry, maxDaysSinceExpiry
+        case waitBetweenOffersDays, maxRedemptionsPerUser, excludeRefunded, storefronts, expirationIntents
+        case appleWinBack
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        requireLapsed = try container.decodeIfPresent(Bool.self, forKey: .requireLapsed)
+        includeBillingRetry = try container.decodeIfPresent(Bool.self, forKey: .includeBillingRetry)
+        minPaidDays = try container.decodeIfPresent(Int.self, forKey: .minPaidDays)
+        minDaysSinceExpiry = try container.decodeIfPresent(Int.self, forKey: .minDaysSinceExpiry)
+        maxDaysSinceExpiry = try container.decodeIfPresent(Int.self, forKey: .maxDaysSinceExpiry)
+        waitBetweenOffersDays = try container.decodeIfPresent(Int.self, forKey: .waitBetweenOffersDays)
+        maxRedemptionsPerUser = try container.decodeIfPresent(Int.self, forKey: .maxRedemptionsPerUser)
+        excludeRefunded = try container.decodeIfPresent(Bool.self, forKey: .excludeRefunded)
+        storefronts = try container.decodeIfPresent([String].self, forKey: .storefronts)
+        expirationIntents = try container.decodeIfPresent([Int].self, forKey: .expirationIntents)
+        appleWinBack = try container.decodeIfPresent(AppleWinBackRequirement.self, forKey: .appleWinBack)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// One redemption of a promotional or win-back offer, as Apple records it: a run of
+/// consecutive periods of one subscription under the same offer. A pay-as-you-go offer over
+/// three periods is three transactions and one redemption.
+public struct OfferRedemption: Hashable, Sendable {
+    /// ``OfferType/promotionalOffer`` or ``OfferType/winBackOffer``.
+    public var offerType: OfferType
+    public var offerIdentifier: String?
+    /// The subscription the offer was redeemed on.
+    public var originalTransactionId: String
+    /// The purchase date of the run's first period: when the customer redeemed the offer.
+    public var date: Date
+
+    public init(offerType: OfferType, offerIdentifier: String?, originalTransactionId: String, date: Date) {
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.originalTransactionId = originalTransactionId
+        self.date = date
+    }
+
+    /// The redemptions in `transactions` (one copy per `transactionId`), oldest first.
+    ///
+    /// Within each subscription (`originalTransactionId`), in purchase order, a transaction
+    /// under a promotional or win-back offer starts a redemption when the transaction before
+    /// it was not under the same offer (`offerType` and `offerIdentifier`), or when the
+    /// customer bought it (`transactionReason` `PURCHASE`: a new redemption after a lapse;
+    /// later periods of a run are `RENEWAL`s). Access shared by a family member is not the
+    /// user's redemption and is left out.
+    public static func redemptions(in transactions: [SubscriptionTransaction]) -> [OfferRedemption] {
+        let bySubscription = Dictionary(grouping: transactions.filter { !$0.isFamilyShared }, by: \.originalTransactionId)
+        var found: [OfferRedemption] = []
+        for (subscription, periods) in bySubscription {
+            var previous: SubscriptionTransaction?
+            for period in periods.sorted(by: { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }) {
+                defer { previous = period }
+                guard period.isUnderOffer, let offerType = period.knownOfferType else { continue }
+                let continuesRun = previous.map { $0.offerType == period.offerType && $0.offerIdentifier == period.offerIdentifier }
+                    ?? false
+                if continuesRun && period.knownTransactionReason != .purchase { continue }
+                found.append(OfferRedemption(
+                    offerType: offerType, offerIdentifier: period.offerIdentifier,
+                    originalTransactionId: subscription, date: period.purchaseDate))
+            }
+        }
+        return found.sorted { ($0.date, $0.originalTransactionId) < ($1.date, $1.originalTransactionId) }
+    }
+}
