@@ -116,7 +116,9 @@ public final class AppStoreServerAPIClient: Sendable {
         try Self.check(request)
         let body: [UInt8]
         do {
-            body = Array(try JSONEncoder().encode(request))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys  // the same bytes on every page
+            body = Array(try encoder.encode(request))
         } catch {
             throw AppStoreServerAPIError.invalidArgument("the notification history request does not encode as JSON")
         }

@@ -218,7 +218,8 @@ final class MockAppStore: Sendable {
         return state.withLock { state in
             var offset = 0
             if let token = request.queryValue("paginationToken") {
-                guard let known = state.paginationTokens[token], known.body == request.body else {
+                guard let known = state.paginationTokens[token],
+                      let first = try? JSONSerialization.jsonObject(with: known.body) as? NSDictionary, first == body as NSDictionary else {
                     return .error(400, code: 4000014, message: "Invalid pagination token.")
                 }
                 offset = known.offset
