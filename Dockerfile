@@ -18,9 +18,9 @@ RUN swift build -c release --static-swift-stdlib \
  && install -D .build/release/offer-signer /out/offer-signer
 
 FROM debian:bookworm-slim
-# Runtime libraries only: OpenSSL libcrypto, SQLite, libmicrohttpd, libcurl (App Store Server API), the C++ runtime the static Swift
-# runtime links against (checked with ldd on a --static-swift-stdlib build), CA certificates, curl for the
-# health check.
+# Runtime libraries only: OpenSSL libcrypto, SQLite, libmicrohttpd, libcurl (the App Store Server API
+# client), the C++ runtime the static Swift runtime links against (checked with ldd on a
+# --static-swift-stdlib build), CA certificates, curl for the health check.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libssl3 libsqlite3-0 libmicrohttpd12 libcurl4 libstdc++6 ca-certificates curl \
