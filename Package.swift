@@ -12,6 +12,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The domain: signing, Apple's signed data, eligibility. No I/O but crypto.
         .target(name: "OfferSignerCore", dependencies: ["COpenSSL"]),
@@ -19,6 +20,8 @@ let package = Package(
         .target(name: "OfferSignerStore", dependencies: ["OfferSignerCore", "CSQLite"]),
         // libmicrohttpd adapter, Request/Response values, router, middleware; Core only for its JSON and identifier rules.
         .target(name: "OfferSignerHTTP", dependencies: ["OfferSignerCore", "CMicroHTTPD"]),
+        // Client of Apple's App Store Server API (JWT auth, paging, retries, rate limit) over libcurl.
+        .target(name: "AppStoreServerAPI", dependencies: ["OfferSignerCore", "CCurl"]),
         // Handlers, configuration, wiring.
         .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP"]),
         // The executable: CLI and subcommands.
@@ -27,6 +30,8 @@ let package = Package(
         .testTarget(name: "OfferSignerCoreTests", dependencies: ["OfferSignerCore", "COpenSSL"], exclude: ["Fixtures"]),
         .testTarget(name: "OfferSignerStoreTests", dependencies: ["OfferSignerStore"]),
         .testTarget(name: "OfferSignerHTTPTests", dependencies: ["OfferSignerHTTP"]),
+        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "OfferSignerCore", "CMicroHTTPD"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService"], exclude: ["Fixtures"]),
     ]
 )

@@ -1,0 +1,73 @@
+import Foundation
+import OfferSignerCore
+import Synchronization
+
+/// Makes the ES256 JWT the App Store Server API requires, and reuses it until shortly before
+/// it expires.
+///
+/// Header `alg` ES256, `kid`, `typ` JWT; claims `iss`, `iat`, `exp` (five minutes after `iat`,
+/// as Apple's libraries do; Apple accepts at most 60), `aud` `appstoreconnect-v1`, `bid`.
+///
+/// [Generating JSON Web Tokens for API requests](https://developer.apple.com/documentation/appstoreserverapi/generating-json-web-tokens-for-api-requests)
+final class AppStoreServerAPITokenIssuer: Sendable {
+    static let audience = "appstoreconnect-v1"
+    static let lifetime: TimeInterval = 5 * 60
+    /// A token is replaced once less than this is left of its life.
+    static let renewalMargin: TimeInterval = 60
+
+    private struct Token {
+        let compact: String
+        let expires: Date
+    }
+
+    private let credentials: AppStoreServerAPICredentials
+    private let now: @Sendable () -> Date
+    private let cached = Mutex<Token?>(nil)
+
+    init(credentials: AppStoreServerAPICredentials, now: @escaping @Sendable () -> Date) {
+        self.credentials = credentials
+        self.now = now
+    }
+
+    /// The current token, signing a new one when the last is missing or about to expire.
+    func token() throws(AppStoreServerAPIError) -> String {
+        let now = self.now()
+        return try cached.withLock { cached throws(AppStoreServerAPIError) -> String in
+            if let token = cached, token.expires.timeIntervalSince(now) > Self.renewalMargin {
+                return token.compact
+            }
+            let fresh = try sign(issuedAt: now)
+            cached = fresh
+            return fresh.compact
+        }
+    }
+
+    /// Forgets the cached token, so the next request signs a new one.
+    func discard() {
+        cached.withLock { $0 = nil }
+    }
+
+    private func sign(issuedAt now: Date) throws(AppStoreServerAPIError) -> Token {
+        let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
+        let expires = issuedAt + Int64(Self.lifetime)
+        let header = JSONScalar.object([("alg", .string("ES256")), ("kid", .string(credentials.keyId)), ("typ", .string("JWT"))])
+        let claims = JSONScalar.object([
+            ("iss", .string(credentials.issuerId)),
+            ("iat", .integer(issuedAt)),
+            ("exp", .integer(expires)),
+            ("aud", .string(Self.audience)),
+            ("bid", .string(credentials.bundleId)),
+        ])
+        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(claims.utf8)
+        let der: [UInt8]
+        do {
+            der = try credentials.privateKey.signDER(Array(signingInput.utf8))
+        } catch {
+            throw AppStoreServerAPIError.tokenSigningFailed(error.description)
+        }
+        guard let raw = ECDSASignatureEncoding.raw(fromDER: der) else {
+            throw AppStoreServerAPIError.tokenSigningFailed("OpenSSL's signature is not a DER ECDSA signature")
+        }
+        return Token(compact: signingInput + "." + Base64URL.encode(raw), expires: Date(timeIntervalSince1970: TimeInterval(expires)))
+    }
+}

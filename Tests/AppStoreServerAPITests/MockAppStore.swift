@@ -1,0 +1,255 @@
+@testable import AppStoreServerAPI
+import Foundation
+import OfferSignerCore
+import Synchronization
+
+/// A customer of the mock App Store: the transaction IDs that name them, their signed
+/// transactions in modification order, and their subscriptions' statuses.
+struct MockCustomer: Sendable {
+    var transactionIds: Set<String>
+    var signedTransactions: [String]
+    var statuses: [MockStatus] = []
+}
+
+/// One `lastTransactions` item of Get All Subscription Statuses.
+struct MockStatus: Sendable {
+    var group: String
+    var status: Int
+    var originalTransactionId: String
+    var signedTransactionInfo: String
+    var signedRenewalInfo: String
+}
+
+/// A notification in the mock's Notification History.
+struct MockNotification: Sendable {
+    var signedDate: Int64
+    var transactionId: String
+    var notificationType: String
+    var signedPayload: String
+    /// Delivery attempts: when (ms) and Apple's `sendAttemptResult`.
+    var attempts: [(date: Int64, result: String)]
+}
+
+/// The mock's endpoints.
+enum MockEndpoint: Hashable, Sendable {
+    case history(transactionId: String)
+    case statuses(transactionId: String)
+    case notifications
+
+    var kind: String {
+        switch self {
+        case .history: "history"
+        case .statuses: "statuses"
+        case .notifications: "notifications"
+        }
+    }
+}
+
+/// A failure the mock answers with, once, before behaving normally again.
+enum MockFault: Sendable {
+    /// A 5xx with Apple's error body (5000001 by default: "try again").
+    case serverError(status: Int = 500, code: Int64 = 5000001)
+    /// 429 4290000 with `Retry-After` set to now plus `after`, in UNIX milliseconds.
+    case rateLimited(after: Duration)
+    /// 429 4290000 with this exact `Retry-After` value, or none.
+    case rateLimitedHeader(String?)
+    /// The normal answer, after this long.
+    case slow(Duration)
+    /// A 200 with this body.
+    case body(String)
+    /// Another status with Apple's error body.
+    case status(Int, code: Int64, message: String)
+}
+
+/// A request the mock received.
+struct MockRecordedRequest: Sendable {
+    var endpoint: MockEndpoint?
+    var request: MockHTTPRequest
+    var claims: MockAppStoreJWT.Claims?
+    var at: ContinuousClock.Instant
+}
+
+/// Apple's App Store Server API for one app, in memory, as Apple documents it: JWT checks,
+/// 20-item pages (configurable) with `revision` and `paginationToken` bound to the query that
+/// started them, 404 4040010 for unknown transactions, and injected faults.
+final class MockAppStore: Sendable {
+    static let environment = "Production"
+
+    private struct State {
+        var customers: [MockCustomer] = []
+        var notifications: [MockNotification] = []
+        var faults: [String: [MockFault]] = [:]
+        var requests: [MockRecordedRequest] = []
+        var revisions: [String: (customer: Int, offset: Int, query: String)] = [:]
+        var paginationTokens: [String: (offset: Int, body: Data)] = [:]
+    }
+
+    let jwt: MockAppStoreJWT
+    let pageSize: Int
+    private let state = Mutex(State())
+
+    init(jwt: MockAppStoreJWT, pageSize: Int = 20) {
+        self.jwt = jwt
+        self.pageSize = pageSize
+    }
+
+    func add(_ customer: MockCustomer) { state.withLock { $0.customers.append(customer) } }
+    func add(_ notification: MockNotification) { state.withLock { $0.notifications.append(notification) } }
+    /// Queues faults for an endpoint kind ("history", "statuses", "notifications"), answered in order.
+    func inject(_ faults: [MockFault], into kind: String) { state.withLock { $0.faults[kind, default: []] += faults } }
+    var requests: [MockRecordedRequest] { state.withLock { $0.requests } }
+
+    /// Starts a real HTTP server on 127.0.0.1 answering as this mock.
+    func start() throws -> MockHTTPServer {
+        try MockHTTPServer { [self] request in respond(to: request) }
+    }
+
+    func respond(to request: MockHTTPRequest) -> MockHTTPResponse {
+        let endpoint = Self.endpoint(request)
+        let checked = jwt.check(authorization: request.authorization, now: Date())
+        let claims = try? checked.get()
+        let fault: MockFault? = state.withLock { state in
+            state.requests.append(MockRecordedRequest(endpoint: endpoint, request: request, claims: claims, at: .now))
+            guard claims != nil, let kind = endpoint?.kind, var queued = state.faults[kind], !queued.isEmpty else { return nil }
+            defer { state.faults[kind] = queued }
+            return queued.removeFirst()
+        }
+        guard claims != nil else { return MockHTTPResponse(status: 401) }  // Apple's 401 has no body
+        guard let endpoint else { return MockHTTPResponse(status: 404) }
+        switch fault {
+        case .serverError(let status, let code)?:
+            return .error(status, code: code, message: "An unknown error occurred. Please try again.")
+        case .rateLimited(let after)?:
+            let retryAfter = Int64((Date().timeIntervalSince1970 + after.seconds) * 1000)
+            return .error(429, code: 4290000, message: "Rate limit exceeded.", headers: [("Retry-After", String(retryAfter))])
+        case .rateLimitedHeader(let value)?:
+            return .error(429, code: 4290000, message: "Rate limit exceeded.", headers: value.map { [("Retry-After", $0)] } ?? [])
+        case .body(let text)?:
+            return MockHTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Data(text.utf8))
+        case .status(let status, let code, let message)?:
+            return .error(status, code: code, message: message)
+        case .slow(let delay)?:
+            var response = answer(endpoint, request)
+            response.delay = delay
+            return response
+        case nil:
+            return answer(endpoint, request)
+        }
+    }
+
+    private static func endpoint(_ request: MockHTTPRequest) -> MockEndpoint? {
+        let parts = request.path.split(separator: "/").map(String.init)
+        switch (request.method, parts.count) {
+        case ("GET", 4) where parts[0] == "inApps" && parts[1] == "v2" && parts[2] == "history": return .history(transactionId: parts[3])
+        case ("GET", 4) where parts[0] == "inApps" && parts[1] == "v1" && parts[2] == "subscriptions": return .statuses(transactionId: parts[3])
+        case ("POST", 4) where parts == ["inApps", "v1", "notifications", "history"]: return .notifications
+        default: return nil
+        }
+    }
+
+    private func answer(_ endpoint: MockEndpoint, _ request: MockHTTPRequest) -> MockHTTPResponse {
+        switch endpoint {
+        case .history(let transactionId): history(transactionId, request)
+        case .statuses(let transactionId): statuses(transactionId, request)
+        case .notifications: notifications(request)
+        }
+    }
+
+    private static let notFound = MockHTTPResponse.error(404, code: 4040010, message: "Transaction id not found.")
+
+    private func history(_ transactionId: String, _ request: MockHTTPRequest) -> MockHTTPResponse {
+        state.withLock { state in
+            guard let index = state.customers.firstIndex(where: { $0.transactionIds.contains(transactionId) }) else { return Self.notFound }
+            let query = request.query.filter { $0.name != "revision" }.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+            var offset = 0
+            if let revision = request.queryValue("revision") {
+                guard let known = state.revisions[revision], known.customer == index, known.query == query else {
+                    return .error(400, code: 4000005, message: "Invalid request revision.")
+                }
+                offset = known.offset
+            }
+            var transactions = state.customers[index].signedTransactions
+            let products = Set(request.queryValues("productId"))
+            if !products.isEmpty {
+                transactions = transactions.filter { products.contains(TestSignedData.unverifiedPayload($0)["productId"] as? String ?? "") }
+            }
+            if request.queryValue("sort") == "DESCENDING" { transactions.reverse() }
+            let end = min(offset + pageSize, transactions.count)
+            let revision = UUID().uuidString
+            state.revisions[revision] = (index, end, query)
+            return .json(200, [
+                "revision": revision, "hasMore": end < transactions.count, "bundleId": jwt.bundleId,
+                "appAppleId": TestSignedData.appAppleId, "environment": Self.environment,
+                "signedTransactions": Array(transactions[min(offset, end)..<end]),
+            ])
+        }
+    }
+
+    private func statuses(_ transactionId: String, _ request: MockHTTPRequest) -> MockHTTPResponse {
+        state.withLock { state in
+            guard let customer = state.customers.first(where: { $0.transactionIds.contains(transactionId) }) else { return Self.notFound }
+            let wanted = Set(request.queryValues("status").compactMap(Int.init))
+            let kept = customer.statuses.filter { wanted.isEmpty || wanted.contains($0.status) }
+            var groups: [String] = []
+            for status in kept where !groups.contains(status.group) { groups.append(status.group) }
+            let data: [[String: Any]] = groups.map { group in
+                ["subscriptionGroupIdentifier": group,
+                 "lastTransactions": kept.filter { $0.group == group }.map {
+                     ["status": $0.status, "originalTransactionId": $0.originalTransactionId,
+                      "signedTransactionInfo": $0.signedTransactionInfo, "signedRenewalInfo": $0.signedRenewalInfo] as [String: Any]
+                 }]
+            }
+            return .json(200, ["environment": Self.environment, "bundleId": jwt.bundleId,
+                               "appAppleId": TestSignedData.appAppleId, "data": data])
+        }
+    }
+
+    private func notifications(_ request: MockHTTPRequest) -> MockHTTPResponse {
+        guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any] else {
+            return .error(400, code: 4000000, message: "Invalid request.")
+        }
+        guard let start = (body["startDate"] as? NSNumber)?.int64Value else { return .error(400, code: 4000015, message: "Invalid start date.") }
+        guard let end = (body["endDate"] as? NSNumber)?.int64Value else { return .error(400, code: 4000016, message: "Invalid end date.") }
+        guard start < end else { return .error(400, code: 4000013, message: "Start date after end date.") }
+        let transactionId = body["transactionId"] as? String
+        let type = body["notificationType"] as? String
+        guard transactionId == nil || type == nil else { return .error(400, code: 4000019, message: "Multiple filters supplied.") }
+        let onlyFailures = body["onlyFailures"] as? Bool ?? false
+        return state.withLock { state in
+            var offset = 0
+            if let token = request.queryValue("paginationToken") {
+                guard let known = state.paginationTokens[token],
+                      let first = try? JSONSerialization.jsonObject(with: known.body) as? NSDictionary, first == body as NSDictionary else {
+                    return .error(400, code: 4000014, message: "Invalid pagination token.")
+                }
+                offset = known.offset
+            }
+            var customerIds: Set<String>?
+            if let transactionId {
+                guard let customer = state.customers.first(where: { $0.transactionIds.contains(transactionId) }) else { return Self.notFound }
+                customerIds = customer.transactionIds
+            }
+            let matching = state.notifications
+                .filter { (start...end).contains($0.signedDate) }
+                .filter { customerIds?.contains($0.transactionId) ?? true }
+                .filter { type == nil || $0.notificationType == type }
+                .filter { !onlyFailures || $0.attempts.last?.result != "SUCCESS" }
+                .sorted { $0.signedDate < $1.signedDate }
+            let last = min(offset + pageSize, matching.count)
+            var object: [String: Any] = [
+                "hasMore": last < matching.count,
+                "notificationHistory": matching[min(offset, last)..<last].map { notification in
+                    ["signedPayload": notification.signedPayload,
+                     "sendAttempts": notification.attempts.map { ["attemptDate": $0.date, "sendAttemptResult": $0.result] as [String: Any] }]
+                        as [String: Any]
+                },
+            ]
+            if last < matching.count {
+                let token = UUID().uuidString.lowercased()
+                state.paginationTokens[token] = (last, request.body)
+                object["paginationToken"] = token
+            }
+            return .json(200, object)
+        }
+    }
+}

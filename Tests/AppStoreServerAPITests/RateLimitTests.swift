@@ -1,0 +1,86 @@
+@testable import AppStoreServerAPI
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("Request rate limit")
+struct RateLimitTests {
+    @Test("slots are spaced 1/rate apart across threads")
+    func spacing() throws {
+        let limiter = RequestRateLimiter(requestsPerSecond: 50)
+        let times = Mutex<[ContinuousClock.Instant]>([])
+
+        let (_, seconds) = measure {
+            DispatchQueue.concurrentPerform(iterations: 26) { _ in
+                try! limiter.acquire(maxPauseWait: .zero)
+                times.withLock { $0.append(.now) }
+            }
+        }
+
+        // 26 requests at 50 per second: the last may start 25 × 20 ms after the first.
+        #expect(seconds >= 0.49)
+        let sorted = times.withLock { $0.sorted() }
+        let perSecond = sorted.indices.map { index in sorted[index...].prefix { ($0 - sorted[index]).seconds < 1 }.count }
+        #expect(perSecond.max()! <= 26)
+        #expect((sorted.last! - sorted.first!).seconds >= 0.48)
+    }
+
+    @Test("a pause holds requests back; one longer than the caller waits is refused at once")
+    func pause() throws {
+        let limiter = RequestRateLimiter(requestsPerSecond: 1000)
+        limiter.pause(for: .milliseconds(200))
+
+        let refused = thrownError { () throws(RequestRateLimiter.Paused) in try limiter.acquire(maxPauseWait: .milliseconds(50)) }
+        let (_, seconds) = try measure { try limiter.acquire(maxPauseWait: .seconds(1)) }
+
+        #expect(refused != nil && refused!.remaining > .milliseconds(100))
+        #expect(seconds >= 0.15)
+    }
+
+    @Test("the client stays under its configured rate against the mock")
+    func clientRate() throws {
+        let testbed = try APITestbed()
+        let ids = testbed.addCustomer(first: 40_000, count: 1)
+        let client = try testbed.client { $0.requestsPerSecond = 20 }
+
+        DispatchQueue.concurrentPerform(iterations: 11) { _ in
+            _ = try! client.transactionHistory(transactionId: ids[0])
+        }
+
+        let arrivals = testbed.store.requests.map(\.at).sorted()
+        #expect(arrivals.count == 11)
+        // Ten intervals of 50 ms.
+        #expect((arrivals.last! - arrivals.first!).seconds >= 0.45)
+    }
+}
+
+@Suite("Retry policy and Retry-After")
+struct RetryPolicyTests {
+    @Test("backoff doubles from the initial one up to the maximum, with half of it jittered")
+    func backoff() {
+        let policy = AppStoreServerAPIRetryPolicy(initialBackoff: .milliseconds(500), maxBackoff: .seconds(4))
+
+        #expect(policy.backoff(beforeRetry: 1, unitRandom: 0) == .milliseconds(250))
+        #expect(policy.backoff(beforeRetry: 1, unitRandom: 1) == .milliseconds(500))
+        #expect(policy.backoff(beforeRetry: 3, unitRandom: 1) == .seconds(2))
+        #expect(policy.backoff(beforeRetry: 9, unitRandom: 0) == .seconds(2))
+        #expect(policy.backoff(beforeRetry: 9, unitRandom: 1) == .seconds(4))
+        #expect(policy.backoff(beforeRetry: 1000, unitRandom: 0.5) == .seconds(3))
+    }
+
+    @Test("Retry-After is Apple's UNIX time in milliseconds; HTTP's seconds are understood too; anything else is ignored")
+    func retryAfter() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+        #expect(AppStoreServerAPIClient.retryAfter("1800000002500", now: now) == Date(timeIntervalSince1970: 1_800_000_002.5))
+        #expect(AppStoreServerAPIClient.retryAfter(" 7 ", now: now) == Date(timeIntervalSince1970: 1_800_000_007))
+        #expect(AppStoreServerAPIClient.retryAfter("Wed, 21 Oct 2026 07:28:00 GMT", now: now) == nil)
+        #expect(AppStoreServerAPIClient.retryAfter("-5", now: now) == nil)
+        #expect(AppStoreServerAPIClient.retryAfter(nil, now: now) == nil)
+    }
+
+    @Test("query values are percent-encoded")
+    func encoding() {
+        #expect(AppStoreServerAPIClient.percentEncoded("a b&c=d/é~._-") == "a%20b%26c%3Dd%2F%C3%A9~._-")
+    }
+}
