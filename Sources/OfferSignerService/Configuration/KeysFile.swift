@@ -1,7 +1,7 @@
 import Foundation
 import OfferSignerCore
 
-/// The keys file as written on disk (see CONTRACT.md): apps with their signing keys, and API keys.
+/// The keys file as written on disk (see the README's configuration section and keys.example): apps with their signing keys, and API keys.
 public struct KeysFile: Codable, Sendable {
     public var apps: [App]
     public var apiKeys: [APIKeyEntry]
