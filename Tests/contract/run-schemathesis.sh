@@ -46,7 +46,7 @@ done
 
 # Rate limits off: the contract, not the limiter, is under test (429 is documented anyway).
 OFFER_SIGNER_KEYS="$work/dev/keys.json" OFFER_SIGNER_DATABASE="$work/offer-signer.sqlite" OFFER_SIGNER_LISTEN="$listen" \
-OFFER_SIGNER_LOG_LEVEL=warning OFFER_SIGNER_RATE_SIGN_PER_KEY=off OFFER_SIGNER_RATE_SIGN_PER_USER=off \
+OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_RATE_SIGN_PER_KEY=off OFFER_SIGNER_RATE_SIGN_PER_USER=off \
 OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=off \
     "$bin" serve 2>"$work/service.log" &
 service=$!
@@ -63,13 +63,16 @@ sys.exit(1)
 PY
 
 export CONTRACT_BASE_URL="http://$listen" CONTRACT_ALLOWED_REFUSALS="$here/allowed-refusals.toml"
-export SCHEMATHESIS_HOOKS="$here/hooks.py"
+export SCHEMATHESIS_HOOKS="$here/hooks.py" HYPOTHESIS_STORAGE_DIRECTORY="$work/hypothesis"
 status=0
-"$schemathesis" --config-file "$here/schemathesis.toml" --no-color run "$root/openapi.yaml" \
-    --checks all --max-examples "$max_examples" --seed "$seed" --report-dir "$work/report" || status=$?
+(cd "$work" && "$schemathesis" --config-file "$here/schemathesis.toml" --no-color run "$root/openapi.yaml" \
+    --checks all --max-examples "$max_examples" --seed "$seed") || status=$?
 if ! kill -0 "$service" 2>/dev/null; then
-    echo "contract: the service died during the run:" >&2
-    tail -20 "$work/service.log" >&2
+    echo "contract: the service died during the run" >&2
     status=1
+fi
+if [ "$status" != 0 ] && [ -s "$work/service.log" ]; then
+    echo "contract: the service's errors, last lines:" >&2
+    tail -20 "$work/service.log" >&2
 fi
 exit "$status"
