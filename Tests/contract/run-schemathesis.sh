@@ -18,6 +18,10 @@ schemathesis=${SCHEMATHESIS:-$root/.build/contract-venv/bin/schemathesis}
 seed=${CONTRACT_SEED:-20261130}
 max_examples=${CONTRACT_MAX_EXAMPLES:-60}
 
+# Absolute paths: schemathesis runs in the temporary folder.
+absolute() { case $1 in */*) echo "$(cd "$(dirname "$1")" 2>/dev/null && pwd)/$(basename "$1")" ;; *) command -v "$1" || echo "$1" ;; esac; }
+bin=$(absolute "$bin")
+schemathesis=$(absolute "$schemathesis")
 [ -x "$bin" ] || { echo "contract: $bin is missing; build first (swift build)" >&2; exit 2; }
 [ -x "$schemathesis" ] || { echo "contract: $schemathesis is missing; make test installs it" >&2; exit 2; }
 
