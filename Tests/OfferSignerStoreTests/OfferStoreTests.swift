@@ -24,11 +24,11 @@ struct OfferStoreTests {
         changed.priority = 7
         let updated = try store.put(changed, by: "ops", at: t0.addingTimeInterval(10))
         #expect(updated.version == 2 && updated.createdAt == t0 && updated.updatedAt == t0.addingTimeInterval(10))
-        let disabled = try #require(try store.disable(id: "winback", by: "marketing", at: t0.addingTimeInterval(20)))
+        let disabled = try #require(try store.disable(bundleId: "com.example.app", offerId: "winback", by: "marketing", at: t0.addingTimeInterval(20)))
         #expect(!disabled.rule.enabled && disabled.version == 3)
-        #expect(try store.disable(id: "missing", by: "marketing", at: t0) == nil)
+        #expect(try store.disable(bundleId: "com.example.app", offerId: "missing", by: "marketing", at: t0) == nil)
 
-        let changes = try store.changes(offerId: "winback", afterId: 0, limit: 10)
+        let changes = try store.changes(bundleId: "com.example.app", offerId: "winback", afterId: 0, limit: 10)
         #expect(changes.map(\.action) == ["create", "update", "disable"])
         #expect(changes.map(\.apiKeyName) == ["marketing", "ops", "marketing"])
         #expect(changes[0].before == nil && changes[0].after == rule)
@@ -42,7 +42,7 @@ struct OfferStoreTests {
         defer { temp.cleanup() }
         _ = try SQLiteOfferStore(database: try temp.open()).put(rule, by: "m", at: Date(timeIntervalSince1970: 1_800_000_000))
         let reopened = try SQLiteOfferStore(database: try temp.open())
-        #expect(try reopened.offer(id: "winback")?.rule == rule)
+        #expect(try reopened.offer(bundleId: "com.example.app", offerId: "winback")?.rule == rule)
         #expect(try reopened.offers().count == 1)
     }
 }
