@@ -36,6 +36,30 @@ struct OfferStoreTests {
         #expect(changes[2].after?.enabled == false)
     }
 
+    @Test("two apps' offers of the same ID live side by side, each with its versions and changes")
+    func sameOfferIdInTwoApps() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let store = try SQLiteOfferStore(database: try temp.open())
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        var other = rule
+        other.bundleId = "com.example.other"
+        other.productIds = ["plus"]
+        #expect(try store.put(rule, by: "m", at: t0).version == 1)
+        #expect(try store.put(other, by: "m", at: t0).version == 1, "created, not moved")
+        var changed = rule
+        changed.priority = 4
+        #expect(try store.put(changed, by: "m", at: t0).version == 2)
+        #expect(try store.offer(bundleId: "com.example.app", offerId: "winback")?.rule == changed)
+        #expect(try store.offer(bundleId: "com.example.other", offerId: "winback")?.rule == other)
+        #expect(try store.offers().map(\.rule.bundleId) == ["com.example.app", "com.example.other"])
+        #expect(try store.disable(bundleId: "com.example.other", offerId: "winback", by: "m", at: t0)?.version == 2)
+        #expect(try store.offer(bundleId: "com.example.app", offerId: "winback")?.rule.enabled == true)
+        #expect(try store.changes(bundleId: "com.example.app", offerId: "winback", afterId: 0, limit: 10).map(\.version) == [1, 2])
+        #expect(try store.changes(bundleId: "com.example.other", offerId: nil, afterId: 0, limit: 10).map(\.action) == ["create", "disable"])
+        #expect(try store.changes(bundleId: nil, offerId: "winback", afterId: 0, limit: 10).count == 4)
+    }
+
     @Test("rules survive a restart exactly")
     func restart() throws {
         let temp = TemporaryDatabase()
