@@ -26,7 +26,7 @@ public final class Metrics: Sendable {
     static let bucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
     private struct RequestKey: Hashable { let route: String; let method: String; let status: Int }
-    private struct SignatureKey: Hashable { let offerId: String; let format: String }
+    private struct SignatureKey: Hashable { let bundleId: String; let offerId: String; let format: String }
 
     /// Everything counted so far.
     private struct Counts {
@@ -65,8 +65,8 @@ public final class Metrics: Sendable {
         }
     }
 
-    func recordSignature(offerId: String, format: String) {
-        shard.counts.withLock { $0.signatures[SignatureKey(offerId: offerId, format: format), default: 0] += 1 }
+    func recordSignature(bundleId: String, offerId: String, format: String) {
+        shard.counts.withLock { $0.signatures[SignatureKey(bundleId: bundleId, offerId: offerId, format: format), default: 0] += 1 }
     }
 
     func recordNotification(stored: Bool) {
@@ -81,10 +81,12 @@ public final class Metrics: Sendable {
         for (key, count) in counts.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
             out += "offer_signer_http_requests_total{route=\"\(escape(key.route))\",method=\"\(escape(key.method))\",status=\"\(key.status)\"} \(count)\n"
         }
-        out += "# HELP offer_signer_signatures_total Signatures issued by offer and format.\n"
+        out += "# HELP offer_signer_signatures_total Signatures issued by app, offer and format.\n"
         out += "# TYPE offer_signer_signatures_total counter\n"
-        for (key, count) in counts.signatures.sorted(by: { ($0.key.offerId, $0.key.format) < ($1.key.offerId, $1.key.format) }) {
-            out += "offer_signer_signatures_total{offer_id=\"\(escape(key.offerId))\",format=\"\(escape(key.format))\"} \(count)\n"
+        for (key, count) in counts.signatures.sorted(by: {
+            ($0.key.bundleId, $0.key.offerId, $0.key.format) < ($1.key.bundleId, $1.key.offerId, $1.key.format)
+        }) {
+            out += "offer_signer_signatures_total{bundle_id=\"\(escape(key.bundleId))\",offer_id=\"\(escape(key.offerId))\",format=\"\(escape(key.format))\"} \(count)\n"
         }
         out += "# HELP offer_signer_notifications_total Verified App Store notifications, stored or already known.\n"
         out += "# TYPE offer_signer_notifications_total counter\n"
