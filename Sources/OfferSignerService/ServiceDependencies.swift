@@ -8,6 +8,10 @@ public struct ServiceDependencies: Sendable {
     public var offers: any OfferStore
     public var signatures: any SignatureLog
     public var history: any SubscriptionHistoryStore
+    /// Retention rules and introductory-offer rules.
+    public var rules: any RuleStore
+    /// Answered Retention Messaging requests, for idempotency.
+    public var retentionRequests: any RetentionRequestStore
     /// Verifies App Store signed data.
     public var appStore: AppStoreVerification
     public var rateLimits: RateLimits
@@ -18,11 +22,13 @@ public struct ServiceDependencies: Sendable {
     public var logger: Logger
 
     public init(keyRing: KeyRing, offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore,
-                appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+                rules: any RuleStore, retentionRequests: any RetentionRequestStore, appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         self.keyRing = keyRing
         self.offers = offers
         self.signatures = signatures
         self.history = history
+        self.rules = rules
+        self.retentionRequests = retentionRequests
         self.appStore = appStore
         self.rateLimits = rateLimits
         self.trustedProxies = trustedProxies

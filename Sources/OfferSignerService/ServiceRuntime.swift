@@ -10,6 +10,7 @@ public final class ServiceRuntime: Sendable {
     private let server: HTTPServer
     private let signatureLog: SQLiteSignatureLog
     private let historyStore: SQLiteHistoryStore
+    private let retentionRequestStore: SQLiteRetentionRequestStore
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -37,9 +38,11 @@ public final class ServiceRuntime: Sendable {
             database = try SQLiteDatabase(path: settings.database)
             signatureLog = try SQLiteSignatureLog(database: database)
             historyStore = SQLiteHistoryStore(database: database)
+            retentionRequestStore = SQLiteRetentionRequestStore(database: database)
             dependencies = ServiceDependencies(
                 keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database), signatures: signatureLog,
-                history: historyStore, appStore: appStore,
+                history: historyStore, rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequestStore,
+                appStore: appStore,
                 rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                        notificationsPerAddress: settings.notificationRatePerAddress),
                 trustedProxies: Set(settings.trustedProxies),
@@ -56,6 +59,7 @@ public final class ServiceRuntime: Sendable {
         } catch {
             signatureLog.close()
             historyStore.close()
+            retentionRequestStore.close()
             throw .cannotListen(error)
         }
         logger.log(.info, "offer-signer listening", [
@@ -95,5 +99,6 @@ public final class ServiceRuntime: Sendable {
         server.stop()
         signatureLog.close()
         historyStore.close()
+        retentionRequestStore.close()
     }
 }

@@ -17,6 +17,11 @@ public protocol SubscriptionHistoryStore: Sendable {
     /// subscriptions (same environment and `originalTransactionId`) that lack the token.
     func history(userId: String, bundleId: String) throws -> UserHistory
 
+    /// The user (lowercased app account token) of the subscription `originalTransactionId` in
+    /// `bundleId` and `environment`: the token of its latest transaction that carries one; nil
+    /// when none does or the subscription is unknown.
+    func user(ofSubscription originalTransactionId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String?
+
     /// The subscription group a product belongs to, as verified transactions of `environment`
     /// reported it.
     func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String?

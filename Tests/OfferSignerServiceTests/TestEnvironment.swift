@@ -19,6 +19,7 @@ final class TestEnvironment {
     let database: SQLiteDatabase
     let signatureLog: SQLiteSignatureLog
     let historyStore: SQLiteHistoryStore
+    let retentionRequestStore: SQLiteRetentionRequestStore
     var dependencies: ServiceDependencies
     var now: Date
 
@@ -40,12 +41,14 @@ final class TestEnvironment {
         database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path)
         signatureLog = try SQLiteSignatureLog(database: database)
         historyStore = SQLiteHistoryStore(database: database)
+        retentionRequestStore = SQLiteRetentionRequestStore(database: database)
         self.now = now
         let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)
         let fixedNow = now
         dependencies = ServiceDependencies(
             keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database),
-            signatures: signatures ?? signatureLog, history: historyStore,
+            signatures: signatures ?? signatureLog, history: historyStore, rules: SQLiteRuleStore(database: database),
+            retentionRequests: retentionRequestStore,
             appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: environments,
                                                configuration: configuration),
             clock: .fixed(fixedNow), logger: .silent)
@@ -54,6 +57,7 @@ final class TestEnvironment {
     deinit {
         signatureLog.close()
         historyStore.close()
+        retentionRequestStore.close()
         try? FileManager.default.removeItem(at: folder)
     }
 

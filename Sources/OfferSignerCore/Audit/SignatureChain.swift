@@ -11,13 +11,32 @@ public enum SignatureChain {
     }
 
     /// Every field, length-prefixed, in a fixed order: no two different records share bytes.
+    ///
+    /// Two versions of the input, chosen by the record itself: a promotional offer asked for
+    /// through the API (the only records there were before sources and introductory-offer
+    /// eligibility existed) is hashed exactly as it always was (`v1`), so logs written by
+    /// earlier builds still verify; any other record (`source` `retention`, format
+    /// `introductory-offer-eligibility`) is hashed with `v2`, which also covers `source` and
+    /// `allowIntroductoryOffer`. Changing a record from one kind to the other changes its
+    /// version tag, so its hash no longer matches either way.
     static func canonicalBytes(of record: SignatureRecord, sequence: Int64, previousHash: String) -> [UInt8] {
-        let fields: [String?] = [
-            "offer-signer.signature.v1", previousHash, String(sequence), record.nonce, record.format.rawValue,
-            record.bundleId, record.productId, record.offerId, record.userId, record.keyId,
-            String(record.timestamp), record.signature, record.transactionId, record.apiKeyName,
-            record.requestId, String(record.recordedAt),
-        ]
+        let fields: [String?]
+        if usesVersion1(record) {
+            fields = [
+                "offer-signer.signature.v1", previousHash, String(sequence), record.nonce, record.format.rawValue,
+                record.bundleId, record.productId, record.offerId, record.userId, record.keyId,
+                String(record.timestamp), record.signature, record.transactionId, record.apiKeyName,
+                record.requestId, String(record.recordedAt),
+            ]
+        } else {
+            fields = [
+                "offer-signer.signature.v2", previousHash, String(sequence), record.nonce, record.format.rawValue,
+                record.source.rawValue, record.bundleId, record.productId, record.offerId, record.userId, record.keyId,
+                String(record.timestamp), record.signature, record.transactionId,
+                record.allowIntroductoryOffer.map { $0 ? "true" : "false" }, record.apiKeyName,
+                record.requestId, String(record.recordedAt),
+            ]
+        }
         var bytes: [UInt8] = []
         for field in fields {
             guard let field else {
@@ -29,6 +48,13 @@ public enum SignatureChain {
             bytes.append(UInt8(ascii: ";"))
         }
         return bytes
+    }
+
+    /// Whether `record` is of the kind every record was before version 2: a promotional offer
+    /// (legacy or JWS) asked for through the API.
+    static func usesVersion1(_ record: SignatureRecord) -> Bool {
+        record.source == .api && SignatureFormat.promotionalOfferFormats.contains(record.format)
+            && record.allowIntroductoryOffer == nil
     }
 
     /// Checks `records` (in sequence order, starting at the first record) and returns the

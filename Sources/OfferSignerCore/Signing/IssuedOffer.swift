@@ -36,18 +36,21 @@ extension PromotionalOfferSigner {
             }
         case .jws:
             signature = try compactJWS(for: offer)
+        case .introductoryOfferEligibility:
+            throw .notAPromotionalOfferFormat(format)
         }
         return IssuedOffer(offer: offer, format: format, signature: signature)
     }
 }
 
 extension SignatureRecord {
-    /// The log record of `issued`, asked for by the API key `apiKeyName` in request `requestId`.
-    public init(_ issued: IssuedOffer, apiKeyName: String, requestId: String, recordedAt: Int64) {
+    /// The log record of `issued`, asked for by the API key `apiKeyName` (or, from `source`
+    /// `retention`, by the App Store) in request `requestId`.
+    public init(_ issued: IssuedOffer, apiKeyName: String, requestId: String, recordedAt: Int64, source: SignatureSource = .api) {
         let offer = issued.offer
         self.init(nonce: offer.nonce, format: issued.format, bundleId: offer.bundleId, productId: offer.productId,
                   offerId: offer.offerId, userId: offer.appAccountToken, keyId: offer.keyIdentifier, timestamp: offer.timestamp,
                   signature: issued.signature, transactionId: offer.transactionId, apiKeyName: apiKeyName,
-                  requestId: requestId, recordedAt: recordedAt)
+                  requestId: requestId, recordedAt: recordedAt, source: source)
     }
 }

@@ -21,21 +21,44 @@ public struct PromotionalOfferSigner: Sendable {
 
     /// A compact ES256 JWS for `Product.PurchaseOption.promotionalOffer(_:compactJWS:)`.
     public func compactJWS(for request: PromotionalOfferRequest) throws(PromotionalOfferSigningError) -> String {
-        guard let issuerId else { throw .missingIssuerId }
-        let header = JSONValue.object([("alg", "ES256"), ("kid", keyIdentifier), ("typ", "JWT")].map { ($0.0, JSONValue.string($0.1)) })
         var claims: [(String, JSONValue)] = [
-            ("iss", .string(issuerId)),
-            ("iat", .int(Int(request.timestamp / 1000))),
-            ("aud", .string("promotional-offer")),
-            ("bid", .string(request.bundleId)),
-            ("nonce", .string(request.nonce.lowercased())),
             ("productId", .string(request.productId)),
             ("offerIdentifier", .string(request.offerId)),
         ]
         if let transactionId = request.transactionId {
             claims.append(("transactionId", .string(transactionId)))
         }
-        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(JSONValue.object(claims).utf8)
+        return try signedJWS(audience: "promotional-offer", bundleId: request.bundleId, nonce: request.nonce,
+                             timestamp: request.timestamp, claims: claims)
+    }
+
+    /// A compact ES256 JWS for `Product.PurchaseOption.introductoryOfferEligibility(compactJWS:)`:
+    /// exactly the claims `iss`, `iat`, `aud` (`introductory-offer-eligibility`), `bid`,
+    /// `nonce`, `productId`, `allowIntroductoryOffer` and `transactionId`, and no `exp`
+    /// (StoreKit refuses a token that carries one).
+    public func compactJWS(for eligibility: IntroductoryOfferEligibility) throws(PromotionalOfferSigningError) -> String {
+        try signedJWS(audience: IntroductoryOfferEligibility.audience, bundleId: eligibility.bundleId, nonce: eligibility.nonce,
+                      timestamp: eligibility.timestamp, claims: [
+                          ("productId", .string(eligibility.productId)),
+                          ("allowIntroductoryOffer", .bool(eligibility.allowIntroductoryOffer)),
+                          ("transactionId", .string(eligibility.transactionId)),
+                      ])
+    }
+
+    /// `header.claims.signature` with the header `alg` ES256, `kid`, `typ` JWT and the claims
+    /// `iss`, `iat` (whole seconds of `timestamp`), `aud`, `bid`, `nonce` (lowercased), then `claims`.
+    private func signedJWS(audience: String, bundleId: String, nonce: String, timestamp: Int64,
+                           claims: [(String, JSONValue)]) throws(PromotionalOfferSigningError) -> String {
+        guard let issuerId else { throw .missingIssuerId }
+        let header = JSONValue.object([("alg", "ES256"), ("kid", keyIdentifier), ("typ", "JWT")].map { ($0.0, JSONValue.string($0.1)) })
+        let all: [(String, JSONValue)] = [
+            ("iss", .string(issuerId)),
+            ("iat", .int(Int(timestamp / 1000))),
+            ("aud", .string(audience)),
+            ("bid", .string(bundleId)),
+            ("nonce", .string(nonce.lowercased())),
+        ] + claims
+        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(JSONValue.object(all).utf8)
         let der: [UInt8]
         do {
             der = try privateKey.signDER(Array(signingInput.utf8))
@@ -47,17 +70,19 @@ public struct PromotionalOfferSigner: Sendable {
         }
         return signingInput + "." + Base64URL.encode(raw)
     }
-
 }
 
 /// Why a promotional offer could not be signed.
 public enum PromotionalOfferSigningError: Error, CustomStringConvertible, Sendable {
     case missingIssuerId
+    /// The format is not one a promotional offer is signed in.
+    case notAPromotionalOfferFormat(SignatureFormat)
     case openSSL(OpenSSLError)
 
     public var description: String {
         switch self {
         case .missingIssuerId: "the JWS format needs the app's issuerId in the keys file"
+        case .notAPromotionalOfferFormat(let format): "'\(format.rawValue)' is not a promotional-offer format"
         case .openSSL(let error): error.description
         }
     }

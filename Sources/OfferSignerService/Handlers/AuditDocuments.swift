@@ -8,8 +8,8 @@ struct SignatureRecordDocument: Encodable {
     let entry: LoggedSignature
 
     enum Keys: String, CodingKey {
-        case sequence, nonce, format, bundleId, productId, offerId, userId, keyId, timestamp, signature, transactionId
-        case apiKeyName, requestId, recordedAt, previousHash, hash
+        case sequence, nonce, format, source, bundleId, productId, offerId, userId, keyId, timestamp, signature, transactionId
+        case allowIntroductoryOffer, apiKeyName, requestId, recordedAt, previousHash, hash
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -18,6 +18,7 @@ struct SignatureRecordDocument: Encodable {
         try c.encode(entry.sequence, forKey: .sequence)
         try c.encode(r.nonce, forKey: .nonce)
         try c.encode(r.format, forKey: .format)
+        try c.encode(r.source, forKey: .source)
         try c.encode(r.bundleId, forKey: .bundleId)
         try c.encode(r.productId, forKey: .productId)
         try c.encode(r.offerId, forKey: .offerId)
@@ -26,6 +27,7 @@ struct SignatureRecordDocument: Encodable {
         try c.encode(r.timestamp, forKey: .timestamp)
         try c.encode(r.signature, forKey: .signature)
         try c.encode(r.transactionId, forKey: .transactionId)
+        try c.encode(r.allowIntroductoryOffer, forKey: .allowIntroductoryOffer)
         try c.encode(r.apiKeyName, forKey: .apiKeyName)
         try c.encode(r.requestId, forKey: .requestId)
         try c.encode(Date(milliseconds: r.recordedAt), forKey: .recordedAt)
@@ -33,15 +35,18 @@ struct SignatureRecordDocument: Encodable {
         try c.encode(entry.hash, forKey: .hash)
     }
 
-    /// The CSV columns, in order.
+    /// The CSV columns, in order (the columns added with sources and introductory-offer
+    /// eligibility come last, so that the earlier ones keep their places).
     static let csvHeader = ["sequence", "nonce", "format", "bundleId", "productId", "offerId", "userId", "keyId", "timestamp",
-                            "signature", "transactionId", "apiKeyName", "requestId", "recordedAt", "previousHash", "hash"]
+                            "signature", "transactionId", "apiKeyName", "requestId", "recordedAt", "previousHash", "hash",
+                            "source", "allowIntroductoryOffer"]
 
     var csvFields: [String] {
         let r = entry.record
         return [String(entry.sequence), r.nonce, r.format.rawValue, r.bundleId, r.productId, r.offerId, r.userId, r.keyId,
                 String(r.timestamp), r.signature, r.transactionId ?? "", r.apiKeyName, r.requestId,
-                RFC3339.string(from: Date(milliseconds: r.recordedAt)), entry.previousHash, entry.hash]
+                RFC3339.string(from: Date(milliseconds: r.recordedAt)), entry.previousHash, entry.hash,
+                r.source.rawValue, r.allowIntroductoryOffer.map { $0 ? "true" : "false" } ?? ""]
     }
 }
 

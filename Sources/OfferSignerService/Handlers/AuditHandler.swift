@@ -33,15 +33,39 @@ struct AuditHandler {
         return try HTTPResponse.json(SignatureRecordDocument(entry: entry))
     }
 
+    /// Either `jws` alone (a promotional-offer or introductory-offer eligibility JWS) or the
+    /// legacy signature's fields.
     struct VerifyRequest: Decodable {
-        let bundleId: String
-        let keyIdentifier: String
-        let productId: String
-        let offerId: String
-        let appAccountToken: String
-        let nonce: String
-        let timestamp: Int64
-        let signature: String
+        let jws: String?
+        let bundleId: String?
+        let keyIdentifier: String?
+        let productId: String?
+        let offerId: String?
+        let appAccountToken: String?
+        let nonce: String?
+        let timestamp: Int64?
+        let signature: String?
+
+        /// The legacy fields, all of them, or a refusal naming what is missing or extra.
+        func legacy() throws(HTTPProblem) -> (offer: PromotionalOfferRequest, signature: String) {
+            let fields: [(String, Any?)] = [
+                ("bundleId", bundleId), ("keyIdentifier", keyIdentifier), ("productId", productId), ("offerId", offerId),
+                ("appAccountToken", appAccountToken), ("nonce", nonce), ("timestamp", timestamp), ("signature", signature),
+            ]
+            if jws != nil {
+                let extra = fields.filter { $0.1 != nil }.map(\.0)
+                guard extra.isEmpty else {
+                    throw .invalidRequest("send either 'jws' alone or the legacy signature's fields, not both (\(extra.joined(separator: ", ")))")
+                }
+            }
+            guard let bundleId, let keyIdentifier, let productId, let offerId, let appAccountToken, let nonce, let timestamp,
+                  let signature else {
+                let missing = fields.filter { $0.1 == nil }.map(\.0)
+                throw .invalidRequest("a legacy signature needs \(missing.joined(separator: ", ")) (or send 'jws' alone)")
+            }
+            return (PromotionalOfferRequest(bundleId: bundleId, keyIdentifier: keyIdentifier, productId: productId, offerId: offerId,
+                                            appAccountToken: appAccountToken, nonce: nonce, timestamp: timestamp), signature)
+        }
     }
 
     struct VerifyResponse: Encodable {
@@ -59,23 +83,40 @@ struct AuditHandler {
         }
     }
 
-    /// `POST /v1/audit/verify`: is this legacy signature valid under one of the app's keys
-    /// (active or not), and is it the one this service logged for that nonce?
+    /// `POST /v1/audit/verify`: is this signature valid under one of the app's keys (active or
+    /// not), and is it the one this service logged for that nonce? A legacy signature is given
+    /// by its fields; a JWS (promotional offer or introductory-offer eligibility) as `jws`.
     func verify(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let body = try request.decodeJSON(VerifyRequest.self)
-        let offer = PromotionalOfferRequest(
-            bundleId: body.bundleId, keyIdentifier: body.keyIdentifier, productId: body.productId, offerId: body.offerId,
-            appAccountToken: body.appAccountToken, nonce: body.nonce, timestamp: body.timestamp)
-        let key = dependencies.keyRing.current.apps[body.bundleId]?.keys.first { $0.keyId == body.keyIdentifier }
-        let der = Data(base64Encoded: body.signature).map(Array.init) ?? []
+        if let jws = body.jws, body.bundleId == nil, body.keyIdentifier == nil, body.productId == nil, body.offerId == nil,
+           body.appAccountToken == nil, body.nonce == nil, body.timestamp == nil, body.signature == nil {
+            return try verifyJWS(jws)
+        }
+        let (offer, signature) = try body.legacy()
+        let key = dependencies.keyRing.current.apps[offer.bundleId]?.keys.first { $0.keyId == offer.keyIdentifier }
+        let der = Data(base64Encoded: signature).map(Array.init) ?? []
         let valid = key.map { $0.publicKey.isValidSignature(derSignature: der, of: offer.legacyPayload) } ?? false
-        let entry = try dependencies.signatures.signature(nonce: body.nonce.lowercased())
+        let entry = try dependencies.signatures.signature(nonce: offer.nonce.lowercased())
         let issuedHere = entry.map { logged in
             let r = logged.record
-            return r.format == .legacy && r.bundleId == body.bundleId && r.keyId == body.keyIdentifier
-                && r.productId == body.productId && r.offerId == body.offerId && r.userId == body.appAccountToken.lowercased()
-                && r.timestamp == body.timestamp && r.signature == body.signature
+            return r.format == .legacy && r.bundleId == offer.bundleId && r.keyId == offer.keyIdentifier
+                && r.productId == offer.productId && r.offerId == offer.offerId && r.userId == offer.appAccountToken.lowercased()
+                && r.timestamp == offer.timestamp && r.signature == signature
         } ?? false
+        return try HTTPResponse.json(VerifyResponse(validSignature: valid, issuedHere: issuedHere, record: entry.map(SignatureRecordDocument.init)))
+    }
+
+    /// A JWS: valid when its ES256 signature verifies under the key its `kid` names in the app
+    /// its `bid` names; issued here when the log's record of its nonce holds exactly this JWS.
+    /// Text that is not such a JWS is simply not valid.
+    private func verifyJWS(_ text: String) throws -> HTTPResponse {
+        guard let jws = ServerSignedJWS(text) else {
+            return try HTTPResponse.json(VerifyResponse(validSignature: false, issuedHere: false, record: nil))
+        }
+        let key = dependencies.keyRing.current.apps[jws.claims.bid]?.keys.first { $0.keyId == jws.header.kid }
+        let valid = key.map { jws.isValid(under: $0.publicKey) } ?? false
+        let entry = try dependencies.signatures.signature(nonce: jws.claims.nonce.lowercased())
+        let issuedHere = entry.map { $0.record.signature == text && $0.record.format == jws.format } ?? false
         return try HTTPResponse.json(VerifyResponse(validSignature: valid, issuedHere: issuedHere, record: entry.map(SignatureRecordDocument.init)))
     }
 
@@ -117,8 +158,21 @@ struct AuditHandler {
             }
             return date.milliseconds
         }
+        var source: SignatureSource?
+        if let name = query["source"] {
+            guard let named = SignatureSource(rawValue: name) else { throw .invalidRequest("'source' must be api or retention") }
+            source = named
+        }
+        var format: SignatureFormat?
+        if let name = query["format"] {
+            guard let named = SignatureFormat(rawValue: name) else {
+                throw .invalidRequest("'format' must be legacy, jws or introductory-offer-eligibility")
+            }
+            format = named
+        }
         return SignatureFilter(userId: query["userId"]?.lowercased(), offerId: query["offerId"], productId: query["productId"],
-                               bundleId: query["bundleId"], keyId: query["keyId"], fromTimestamp: try time("from"), toTimestamp: try time("to"))
+                               bundleId: query["bundleId"], keyId: query["keyId"], source: source, format: format,
+                               fromTimestamp: try time("from"), toTimestamp: try time("to"))
     }
 
     static func limit(_ query: [String: String], max: Int) throws(HTTPProblem) -> Int {

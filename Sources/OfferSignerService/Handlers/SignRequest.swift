@@ -22,7 +22,7 @@ struct SignRequest: Decodable {
         userId = try container.decode(String.self, forKey: .userId)
         bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
         let formatName = try container.decodeIfPresent(String.self, forKey: .format) ?? SignatureFormat.legacy.rawValue
-        guard let format = SignatureFormat(rawValue: formatName) else {
+        guard let format = SignatureFormat(rawValue: formatName), SignatureFormat.promotionalOfferFormats.contains(format) else {
             throw DecodingError.dataCorruptedError(forKey: .format, in: container,
                 debugDescription: "unknown format '\(formatName)'; use \"legacy\" or \"jws\"")
         }

@@ -29,7 +29,7 @@ struct EligibilityCheck {
     /// the offer) thus still finds the group of the offer's other products, so a user's
     /// refunds and redemptions there are not mistaken for no history at all. Only transactions
     /// of `environment` say which group a product is in.
-    private func group(of products: [String], bundleId: String, environment: AppStoreEnvironment,
+    func group(of products: [String], bundleId: String, environment: AppStoreEnvironment,
                        userHistory: UserHistory) throws -> String? {
         let own = userHistory.transactions.filter { $0.environment == environment }
         for product in products {

@@ -19,6 +19,10 @@ public struct IssueRequest: Sendable {
     public var requestedBy: String
     /// The request ID the log record keeps.
     public var requestId: String
+    /// Who asks: an API caller, or the App Store's retention request (made only by
+    /// ``init(retentionOfferFor:productId:offerId:userId:originalTransactionId:environment:requestIdentifier:)``,
+    /// which binds the offer to the subscription).
+    public private(set) var source: SignatureSource = .api
 
     public init(bundleId: String?, productId: String, offerId: String, userId: String, format: SignatureFormat,
                 transactionId: String? = nil, environment: AppStoreEnvironment = .production, requestedBy: String,
@@ -33,4 +37,19 @@ public struct IssueRequest: Sendable {
         self.requestedBy = requestedBy
         self.requestId = requestId
     }
+
+    /// A retention offer: a JWS (Apple's Retention Messaging takes only
+    /// `promotionalOfferSignatureV2`) whose `transactionId` is the subscription's
+    /// `originalTransactionId`, as Apple requires, logged with source `retention` under the App
+    /// Store's `requestIdentifier`.
+    public init(retentionOfferFor bundleId: String, productId: String, offerId: String, userId: String,
+                originalTransactionId: String, environment: AppStoreEnvironment, requestIdentifier: String) {
+        self.init(bundleId: bundleId, productId: productId, offerId: offerId, userId: userId, format: .jws,
+                  transactionId: originalTransactionId, environment: environment, requestedBy: Self.appStoreCaller,
+                  requestId: requestIdentifier)
+        source = .retention
+    }
+
+    /// The name the log keeps as the requester of retention offers (no API key asks for them).
+    public static let appStoreCaller = "app-store"
 }

@@ -5,7 +5,8 @@ import OfferSignerStore
 /// The signing use case: finds the app and offer, decides the user's eligibility from the
 /// stored history, signs with the app's active key and returns only after the signature's
 /// record is durably in the log (counted against the offer's daily quota). It knows no HTTP:
-/// the sign endpoint, offline tools and the retention endpoint all issue through it.
+/// the sign endpoint, offline tools and the retention endpoint all issue through it. Quotas are
+/// the offer's whoever asks: retention offers count against the same per-user quota.
 public struct OfferIssuer: Sendable {
     let keyRing: KeyRing
     let offers: any OfferStore
@@ -57,11 +58,14 @@ public struct OfferIssuer: Sendable {
         do {
             issued = try app.signer.issue(offer, format: request.format)
         } catch {
-            if case .missingIssuerId = error { throw .jwsUnavailable(bundleId: app.bundleId) }
-            throw .internalFailure(error)
+            switch error {
+            case .missingIssuerId: throw .jwsUnavailable(bundleId: app.bundleId)
+            case .notAPromotionalOfferFormat: throw .notAPromotionalOfferFormat(request.format)
+            case .openSSL: throw .internalFailure(error)
+            }
         }
         let record = SignatureRecord(issued, apiKeyName: request.requestedBy, requestId: request.requestId,
-                                     recordedAt: clock.now.milliseconds)
+                                     recordedAt: clock.now.milliseconds, source: request.source)
         try appendDurably(record, quota: rule.limits.maxSignaturesPerUserPerDay)
         metrics.recordSignature(bundleId: rule.bundleId, offerId: rule.offerId, format: request.format.rawValue)
         return issued

@@ -15,6 +15,8 @@ public enum SignRefusal: Error, Sendable {
     case productNotInOffer(offerId: String, productId: String)
     /// The user's history fails the offer's rule; the decision carries every failed criterion.
     case notEligible(EligibilityDecision)
+    /// The format is not one a promotional offer is signed in.
+    case notAPromotionalOfferFormat(SignatureFormat)
     /// The JWS format needs the app's issuer ID, which the keys file does not give.
     case jwsUnavailable(bundleId: String)
     /// The user has had `maxCount` signatures of the offer in the last 24 hours.

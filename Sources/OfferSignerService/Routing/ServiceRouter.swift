@@ -38,8 +38,13 @@ public enum ServiceRouter {
         let audit = AuditHandler(dependencies: dependencies)
         let simulate = SimulateHandler(dependencies: dependencies)
         let historyImport = HistoryImportHandler(dependencies: dependencies)
+        let retention = RetentionHandler(dependencies: dependencies)
+        let introductoryEligibility = IntroductoryEligibilityHandler(dependencies: dependencies)
+        let retentionRules = RuleAdminHandler.retention(dependencies)
+        let introductoryRules = RuleAdminHandler.introductoryOffer(dependencies)
 
         router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
+        router.add("POST", "/v1/offers/introductory-eligibility", policy: .roles([.client]), handler: introductoryEligibility.handle)
         router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), query: ["bundleId", "productId", "environment"], handler: users.offers)
         router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), query: ["bundleId"], handler: users.history)
         router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.list)
@@ -50,14 +55,33 @@ public enum ServiceRouter {
                    handler: simulate.handle)
         router.add("POST", "/v1/admin/history/import", policy: .roles([]), accepts: ["application/x-ndjson"],
                    maxBodyBytes: HistoryImportHandler.maxBodyBytes, spoolBody: true, handler: historyImport.handle)
+        router.add("GET", "/v1/admin/retention-rules", policy: .roles([.marketing]), query: ["bundleId"], handler: retentionRules.list)
+        router.add("GET", "/v1/admin/retention-rules/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"],
+                   handler: retentionRules.get)
+        router.add("PUT", "/v1/admin/retention-rules/{ruleId}", policy: .roles([.marketing]), handler: retentionRules.put)
+        router.add("DELETE", "/v1/admin/retention-rules/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"],
+                   handler: retentionRules.delete)
+        router.add("GET", "/v1/admin/introductory-offer-rules", policy: .roles([.marketing]), query: ["bundleId"],
+                   handler: introductoryRules.list)
+        router.add("GET", "/v1/admin/introductory-offer-rules/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"],
+                   handler: introductoryRules.get)
+        router.add("PUT", "/v1/admin/introductory-offer-rules/{ruleId}", policy: .roles([.marketing]), handler: introductoryRules.put)
+        router.add("DELETE", "/v1/admin/introductory-offer-rules/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"],
+                   handler: introductoryRules.delete)
         router.add("POST", "/v1/notifications/appstore", policy: .open, handler: notifications.handle)
+        router.add("POST", "/v1/retention/appstore", policy: .open, handler: retention.handle)
         router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]),
-                   query: ["userId", "offerId", "productId", "bundleId", "keyId", "from", "to", "limit", "cursor"], handler: audit.signatures)
+                   query: ["userId", "offerId", "productId", "bundleId", "keyId", "source", "format", "from", "to", "limit", "cursor"],
+                   handler: audit.signatures)
         router.add("GET", "/v1/audit/signatures/{nonce}", policy: .roles([.auditor]), handler: audit.signature)
         router.add("POST", "/v1/audit/verify", policy: .roles([.auditor]), handler: audit.verify)
         router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), handler: audit.integrity)
         router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), query: ["offerId", "bundleId", "limit", "cursor"],
                    handler: audit.offerChanges)
+        router.add("GET", "/v1/audit/retention-rule-changes", policy: .roles([.auditor]), query: ["ruleId", "bundleId", "limit", "cursor"],
+                   handler: retentionRules.changes)
+        router.add("GET", "/v1/audit/introductory-offer-rule-changes", policy: .roles([.auditor]),
+                   query: ["ruleId", "bundleId", "limit", "cursor"], handler: introductoryRules.changes)
         router.add("GET", "/v1/keys", policy: .anyRole, handler: operations.keys)
         router.add("GET", "/healthz", policy: .open, handler: operations.health)
         router.add("GET", "/readyz", policy: .open, handler: operations.ready)

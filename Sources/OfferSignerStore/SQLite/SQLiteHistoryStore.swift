@@ -124,6 +124,16 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
         }
     }
 
+    public func user(ofSubscription originalTransactionId: String, bundleId: String,
+                     environment: AppStoreEnvironment) throws -> String? {
+        try database.read { db in
+            try db.query("""
+                SELECT user_id FROM transactions WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
+                    AND user_id IS NOT NULL ORDER BY purchase_ms DESC LIMIT 1
+                """, [.text(environment.rawValue), .text(originalTransactionId), .text(bundleId)]) { $0.text(0) }.first
+        }
+    }
+
     public func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {
         try database.read { db in
             try db.query("SELECT group_id FROM transactions WHERE bundle_id = ? AND product_id = ? AND environment = ? LIMIT 1",

@@ -111,6 +111,7 @@ enum SQLiteSchema {
             SELECT 1, seq, hash FROM signatures ORDER BY seq DESC LIMIT 1;
         """),
         version4,
+        version5,
     ]
 
 

@@ -53,12 +53,14 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
             let r = item.record
             try db.run("""
                 INSERT INTO signatures (seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id,
-                    timestamp_ms, signature, transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    timestamp_ms, signature, transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash,
+                    source, allow_introductory_offer)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.integer(sequence), .text(r.nonce), .text(r.format.rawValue), .text(r.bundleId), .text(r.productId),
                       .text(r.offerId), .text(r.userId), .text(r.keyId), .integer(r.timestamp), .text(r.signature),
                       .optional(r.transactionId), .text(r.apiKeyName), .text(r.requestId), .integer(r.recordedAt),
-                      .text(head.hash), .text(hash)])
+                      .text(head.hash), .text(hash), .text(r.source.rawValue),
+                      .optional(r.allowIntroductoryOffer.map { $0 ? 1 : 0 })])
             results.append(.success(LoggedSignature(sequence: sequence, record: r, previousHash: head.hash, hash: hash)))
             head = ChainHead.Link(sequence: sequence, hash: hash)
         }
@@ -91,7 +93,8 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
         var values: [SQLiteValue] = [.integer(afterSequence)]
         let equalities: [(String, String?)] = [
             ("user_id", filter.userId), ("offer_id", filter.offerId), ("product_id", filter.productId),
-            ("bundle_id", filter.bundleId), ("key_id", filter.keyId),
+            ("bundle_id", filter.bundleId), ("key_id", filter.keyId), ("source", filter.source?.rawValue),
+            ("format", filter.format?.rawValue),
         ]
         for (column, value) in equalities {
             if let value {
@@ -165,12 +168,16 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
 
     private static let selectColumns = """
         SELECT seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id, timestamp_ms, signature,
-               transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash FROM signatures
+               transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash, source,
+               allow_introductory_offer FROM signatures
         """
 
     private static func logged(_ row: SQLiteRow) throws -> LoggedSignature {
         guard let format = SignatureFormat(rawValue: row.text(2)) else {
-            throw UnreadableSignatureRecord(sequence: row.int64(0), problem: "its format '\(row.text(2))' is neither legacy nor jws")
+            throw UnreadableSignatureRecord(sequence: row.int64(0), problem: "its format '\(row.text(2))' is not one this service writes")
+        }
+        guard let source = SignatureSource(rawValue: row.text(16)) else {
+            throw UnreadableSignatureRecord(sequence: row.int64(0), problem: "its source '\(row.text(16))' is not one this service writes")
         }
         return LoggedSignature(
             sequence: row.int64(0),
@@ -178,7 +185,8 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
                 nonce: row.text(1), format: format, bundleId: row.text(3), productId: row.text(4),
                 offerId: row.text(5), userId: row.text(6), keyId: row.text(7), timestamp: row.int64(8),
                 signature: row.text(9), transactionId: row.optionalText(10), apiKeyName: row.text(11),
-                requestId: row.text(12), recordedAt: row.int64(13)),
+                requestId: row.text(12), recordedAt: row.int64(13), source: source,
+                allowIntroductoryOffer: row.optionalInt64(17).map { $0 != 0 }),
             previousHash: row.text(14), hash: row.text(15))
     }
 }

@@ -50,6 +50,8 @@ public enum SignedDataError: Error, Equatable, Sendable, CustomStringConvertible
     case appAppleIdNotConfigured(bundleId: String)
     /// Production data whose `appAppleId` differs from the configured one.
     case appAppleIdMismatch(bundleId: String, found: Int64?)
+    /// A Retention Messaging request's `appAppleId` is not that of a configured app.
+    case unknownAppAppleId(Int64)
     /// The payload's environment is not accepted.
     case environmentNotAccepted(String?)
     /// Nested signed data names another app than its notification.
@@ -103,6 +105,8 @@ public enum SignedDataError: Error, Equatable, Sendable, CustomStringConvertible
             "no appAppleId is configured for bundleId '\(bundleId)', so its Production data is refused"
         case .appAppleIdMismatch(let bundleId, let found):
             "appAppleId \(found.map(String.init) ?? "(absent)") is not the one configured for bundleId '\(bundleId)'"
+        case .unknownAppAppleId(let appAppleId):
+            "appAppleId \(appAppleId) is not the appAppleId of a configured app"
         case .environmentNotAccepted(let environment):
             "environment \(environment.map { "'\($0)'" } ?? "(absent)") is not accepted"
         case .bundleIdMismatch(let expected, let found):

@@ -1,0 +1,117 @@
+import Foundation
+
+/// Who gets a subscription's introductory offer (a free trial or introductory price), as
+/// marketing configures it for some products or whole subscription groups. Without a rule
+/// the answer is Apple's own: only a user who never had an introductory offer in the group.
+///
+/// A rule keeps that default and can widen it (`allowAgain`: a user who already had one gets
+/// it again when they meet these eligibility criteria, for instance lapsed for a year after
+/// at least a month paid) and narrow it (`excludeRefunded`, `storefronts`: denied to every
+/// user who fails them).
+public struct IntroductoryOfferRule: ManagedRule {
+    public static let kind = "introductory-offer"
+
+    public var ruleId: String
+    public var bundleId: String
+    public var enabled: Bool
+    /// Among the rules that apply to a product, higher numbers win (a rule naming the product
+    /// always wins over one naming its group).
+    public var priority: Int
+    /// The products the rule applies to.
+    public var productIds: [String]?
+    /// The subscription groups the rule applies to (every product of each).
+    public var subscriptionGroupIds: [String]?
+    /// Criteria (those of offer rules) under which a user who already had an introductory
+    /// offer in the group gets one again; nil: never, as Apple decides.
+    public var allowAgain: EligibilityCriteria?
+    /// Deny users with a refunded purchase in the group.
+    public var excludeRefunded: Bool?
+    /// Deny users whose latest storefront is not one of these (ISO 3166-1 alpha-3).
+    public var storefronts: [String]?
+
+    public init(ruleId: String, bundleId: String, enabled: Bool = true, priority: Int = 0, productIds: [String]? = nil,
+                subscriptionGroupIds: [String]? = nil, allowAgain: EligibilityCriteria? = nil, excludeRefunded: Bool? = nil,
+                storefronts: [String]? = nil) {
+        self.ruleId = ruleId
+        self.bundleId = bundleId
+        self.enabled = enabled
+        self.priority = priority
+        self.productIds = productIds
+        self.subscriptionGroupIds = subscriptionGroupIds
+        self.allowAgain = allowAgain
+        self.excludeRefunded = excludeRefunded
+        self.storefronts = storefronts
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ruleId, bundleId, enabled, priority, productIds, subscriptionGroupIds, allowAgain, excludeRefunded, storefronts
+    }
+
+    /// Decodes a rule; `enabled` defaults to true, `priority` to 0, and a missing `bundleId`
+    /// to the one under ``OfferRule/defaultBundleIdKey`` of the decoder's `userInfo`, if any.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ruleId = try container.decode(String.self, forKey: .ruleId)
+        if let named = try container.decodeIfPresent(String.self, forKey: .bundleId) {
+            bundleId = named
+        } else if let fallback = decoder.userInfo[OfferRule.defaultBundleIdKey] as? String {
+            bundleId = fallback
+        } else {
+            bundleId = try container.decode(String.self, forKey: .bundleId)
+        }
+        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
+        priority = try container.decodeIfPresent(Int.self, forKey: .priority) ?? 0
+        productIds = try container.decodeIfPresent([String].self, forKey: .productIds)
+        subscriptionGroupIds = try container.decodeIfPresent([String].self, forKey: .subscriptionGroupIds)
+        allowAgain = try container.decodeIfPresent(EligibilityCriteria.self, forKey: .allowAgain)
+        excludeRefunded = try container.decodeIfPresent(Bool.self, forKey: .excludeRefunded)
+        storefronts = try container.decodeIfPresent([String].self, forKey: .storefronts)
+    }
+
+    /// Encodes every field, an absent one as `null`, so that documents always have the same keys.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ruleId, forKey: .ruleId)
+        try container.encode(bundleId, forKey: .bundleId)
+        try container.encode(enabled, forKey: .enabled)
+        try container.encode(priority, forKey: .priority)
+        try container.encode(productIds, forKey: .productIds)
+        try container.encode(subscriptionGroupIds, forKey: .subscriptionGroupIds)
+        try container.encode(allowAgain, forKey: .allowAgain)
+        try container.encode(excludeRefunded, forKey: .excludeRefunded)
+        try container.encode(storefronts, forKey: .storefronts)
+    }
+
+    /// The rule that decides for `productId` of group `group` (nil when unknown): among the
+    /// enabled rules, those naming the product before those naming its group, each by priority.
+    public static func deciding(_ rules: [IntroductoryOfferRule], productId: String, group: String?) -> IntroductoryOfferRule? {
+        let enabled = inPriorityOrder(rules.filter(\.enabled))
+        if let rule = enabled.first(where: { $0.productIds?.contains(productId) == true }) { return rule }
+        guard let group else { return nil }
+        return enabled.first { $0.subscriptionGroupIds?.contains(group) == true }
+    }
+
+    /// Every reason the rule cannot be right, as sentences naming the field; empty when valid.
+    public func validationProblems() -> [String] {
+        var problems: [String] = []
+        for (name, value) in [("ruleId", ruleId), ("bundleId", bundleId)] where !Identifier.isValid(value) {
+            problems.append("'\(name)' must be 1–256 visible ASCII characters")
+        }
+        if productIds == nil, subscriptionGroupIds == nil {
+            problems.append("name the products ('productIds') or subscription groups ('subscriptionGroupIds') the rule applies to")
+        }
+        RuleChecks.identifiers("productIds", productIds, into: &problems)
+        RuleChecks.identifiers("subscriptionGroupIds", subscriptionGroupIds, into: &problems)
+        RuleChecks.storefronts("storefronts", storefronts, into: &problems)
+        if let allowAgain {
+            if allowAgain.maxRedemptionsPerUser != nil {
+                problems.append("'allowAgain.maxRedemptionsPerUser' counts a promotional offer's redemptions and has no meaning here")
+            }
+            let criteria = OfferRule(offerId: ruleId, bundleId: bundleId, productIds: ["-"], eligibility: allowAgain)
+            problems += criteria.validationProblems()
+                .filter { $0.contains("'eligibility.") }
+                .map { $0.replacingOccurrences(of: "'eligibility.", with: "'allowAgain.") }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerHTTP
+
+/// `POST /v1/offers/introductory-eligibility`: decode, decide and sign through
+/// `IntroductoryOfferIssuer`, answer `{"allowIntroductoryOffer", "jws", "nonce",
+/// "keyIdentifier", "reasons"}`. The rate limits are those of signing.
+struct IntroductoryEligibilityHandler {
+    let dependencies: ServiceDependencies
+    let issuer: IntroductoryOfferIssuer
+
+    init(dependencies: ServiceDependencies) {
+        self.dependencies = dependencies
+        issuer = IntroductoryOfferIssuer(dependencies: dependencies)
+    }
+
+    struct Response: Encodable {
+        let allowIntroductoryOffer: Bool
+        let jws: String
+        let nonce: String
+        let keyIdentifier: String
+        let reasons: [EligibilityReason]
+    }
+
+    func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        try RateLimits.check(dependencies.rateLimits.signPerAPIKey, context.callerName, what: "signing requests for this API key")
+        let body = try request.decodeJSON(IntroductoryEligibilityRequest.self)
+        try body.validate()
+        try RateLimits.check(dependencies.rateLimits.signPerUser, body.userId.lowercased(), what: "signing requests for this user")
+        let answer = try issuer.issue(IntroductoryOfferRequest(
+            bundleId: body.bundleId, productId: body.productId, userId: body.userId, transactionId: body.transactionId,
+            environment: body.environment, requestedBy: context.callerName, requestId: context.requestId))
+        let eligibility = answer.issued.eligibility
+        return try HTTPResponse.json(Response(allowIntroductoryOffer: eligibility.allowIntroductoryOffer, jws: answer.issued.jws,
+                                              nonce: eligibility.nonce, keyIdentifier: eligibility.keyIdentifier,
+                                              reasons: answer.decision.reasons))
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerHTTP
+
+/// The body of `POST /v1/offers/introductory-eligibility`.
+struct IntroductoryEligibilityRequest: Decodable {
+    var productId: String
+    var userId: String
+    /// Any transaction of the customer; their `appTransactionId` is accepted.
+    var transactionId: String
+    var bundleId: String?
+    /// Whose history decides: Production unless the body names `"environment": "Sandbox"`.
+    var environment: AppStoreEnvironment
+
+    enum CodingKeys: String, CodingKey { case productId, userId, transactionId, bundleId, environment }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        productId = try container.decode(String.self, forKey: .productId)
+        userId = try container.decode(String.self, forKey: .userId)
+        transactionId = try container.decode(String.self, forKey: .transactionId)
+        bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
+        let environmentName = try container.decodeIfPresent(String.self, forKey: .environment) ?? AppStoreEnvironment.production.rawValue
+        guard let environment = AppStoreEnvironment(rawValue: environmentName) else {
+            throw DecodingError.dataCorruptedError(forKey: .environment, in: container,
+                debugDescription: "unknown environment '\(environmentName)'; use \"Production\" or \"Sandbox\"")
+        }
+        self.environment = environment
+    }
+
+    /// Refuses IDs of the wrong length or characters, with the field named.
+    func validate() throws(HTTPProblem) {
+        if !Identifier.isValid(productId) { throw .invalidRequest("'productId' must be 1–256 visible ASCII characters") }
+        if let bundleId, !Identifier.isValid(bundleId) { throw .invalidRequest("'bundleId' must be 1–256 visible ASCII characters") }
+        if !Identifier.isValid(transactionId, maxLength: 64) {
+            throw .invalidRequest("'transactionId' must be 1–64 visible ASCII characters")
+        }
+        guard InputRules.isUserId(userId) else {
+            throw .invalidRequest("'userId' must be 1–256 printable characters (no control or invisible characters such as U+2063)")
+        }
+    }
+}

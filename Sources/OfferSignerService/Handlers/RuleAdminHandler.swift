@@ -1,0 +1,136 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerHTTP
+import OfferSignerStore
+
+/// The admin routes of one kind of managed rule (retention rules, introductory-offer rules),
+/// in the shape of the offer routes: `GET /v1/admin/<kind>` (`?bundleId=`), `GET`, `PUT` and
+/// `DELETE` (which disables) of `/v1/admin/<kind>/{ruleId}`, and the auditor's change history.
+/// A rule belongs to an app, named as offers name theirs (`bundleId` in a `PUT` body,
+/// `?bundleId=` otherwise, optional when one app is configured).
+struct RuleAdminHandler<Rule: ManagedRule> {
+    let dependencies: ServiceDependencies
+    /// What the rule's kind is called in messages ("retention rule").
+    let noun: String
+    /// Faults a rule can only be checked for against the rest of the configuration (a
+    /// retention rule's offer must exist).
+    let configurationProblems: @Sendable (Rule, ServiceDependencies) throws -> [String]
+
+    func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let rules = try dependencies.rules.rules(Rule.self, bundleId: request.query["bundleId"])
+        return try HTTPResponse.json(["rules": rules.map(RuleDocument.init)])
+    }
+
+    func get(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let ruleId = try context.parameters.require("ruleId")
+        let bundleId = try OfferAdminHandler.app(request, dependencies)
+        guard let stored = try dependencies.rules.rule(Rule.self, bundleId: bundleId, ruleId: ruleId) else {
+            throw HTTPProblem.notFound("no \(noun) '\(ruleId)' is configured for \(bundleId)")
+        }
+        return try HTTPResponse.json(RuleDocument(stored))
+    }
+
+    /// Creates or replaces the rule of the body's app (or of the only app).
+    func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let ruleId = try context.parameters.require("ruleId")
+        let configuration = dependencies.keyRing.current
+        let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
+            ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
+        let rule = try request.decodeJSON(Rule.self, userInfo: onlyApp)
+        var problems = rule.validationProblems()
+        if rule.ruleId != ruleId {
+            problems.insert("'ruleId' in the body ('\(rule.ruleId)') differs from the rule ID in the path ('\(ruleId)')", at: 0)
+        }
+        if configuration.apps[rule.bundleId] == nil {
+            problems.append("no app with bundleId '\(rule.bundleId)' is configured")
+        } else if problems.isEmpty {
+            problems += try configurationProblems(rule, dependencies)
+        }
+        guard problems.isEmpty else {
+            throw HTTPProblem(status: 400, code: "invalid_request", title: "Invalid request",
+                              detail: problems.joined(separator: "; "), extensions: ["errors": problems])
+        }
+        let existed = try dependencies.rules.rule(Rule.self, bundleId: rule.bundleId, ruleId: ruleId) != nil
+        let stored = try dependencies.rules.put(rule, by: context.callerName, at: dependencies.clock.now)
+        return try HTTPResponse.json(RuleDocument(stored), status: existed ? 200 : 201)
+    }
+
+    /// Disables the rule, keeping it and its history.
+    func delete(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let ruleId = try context.parameters.require("ruleId")
+        let bundleId = try OfferAdminHandler.app(request, dependencies)
+        guard let stored = try dependencies.rules.disable(Rule.self, bundleId: bundleId, ruleId: ruleId, by: context.callerName,
+                                                          at: dependencies.clock.now) else {
+            throw HTTPProblem.notFound("no \(noun) '\(ruleId)' is configured for \(bundleId)")
+        }
+        return try HTTPResponse.json(RuleDocument(stored))
+    }
+
+    /// Every change to rules of this kind, oldest first (`?bundleId=`, `?ruleId=`, paged).
+    func changes(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let limit = try AuditHandler.limit(request.query, max: 1000)
+        let after = try PageCursor.decode(request.query["cursor"])
+        let changes = try dependencies.rules.changes(Rule.self, bundleId: request.query["bundleId"], ruleId: request.query["ruleId"],
+                                                     afterId: after, limit: limit)
+        let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
+        return try HTTPResponse.json(Page(items: changes.map(RuleChangeDocument.init), nextCursor: next))
+    }
+}
+
+/// A rule as the admin API returns it: the rule with `createdAt`, `updatedAt`, `version`.
+struct RuleDocument<Rule: ManagedRule>: Encodable {
+    let stored: StoredRule<Rule>
+
+    init(_ stored: StoredRule<Rule>) {
+        self.stored = stored
+    }
+
+    enum Keys: String, CodingKey { case createdAt, updatedAt, version }
+
+    func encode(to encoder: any Encoder) throws {
+        try stored.rule.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(stored.createdAt, forKey: .createdAt)
+        try container.encode(stored.updatedAt, forKey: .updatedAt)
+        try container.encode(stored.version, forKey: .version)
+    }
+}
+
+/// A rule change as the audit API shows it.
+struct RuleChangeDocument<Rule: ManagedRule>: Encodable {
+    let change: RuleChange<Rule>
+
+    enum Keys: String, CodingKey { case id, bundleId, ruleId, version, action, apiKeyName, changedAt, before, after }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(change.id, forKey: .id)
+        try c.encode(change.bundleId, forKey: .bundleId)
+        try c.encode(change.ruleId, forKey: .ruleId)
+        try c.encode(change.version, forKey: .version)
+        try c.encode(change.action, forKey: .action)
+        try c.encode(change.apiKeyName, forKey: .apiKeyName)
+        try c.encode(change.changedAt, forKey: .changedAt)
+        try c.encode(change.before, forKey: .before)
+        try c.encode(change.after, forKey: .after)
+    }
+}
+
+extension RuleAdminHandler where Rule == RetentionRule {
+    /// Retention rules: a rule's `offerId` must be one of the app's offer rules.
+    static func retention(_ dependencies: ServiceDependencies) -> RuleAdminHandler {
+        RuleAdminHandler(dependencies: dependencies, noun: "retention rule") { rule, dependencies in
+            guard let offerId = rule.offerId, try dependencies.offers.offer(bundleId: rule.bundleId, offerId: offerId) == nil else {
+                return []
+            }
+            return ["'offerId' names no offer of \(rule.bundleId): no offer '\(offerId)' is configured"]
+        }
+    }
+}
+
+extension RuleAdminHandler where Rule == IntroductoryOfferRule {
+    /// Introductory-offer rules.
+    static func introductoryOffer(_ dependencies: ServiceDependencies) -> RuleAdminHandler {
+        RuleAdminHandler(dependencies: dependencies, noun: "introductory-offer rule") { _, _ in [] }
+    }
+}

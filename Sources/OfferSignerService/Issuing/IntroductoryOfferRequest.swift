@@ -1,0 +1,40 @@
+import OfferSignerCore
+
+/// What a caller asks `IntroductoryOfferIssuer` for: whether one user gets a product's
+/// introductory offer, signed for StoreKit.
+public struct IntroductoryOfferRequest: Sendable {
+    /// The app; nil when exactly one app is configured.
+    public var bundleId: String?
+    public var productId: String
+    /// The app account token; the issuer lowercases it, as Apple does.
+    public var userId: String
+    /// Any transaction of the customer (their `appTransactionId` is accepted): the JWS's
+    /// `transactionId`, which Apple requires.
+    public var transactionId: String
+    /// The App Store environment whose history decides (one this service accepts).
+    public var environment: AppStoreEnvironment
+    /// Who asked, for the log record: the API key's name.
+    public var requestedBy: String
+    /// The request ID the log record keeps.
+    public var requestId: String
+
+    public init(bundleId: String?, productId: String, userId: String, transactionId: String,
+                environment: AppStoreEnvironment = .production, requestedBy: String, requestId: String) {
+        self.bundleId = bundleId
+        self.productId = productId
+        self.userId = userId
+        self.transactionId = transactionId
+        self.environment = environment
+        self.requestedBy = requestedBy
+        self.requestId = requestId
+    }
+}
+
+/// An introductory-offer eligibility decided, signed and durably logged.
+public struct IssuedIntroductoryOffer: Sendable, Hashable {
+    public let issued: IssuedIntroductoryOfferEligibility
+    /// Why not, when the offer is withheld (one reason per failed criterion); empty when allowed.
+    public let decision: EligibilityDecision
+    /// The introductory-offer rule that decided; nil when Apple's default did.
+    public let ruleId: String?
+}

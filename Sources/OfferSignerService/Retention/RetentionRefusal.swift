@@ -1,0 +1,13 @@
+import OfferSignerCore
+
+/// Why a Retention Messaging request got no answer (the App Store then shows its default
+/// message). Nothing is recorded, so the App Store's repeat is answered afresh.
+public enum RetentionRefusal: Error, Sendable {
+    /// The signed payload did not verify, or is for an app or environment this service does
+    /// not serve.
+    case invalidSignedData(SignedDataError)
+    /// The offer's signature could not be made durable, so none was issued.
+    case logUnavailable(reason: String)
+    /// Something that should not fail did (a store could not be read, OpenSSL failed).
+    case internalFailure(any Error)
+}
