@@ -54,3 +54,72 @@ struct SignatureChainTests {
                 != SignatureChain.hash(of: record(1), sequence: 1, previousHash: SignatureChain.genesis))
     }
 }
+
+@Suite("Signature log hash chain: sources and introductory-offer eligibility")
+struct SignatureChainVersionTests {
+    func record(format: SignatureFormat = .legacy, transactionId: String? = nil, source: SignatureSource = .api,
+                allow: Bool? = nil) -> SignatureRecord {
+        SignatureRecord(nonce: "nonce-1", format: format, bundleId: "b", productId: "p", offerId: "o", userId: "u", keyId: "k",
+                        timestamp: 1, signature: "sig", transactionId: transactionId, apiKeyName: "client", requestId: "r",
+                        recordedAt: 1, source: source, allowIntroductoryOffer: allow)
+    }
+
+    func hash(_ record: SignatureRecord) -> String {
+        SignatureChain.hash(of: record, sequence: 1, previousHash: SignatureChain.genesis)
+    }
+
+    @Test("records of the API's promotional offers hash exactly as before sources existed (v1)")
+    func version1Unchanged() {
+        // SHA-256 of the v1 input, computed outside Swift from the format's definition:
+        // "offer-signer.signature.v1", previous hash, sequence, then every field, "len:value;" or "-;".
+        #expect(hash(record()) == "4a84bf90f222432c406c5b8fe5a374f6413ad1e717ed365bbf4f4745a6e5a96a")
+        #expect(hash(record(format: .jws, transactionId: "2000000001"))
+                == "ca48b5d354c02cc854ada12d2c12bc3e98098fedd1db24980a42e8e6fa2b8e15")
+        #expect(SignatureChain.usesVersion1(record()) && SignatureChain.usesVersion1(record(format: .jws)))
+    }
+
+    @Test("retention and introductory-offer records are hashed with v2, covering source and allowIntroductoryOffer")
+    func version2() {
+        let retention = record(format: .jws, transactionId: "1000", source: .retention)
+        #expect(!SignatureChain.usesVersion1(retention))
+        #expect(String(decoding: SignatureChain.canonicalBytes(of: retention, sequence: 1, previousHash: SignatureChain.genesis),
+                       as: UTF8.self).hasPrefix("25:offer-signer.signature.v2;"))
+        // Relabelling a retention record as the API's changes its hash, and so does flipping a grant.
+        var relabelled = retention
+        relabelled.source = .api
+        #expect(hash(relabelled) != hash(retention))
+        let allowed = record(format: .introductoryOfferEligibility, transactionId: "1000", allow: true)
+        var denied = allowed
+        denied.allowIntroductoryOffer = false
+        #expect(hash(allowed) != hash(denied))
+        var unset = allowed
+        unset.allowIntroductoryOffer = nil
+        #expect(hash(unset) != hash(allowed))
+    }
+
+    @Test("a chain mixing both versions verifies, and tampering with a v2 field is found")
+    func mixedChain() {
+        let records = [record(), record(format: .jws, transactionId: "7", source: .retention),
+                       record(format: .introductoryOfferEligibility, transactionId: "8", allow: false), record(format: .jws)]
+        var previous = SignatureChain.genesis
+        var entries: [LoggedSignature] = []
+        for (index, var record) in records.enumerated() {
+            record.nonce = "n\(index)"
+            let hash = SignatureChain.hash(of: record, sequence: Int64(index + 1), previousHash: previous)
+            entries.append(LoggedSignature(sequence: Int64(index + 1), record: record, previousHash: previous, hash: hash))
+            previous = hash
+        }
+        func firstBad(_ entries: [LoggedSignature]) -> Int64? {
+            var previous = SignatureChain.genesis
+            var sequence: Int64 = 1
+            return SignatureChain.firstBrokenLink(in: entries, expectedPrevious: &previous, expectedSequence: &sequence)?.sequence
+        }
+        #expect(firstBad(entries) == nil)
+        var tampered = entries
+        tampered[2].record.allowIntroductoryOffer = true
+        #expect(firstBad(tampered) == 3)
+        tampered = entries
+        tampered[1].record.source = .api
+        #expect(firstBad(tampered) == 2)
+    }
+}
