@@ -8,6 +8,7 @@ struct RoleTableTests {
     /// The contract's endpoint table: who may call what. `nil` means no token is needed.
     static let contract: [(String, String, Set<Role>?)] = [
         ("POST", "/v1/offers/sign", [.client, .admin]),
+        ("POST", "/v1/offers/introductory-eligibility", [.client, .admin]),
         ("GET", "/v1/users/u1/offers", [.client, .admin]),
         ("GET", "/v1/users/u1/history", [.marketing, .admin]),
         ("GET", "/v1/admin/offers", [.marketing, .admin]),
@@ -16,12 +17,23 @@ struct RoleTableTests {
         ("DELETE", "/v1/admin/offers/o1", [.marketing, .admin]),
         ("POST", "/v1/admin/offers/o1/simulate", [.marketing, .admin]),
         ("POST", "/v1/admin/history/import", [.admin]),
+        ("GET", "/v1/admin/retention-rules", [.marketing, .admin]),
+        ("GET", "/v1/admin/retention-rules/r1", [.marketing, .admin]),
+        ("PUT", "/v1/admin/retention-rules/r1", [.marketing, .admin]),
+        ("DELETE", "/v1/admin/retention-rules/r1", [.marketing, .admin]),
+        ("GET", "/v1/admin/introductory-offer-rules", [.marketing, .admin]),
+        ("GET", "/v1/admin/introductory-offer-rules/r1", [.marketing, .admin]),
+        ("PUT", "/v1/admin/introductory-offer-rules/r1", [.marketing, .admin]),
+        ("DELETE", "/v1/admin/introductory-offer-rules/r1", [.marketing, .admin]),
         ("POST", "/v1/notifications/appstore", nil),
+        ("POST", "/v1/retention/appstore", nil),
         ("GET", "/v1/audit/signatures", [.auditor, .admin]),
         ("GET", "/v1/audit/signatures/n1", [.auditor, .admin]),
         ("POST", "/v1/audit/verify", [.auditor, .admin]),
         ("GET", "/v1/audit/integrity", [.auditor, .admin]),
         ("GET", "/v1/audit/offer-changes", [.auditor, .admin]),
+        ("GET", "/v1/audit/retention-rule-changes", [.auditor, .admin]),
+        ("GET", "/v1/audit/introductory-offer-rule-changes", [.auditor, .admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
         ("GET", "/healthz", nil),
         ("GET", "/readyz", nil),
@@ -54,7 +66,7 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}"))" })
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "r1", with: "{ruleId}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 

@@ -137,7 +137,7 @@ struct SignatureLogTests {
 
         try database.write { db in try db.run("UPDATE signatures SET format = 'free' WHERE seq = 5") }
         report = try log.verifyIntegrity()
-        #expect(!report.ok && report.problem == "record 5 cannot be read: its format 'free' is neither legacy nor jws: it was changed after it was written")
+        #expect(!report.ok && report.problem == "record 5 cannot be read: its format 'free' is not one this service writes: it was changed after it was written")
         try database.write { db in try db.run("UPDATE signatures SET format = 'legacy' WHERE seq = 5") }
         #expect(try log.verifyIntegrity().ok)
 
