@@ -1,6 +1,7 @@
 -- wrk script: POST /v1/notifications/appstore, each prepared body exactly once.
 -- Environment: BODIES (a file, one JSON request body per line, made by make_notifications.py),
--- THREADS (wrk's -t). Thread k sends lines k, k+THREADS, k+2*THREADS, ... and stops when all
+-- THREADS (wrk's -t); ENDPOINT and STORED to post elsewhere (the retention run posts real-time
+-- requests to /v1/retention/appstore and counts answers holding "promotionalOffer" as stored). Thread k sends lines k, k+THREADS, k+2*THREADS, ... and stops when all
 -- of its lines are answered, so the rate below is over exactly the prepared notifications,
 -- measured with a monotonic clock (wrk's own -d only bounds the run).
 local ffi = require("ffi")
@@ -38,6 +39,8 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
+local endpoint = os.getenv("ENDPOINT") or "/v1/notifications/appstore"
+local stored_mark = os.getenv("STORED") or '"stored"'
 local bodies = {}
 local sent = 0
 answered, stored, duplicate, failed = 0, 0, 0, 0
@@ -77,7 +80,7 @@ function request()
   sent = sent + 1
   if sent == 1 then first_at = now() end
   if sent <= #bodies then
-    return wrk.format("POST", "/v1/notifications/appstore", nil, bodies[sent])
+    return wrk.format("POST", endpoint, nil, bodies[sent])
   end
   -- all prepared bodies are out: until the last answers arrive, each idle connection sends
   -- a cheap request now and then (delay() below spaces them out; they are not counted, and
@@ -95,10 +98,10 @@ function response(status, headers, body)
   if status == 200 and body == '{"status":"ok"}' then return end -- a /healthz filler, not counted
   answered = answered + 1
   if status == 200 then
-    if string.find(body, '"stored"', 1, true) then stored = stored + 1 else duplicate = duplicate + 1 end
+    if string.find(body, stored_mark, 1, true) then stored = stored + 1 else duplicate = duplicate + 1 end
   else
     failed = failed + 1
-    if failed <= 3 then io.stderr:write("notification answered " .. status .. ": " .. string.sub(body, 1, 300) .. "\n") end
+    if failed <= 3 then io.stderr:write(endpoint .. " answered " .. status .. ": " .. string.sub(body, 1, 300) .. "\n") end
   end
   if answered == #bodies then
     last_at = now()

@@ -16,6 +16,7 @@ BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-32}
 BENCH_THREADS=${BENCH_THREADS:-2}             # wrk threads
 BENCH_NOTIFICATIONS=${BENCH_NOTIFICATIONS:-20000}
 BENCH_NOTIFY_TIMEOUT=${BENCH_NOTIFY_TIMEOUT:-120}   # seconds: upper bound of the ingestion run
+BENCH_RETENTION_REQUESTS=${BENCH_RETENTION_REQUESTS:-10000}   # signed Retention Messaging requests, each posted once
 BENCH_OPENSSL_SECONDS=${BENCH_OPENSSL_SECONDS:-3}
 BENCH_COMPARE=${BENCH_COMPARE:-0}
 BENCH_USERS_SMALL=${BENCH_USERS_SMALL:-1000}
@@ -44,11 +45,12 @@ for tool in wrk openssl python3 curl; do
 done
 [ -x "$BIN" ] || die "$BIN is missing: run 'make bench' (or 'swift build -c release') first"
 for n in BENCH_USERS BENCH_DURATION BENCH_WARMUP BENCH_CONNECTIONS BENCH_THREADS BENCH_NOTIFICATIONS \
-         BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL; do
+         BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL BENCH_RETENTION_REQUESTS; do
     [[ ${!n} =~ ^[0-9]+$ ]] && [ "${!n}" -gt 0 ] || die "$n must be a positive whole number (got '${!n}')"
 done
 [ "$BENCH_CONNECTIONS" -ge "$BENCH_THREADS" ] || die "BENCH_CONNECTIONS must be >= BENCH_THREADS"
 [ "$BENCH_NOTIFICATIONS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_NOTIFICATIONS must be >= BENCH_CONNECTIONS"
+[ "$BENCH_RETENTION_REQUESTS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_RETENTION_REQUESTS must be >= BENCH_CONNECTIONS"
 if ! python3 -c 'import cryptography' 2>/dev/null; then
     echo "bench: the Python 'cryptography' package is missing; trying pip install --user cryptography"
     python3 -m pip install --quiet --user cryptography \
@@ -129,7 +131,7 @@ run_wrk() {
 cleanup() {
     if [ -n "$WRK_PID" ]; then kill -TERM "$WRK_PID" 2>/dev/null || true; fi
     stop_server
-    rm -f "$WORK/notifications.ndjson"
+    rm -f "$WORK/notifications.ndjson" "$WORK/realtime.ndjson" "$WORK/realtime-all.ndjson"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -157,6 +159,30 @@ check_sign() {
         die "POST /v1/offers/sign for $1 answered $status, not 200: the eligible path is broken, no load run"
     fi
     echo "eligible path checked: $1 -> 200"
+}
+
+# put_retention_rule: the retention rule of the retention run, offering the bench offer.
+put_retention_rule() {
+    local status
+    status=$(curl -s -o "$WORK/retention-rule.json" -w '%{http_code}' --max-time 10 -X PUT "$URL/v1/admin/retention-rules/bench_save" \
+        -H "Authorization: Bearer $MARKETING_TOKEN" -H 'Content-Type: application/json' \
+        -d '{"ruleId":"bench_save","bundleId":"'$BUNDLE'","productIds":["'$PRODUCT'"],"locales":["en"],"offerId":"'$OFFER'","messageIdentifier":"11111111-1111-4111-8111-111111111111","fallbackMessageIdentifier":"22222222-2222-4222-8222-222222222222"}')
+    case $status in
+        200|201) ;;
+        *) cat "$WORK/retention-rule.json" >&2; echo >&2; die "PUT /v1/admin/retention-rules/bench_save answered $status" ;;
+    esac
+}
+
+# check_retention BODYFILE: one retention request must be answered with a promotional offer.
+check_retention() {
+    local status
+    status=$(curl -s -o "$WORK/retention-check.json" -w '%{http_code}' --max-time 30 "$URL/v1/retention/appstore" \
+        -H 'Content-Type: application/json' --data-binary @"$1")
+    if [ "$status" != 200 ] || ! grep -q '"promotionalOffer"' "$WORK/retention-check.json"; then
+        cat "$WORK/retention-check.json" >&2; echo >&2
+        die "POST /v1/retention/appstore answered $status without a promotional offer: the offer path is broken, no load run"
+    fi
+    echo "retention offer path checked: 200 with a promotionalOffer"
 }
 
 # wrk_value FILE KEY: a key=value line of a wrk script's summary.
@@ -254,6 +280,10 @@ EOF
 echo "chain: root -> intermediate (1.2.840.113635.100.6.2.1) -> leaf (1.2.840.113635.100.6.11.1), P-256, x509_strict OK"
 python3 "$BENCH/make_notifications.py" --chain "$CHAIN" --count "$BENCH_NOTIFICATIONS" --out "$WORK/notifications.ndjson" \
     --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP" || die "could not generate the notifications"
+python3 "$BENCH/make_realtime.py" --chain "$CHAIN" --count $((BENCH_RETENTION_REQUESTS + 1)) --users "$BENCH_USERS" \
+    --out "$WORK/realtime-all.ndjson" --product "$PRODUCT" || die "could not generate the retention requests"
+head -n "$BENCH_RETENTION_REQUESTS" "$WORK/realtime-all.ndjson" >"$WORK/realtime.ndjson"
+tail -n 1 "$WORK/realtime-all.ndjson" >"$WORK/realtime-check.json"
 
 # ---------------------------------------------------------------- 4. start-up
 say "4. start-up with $BENCH_USERS users stored"
@@ -293,10 +323,28 @@ NOTIFY_P99=$(wrk_value "$WORK/wrk-notify.txt" p99_ms)
 NOTIFY_SOCKET_ERRORS=$(socket_errors "$WORK/wrk-notify.txt")
 [ "$NOTIFY_COMPLETE" = true ] || echo "bench: warning: not every notification was answered within ${BENCH_NOTIFY_TIMEOUT} s" >&2
 
+# ---------------------------------------------------------------- 6b. Retention Messaging
+say "6b. Retention Messaging: POST /v1/retention/appstore, $BENCH_RETENTION_REQUESTS signed requests, each once, users eligible for the offer"
+put_retention_rule
+check_retention "$WORK/realtime-check.json"
+THREADS=$BENCH_THREADS BODIES=$WORK/realtime.ndjson ENDPOINT=/v1/retention/appstore STORED='"promotionalOffer"' \
+    run_wrk "$WORK/wrk-retention.txt" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_NOTIFY_TIMEOUT}s" --timeout 10s \
+    -s "$BENCH/notify.lua" "$URL" || { cat "$WORK/wrk-retention.txt" >&2; die "wrk failed during the retention run"; }
+cat "$WORK/wrk-retention.txt"
+RETENTION_RATE=$(awk -v n="$(wrk_value "$WORK/wrk-retention.txt" answered)" -v t="$(wrk_value "$WORK/wrk-retention.txt" elapsed_s)" \
+    'BEGIN { if (t + 0 > 0) printf "%.1f", n / t; else print "?" }')
+RETENTION_OFFERS=$(wrk_value "$WORK/wrk-retention.txt" stored)
+RETENTION_OTHER=$(wrk_value "$WORK/wrk-retention.txt" duplicate)
+RETENTION_FAILED=$(( $(wrk_value "$WORK/wrk-retention.txt" failed) + $(socket_errors "$WORK/wrk-retention.txt") ))
+RETENTION_P50=$(wrk_value "$WORK/wrk-retention.txt" p50_ms)
+RETENTION_P99=$(wrk_value "$WORK/wrk-retention.txt" p99_ms)
+[ "$(wrk_value "$WORK/wrk-retention.txt" complete)" = true ] \
+    || echo "bench: warning: not every retention request was answered within ${BENCH_NOTIFY_TIMEOUT} s" >&2
+
 # ---------------------------------------------------------------- 7. peak RSS
 say "7. peak RSS"
 RSS_END=$(peak_rss_mb)
-echo "VmHWM: ${RSS_AFTER_SIGN} MB after the signing load, ${RSS_END} MB after ingestion"
+echo "VmHWM: ${RSS_AFTER_SIGN} MB after the signing load, ${RSS_END} MB after ingestion and the retention run"
 stop_server
 
 # ---------------------------------------------------------------- optional: history size
@@ -342,7 +390,7 @@ N_FMT=$(fmt_users "$BENCH_USERS")
     echo "- history: ${N_FMT} users, 3-4 monthly renewals each, all eligible," \
          "seeded directly into SQLite in ${SEED_S} s (not through the verifier)"
     echo
-    echo "| figure | value | target (issue 5) | met |"
+    echo "| figure | value | target (issues 5, 15) | met |"
     echo "| --- | ---: | --- | --- |"
     echo "| openssl speed ecdsap256, one core: sign/s | $OPENSSL_SIGN | the ceiling | |"
     echo "| openssl speed ecdsap256, one core: verify/s | $OPENSSL_VERIFY | | |"
@@ -361,8 +409,12 @@ N_FMT=$(fmt_users "$BENCH_USERS")
     echo "| notification ingestion: verified notifications stored/s | $NOTIFY_RATE | >= 2000 | $(meets "$NOTIFY_RATE" ">=" 2000) |"
     echo "| notification ingestion: stored / failed / socket errors | $NOTIFY_STORED / $NOTIFY_FAILED / $NOTIFY_SOCKET_ERRORS | all stored | $(meets "$NOTIFY_STORED" "==" "$BENCH_NOTIFICATIONS") |"
     echo "| notification ingestion: p99 latency (ms) | $NOTIFY_P99 | | |"
+    echo "| retention (issue 15): requests answered/s | $RETENTION_RATE | | |"
+    echo "| retention: promotional offers / other answers / failed | $RETENTION_OFFERS / $RETENTION_OTHER / $RETENTION_FAILED | all offers | $(meets "$RETENTION_OFFERS" "==" "$BENCH_RETENTION_REQUESTS") |"
+    echo "| retention: p50 latency (ms) | $RETENTION_P50 | | |"
+    echo "| retention: p99 latency (ms) | $RETENTION_P99 | <= 50 | $(meets "$RETENTION_P99" "<=" 50) |"
     echo "| peak RSS after the signing load (MB) | $RSS_AFTER_SIGN | <= 64 | $(meets "$RSS_AFTER_SIGN" "<=" 64) |"
-    echo "| peak RSS at the end, after ingestion (MB) | $RSS_END | <= 64 | $(meets "$RSS_END" "<=" 64) |"
+    echo "| peak RSS at the end, after ingestion and retention (MB) | $RSS_END | <= 64 | $(meets "$RSS_END" "<=" 64) |"
     echo "| start-up until /healthz answers, ${N_FMT} users stored (s) | $MAIN_STARTUP_S | < 0.5 (1,000,000 users) | $(meets "$MAIN_STARTUP_S" "<" 0.5) |"
     echo "| start-up until /readyz answers 200 (s) | $MAIN_READY_S | | |"
     if [ -n "$SERVER_NOTE" ]; then
