@@ -1,10 +1,12 @@
 import Foundation
 import OfferSignerCore
 
-/// The keys file as written on disk (see CONTRACT.md): apps with their signing keys, and API keys.
+/// The keys file as written on disk (see CONTRACT.md): apps with their signing keys, API
+/// keys, and the audit key that signs checkpoints of the signature log.
 public struct KeysFile: Codable, Sendable {
     public var apps: [App]
     public var apiKeys: [APIKeyEntry]
+    public var auditKey: AuditKeyEntry?
 
     public struct App: Codable, Sendable {
         public var bundleId: String
@@ -77,11 +79,33 @@ public struct KeysFile: Codable, Sendable {
         }
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case apps, apiKeys }
+    /// The P-256 key that signs checkpoints of the signature log; never an App Store key.
+    public struct AuditKeyEntry: Codable, Sendable {
+        public var keyId: String
+        /// Relative paths resolve against the keys file's folder.
+        public var privateKeyPath: String
 
-    public init(apps: [App], apiKeys: [APIKeyEntry]) {
+        enum CodingKeys: String, CodingKey, CaseIterable { case keyId, privateKeyPath }
+
+        public init(keyId: String, privateKeyPath: String) {
+            self.keyId = keyId
+            self.privateKeyPath = privateKeyPath
+        }
+
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(CodingKeys.self)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            keyId = try container.decode(String.self, forKey: .keyId)
+            privateKeyPath = try container.decode(String.self, forKey: .privateKeyPath)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case apps, apiKeys, auditKey }
+
+    public init(apps: [App], apiKeys: [APIKeyEntry], auditKey: AuditKeyEntry? = nil) {
         self.apps = apps
         self.apiKeys = apiKeys
+        self.auditKey = auditKey
     }
 
     public init(from decoder: any Decoder) throws {
@@ -89,5 +113,6 @@ public struct KeysFile: Codable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         apps = try container.decode([App].self, forKey: .apps)
         apiKeys = try container.decodeIfPresent([APIKeyEntry].self, forKey: .apiKeys) ?? []
+        auditKey = try container.decodeIfPresent(AuditKeyEntry.self, forKey: .auditKey)
     }
 }

@@ -53,6 +53,7 @@ public enum ServiceRouter {
         router.add("GET", "/v1/audit/signatures/{nonce}", policy: .roles([.auditor]), handler: audit.signature)
         router.add("POST", "/v1/audit/verify", policy: .roles([.auditor]), handler: audit.verify)
         router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), handler: audit.integrity)
+        router.add("GET", "/v1/audit/checkpoints", policy: .roles([.auditor]), handler: audit.checkpoints)
         router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), handler: audit.offerChanges)
         router.add("GET", "/v1/keys", policy: .anyRole, handler: operations.keys)
         router.add("GET", "/healthz", policy: .open, handler: operations.health)

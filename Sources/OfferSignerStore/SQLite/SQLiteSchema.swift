@@ -89,7 +89,7 @@ enum SQLiteSchema {
         );
         """,
         // 3: where the signature chain ends, written with every batch, so that records cut
-        // off the end of the log are missed.
+        // off the end of the log are noticed.
         """
         CREATE TABLE signature_chain_head (
             id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -98,6 +98,34 @@ enum SQLiteSchema {
         );
         INSERT INTO signature_chain_head (id, seq, hash)
             SELECT 1, seq, hash FROM signatures ORDER BY seq DESC LIMIT 1;
+        """,
+        // 4: the audit trail's anchors: signed checkpoints of the chain, gaps an operator
+        // accepted after records were cut off the end, and the row readiness probes write.
+        """
+        CREATE TABLE signature_checkpoints (
+            id INTEGER PRIMARY KEY,
+            seq INTEGER NOT NULL,
+            chain_hash TEXT NOT NULL,
+            timestamp_ms INTEGER NOT NULL,
+            key_id TEXT NOT NULL,
+            signature TEXT NOT NULL
+        );
+        CREATE INDEX signature_checkpoints_by_seq ON signature_checkpoints(seq);
+        CREATE TABLE signature_log_gaps (
+            seq INTEGER PRIMARY KEY,
+            resumed_after_seq INTEGER NOT NULL,
+            prev_hash TEXT NOT NULL,
+            lost_through_seq INTEGER,
+            lost_through_hash TEXT,
+            accepted_by TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            accepted_at_ms INTEGER NOT NULL,
+            hash TEXT NOT NULL
+        );
+        CREATE TABLE signature_log_probe (
+            id INTEGER PRIMARY KEY,
+            filler BLOB NOT NULL
+        );
         """,
     ]
 
