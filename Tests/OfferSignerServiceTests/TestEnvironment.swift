@@ -25,7 +25,8 @@ final class TestEnvironment {
         try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("testSigningKey.p8"),
                                          to: folder.appendingPathComponent("active.p8"))
         try P256PrivateKey.generate().pkcs8PEM.write(to: folder.appendingPathComponent("old.p8"), atomically: true, encoding: .utf8)
-        for name in ["active.p8", "old.p8"] {
+        try P256PrivateKey.generate().pkcs8PEM.write(to: folder.appendingPathComponent("audit.p8"), atomically: true, encoding: .utf8)
+        for name in ["active.p8", "old.p8", "audit.p8"] {
             chmod(folder.appendingPathComponent(name).path, 0o600)
         }
         try Self.keysFile().write(to: folder.appendingPathComponent("keys.json"))
@@ -35,12 +36,17 @@ final class TestEnvironment {
         self.now = now
         let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)
         let fixedNow = now
+        let log = signatures ?? signatureLog
+        let keyRing = KeyRing(configuration)
+        let checkpoints = SQLiteCheckpointStore(database: database)
         dependencies = ServiceDependencies(
-            keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database),
-            signatures: signatures ?? signatureLog, history: historyStore,
+            keyRing: keyRing, offers: try SQLiteOfferStore(database: database),
+            signatures: log, history: historyStore,
             appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: ["Production", "Sandbox"],
                                                configuration: configuration),
-            clock: .fixed(fixedNow), logger: .silent)
+            clock: .fixed(fixedNow), logger: .silent, checkpoints: checkpoints,
+            checkpointer: AuditCheckpointer(log: log, store: checkpoints, keyRing: keyRing, clock: .fixed(fixedNow), logger: .silent,
+                                            interval: .seconds(60)))
     }
 
     deinit {
@@ -51,7 +57,7 @@ final class TestEnvironment {
 
     var keysPath: String { folder.appendingPathComponent("keys.json").path }
 
-    static func keysFile(apiKeys: [KeysFile.APIKeyEntry]? = nil) throws -> Data {
+    static func keysFile(apiKeys: [KeysFile.APIKeyEntry]? = nil, auditKey: Bool = true) throws -> Data {
         let file = KeysFile(
             apps: [KeysFile.App(bundleId: bundleId, appAppleId: 1234, issuerId: "issuer-1", signingKeys: [
                 KeysFile.SigningKeyEntry(keyId: "ACTIVEKEY1", privateKeyPath: "active.p8", active: true),
@@ -59,7 +65,8 @@ final class TestEnvironment {
             ])],
             apiKeys: apiKeys ?? Role.allCases.map {
                 KeysFile.APIKeyEntry(name: "\($0.rawValue)-key", role: $0.rawValue, tokenSHA256: SHA256Digest.hex(Array(tokens[$0]!.utf8)))
-            })
+            },
+            auditKey: auditKey ? KeysFile.AuditKeyEntry(keyId: "AUDITKEY01", privateKeyPath: "audit.p8") : nil)
         return try JSONEncoder().encode(file)
     }
 
