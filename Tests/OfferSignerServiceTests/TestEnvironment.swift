@@ -19,7 +19,8 @@ final class TestEnvironment {
     var dependencies: ServiceDependencies
     var now: Date
 
-    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), signatures: (any SignatureLog)? = nil) throws {
+    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), signatures: (any SignatureLog)? = nil,
+         readers: Int = 16, auditReaders: Int = 4) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("offer-signer-service-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("testSigningKey.p8"),
@@ -30,7 +31,7 @@ final class TestEnvironment {
             chmod(folder.appendingPathComponent(name).path, 0o600)
         }
         try Self.keysFile().write(to: folder.appendingPathComponent("keys.json"))
-        database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path)
+        database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path, maxReaders: readers, maxAuditReaders: auditReaders)
         signatureLog = try SQLiteSignatureLog(database: database)
         historyStore = SQLiteHistoryStore(database: database)
         self.now = now
