@@ -119,7 +119,7 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
         }
         sql += " ORDER BY id LIMIT ?"
         values.append(.integer(Int64(limit)))
-        return try database.read { db in
+        return try database.read(.audit) { db in
             try db.query(sql, values) { row in
                 OfferChange(id: row.int64(0), offerId: row.text(1), version: row.int(2), action: row.text(3),
                             apiKeyName: row.text(4), changedAt: Date(milliseconds: row.int64(5)),
