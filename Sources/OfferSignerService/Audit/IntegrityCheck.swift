@@ -33,8 +33,11 @@ public struct IntegrityCheck: Sendable {
     /// Runs the check on `log`.
     public func run(_ log: any SignatureLog) throws -> Outcome {
         let given = Array(Set(checkpoints)).sorted { ($0.sequence, $0.timestamp) < ($1.sequence, $1.timestamp) }
-        let invalid = given.filter { !$0.isValid(underAnyOf: auditKeys) }
-        let valid = given.filter { $0.isValid(underAnyOf: auditKeys) }
+        var valid: [AuditCheckpoint] = []
+        var invalid: [AuditCheckpoint] = []
+        for checkpoint in given {
+            if checkpoint.isValid(underAnyOf: auditKeys) { valid.append(checkpoint) } else { invalid.append(checkpoint) }
+        }
         var report = try log.verifyIntegrity(IntegrityOptions(checkpoints: valid.map(\.link), recordCheck: signatureKeys.map(Self.recordCheck)))
         if report.ok, let first = invalid.first {
             report.ok = false
