@@ -128,7 +128,7 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
         }
         sql += " ORDER BY id LIMIT ?"
         values.append(.integer(Int64(limit)))
-        return try database.read { db in
+        return try database.read(.audit) { db in
             try db.query(sql, values) { row in
                 OfferChange(id: row.int64(0), bundleId: row.text(1), offerId: row.text(2), version: row.int(3), action: row.text(4),
                             apiKeyName: row.text(5), changedAt: Date(milliseconds: row.int64(6)),
