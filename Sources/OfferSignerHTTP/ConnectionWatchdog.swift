@@ -1,0 +1,80 @@
+import Foundation
+import Synchronization
+
+/// Tracks the server's open connections: counts them against the cap (a connection beyond it
+/// is marked to be answered 503 rather than reset) and, on a thread of its own, ends every
+/// connection whose request has not arrived whole in time (see ``ConnectionState``).
+final class ConnectionWatchdog: Sendable {
+    private let connections = Mutex(Registry())
+    private let capacity: Int
+    private let requestTimeout: Duration
+    private let overCapacityTimeout: Duration
+    private let allowancePerByte: Duration
+    private let stopped = Mutex(false)
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    /// How often deadlines are checked.
+    static let tick = DispatchTimeInterval.milliseconds(100)
+
+    private struct Registry {
+        var all: [ObjectIdentifier: ConnectionState] = [:]
+        /// Connections within the cap.
+        var served = 0
+    }
+
+    init(configuration: HTTPServerConfiguration) {
+        capacity = configuration.connectionLimit
+        requestTimeout = .seconds(configuration.requestTimeoutSeconds)
+        overCapacityTimeout = .seconds(min(2, configuration.requestTimeoutSeconds))
+        allowancePerByte = .seconds(1) / max(1, configuration.minimumUploadBytesPerSecond)
+    }
+
+    /// Starts the thread that checks deadlines.
+    func start() {
+        let thread = Thread { [self] in
+            while !stopped.withLock({ $0 }) {
+                _ = wakeUp.wait(timeout: .now() + Self.tick)
+                expireOverdue(now: .now)
+            }
+            finished.signal()
+        }
+        thread.name = "offer-signer-connection-watchdog"
+        thread.start()
+    }
+
+    /// Stops the thread (after libmicrohttpd has closed every connection).
+    func stop() {
+        stopped.withLock { $0 = true }
+        wakeUp.signal()
+        finished.wait()
+    }
+
+    /// A connection was accepted on `socket`.
+    func opened(socket: Int32) -> ConnectionState {
+        connections.withLock { registry in
+            let overCapacity = registry.served >= capacity
+            let state = ConnectionState(socket: socket, overCapacity: overCapacity,
+                                        timeout: overCapacity ? overCapacityTimeout : requestTimeout,
+                                        allowancePerByte: allowancePerByte)
+            registry.all[ObjectIdentifier(state)] = state
+            if !overCapacity { registry.served += 1 }
+            return state
+        }
+    }
+
+    /// libmicrohttpd is closing the connection.
+    func closed(_ state: ConnectionState) {
+        state.close()
+        connections.withLock { registry in
+            guard registry.all.removeValue(forKey: ObjectIdentifier(state)) != nil else { return }
+            if !state.overCapacity { registry.served -= 1 }
+        }
+    }
+
+    /// Ends the connections whose deadline has passed; returns how many.
+    @discardableResult
+    func expireOverdue(now: ContinuousClock.Instant) -> Int {
+        let open = connections.withLock { Array($0.all.values) }
+        return open.reduce(0) { $0 + ($1.expire(now: now) ? 1 : 0) }
+    }
+}
