@@ -10,7 +10,8 @@ final class ConnectionWatchdog: Sendable {
     private let requestTimeout: Duration
     private let overCapacityTimeout: Duration
     private let allowancePerByte: Duration
-    private let stopped = Mutex(false)
+    /// Whether the thread runs, and whether it was told to stop.
+    private let running = Mutex((started: false, stopping: false))
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     /// How often deadlines are checked.
@@ -31,8 +32,12 @@ final class ConnectionWatchdog: Sendable {
 
     /// Starts the thread that checks deadlines.
     func start() {
+        guard running.withLock({ running in
+            defer { running.started = true }
+            return !running.started
+        }) else { return }
         let thread = Thread { [self] in
-            while !stopped.withLock({ $0 }) {
+            while !running.withLock({ $0.stopping }) {
                 _ = wakeUp.wait(timeout: .now() + Self.tick)
                 expireOverdue(now: .now)
             }
@@ -44,7 +49,11 @@ final class ConnectionWatchdog: Sendable {
 
     /// Stops the thread (after libmicrohttpd has closed every connection).
     func stop() {
-        stopped.withLock { $0 = true }
+        let started = running.withLock { running in
+            defer { running.stopping = true }
+            return running.started && !running.stopping
+        }
+        guard started else { return }
         wakeUp.signal()
         finished.wait()
     }
