@@ -32,12 +32,11 @@ public struct OfferRule: Codable, Hashable, Sendable {
         self.limits = limits
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey {
         case offerId, bundleId, productIds, enabled, priority, startsAt, endsAt, eligibility, limits
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         offerId = try container.decode(String.self, forKey: .offerId)
         bundleId = try container.decode(String.self, forKey: .bundleId)
@@ -76,15 +75,5 @@ public struct OfferLimits: Codable, Hashable, Sendable {
 
     public init(maxSignaturesPerUserPerDay: Int? = nil) {
         self.maxSignaturesPerUserPerDay = maxSignaturesPerUserPerDay
-    }
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case maxSignaturesPerUserPerDay
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        maxSignaturesPerUserPerDay = try container.decodeIfPresent(Int.self, forKey: .maxSignaturesPerUserPerDay)
     }
 }

@@ -27,7 +27,7 @@ public struct KeyConfiguration: Sendable {
         }
         let file: KeysFile
         do {
-            file = try JSONDecoder().decode(KeysFile.self, from: data)
+            file = try JSONDecoder().decodeStrictly(KeysFile.self, from: data)
         } catch {
             throw ConfigurationError(file: path, fault: .malformedKeysFile(DecodingErrorText.describe(error)))
         }

@@ -7,7 +7,7 @@ extension HTTPRequest {
     func decodeJSON<T: Decodable>(_ type: T.Type) throws(HTTPProblem) -> T {
         guard !body.isEmpty else { throw .invalidRequest("the request needs a JSON body") }
         do {
-            return try JSONCoding.decoder.decode(T.self, from: Data(body))
+            return try JSONCoding.decoder.decodeStrictly(T.self, from: Data(body))
         } catch {
             throw .invalidRequest(DecodingErrorText.describe(error))
         }

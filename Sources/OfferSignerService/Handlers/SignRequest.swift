@@ -11,10 +11,9 @@ struct SignRequest: Decodable {
     var format: SignatureFormat
     var transactionId: String?
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case productId, offerId, userId, bundleId, format, transactionId }
+    enum CodingKeys: String, CodingKey { case productId, offerId, userId, bundleId, format, transactionId }
 
     init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         productId = try container.decode(String.self, forKey: .productId)
         offerId = try container.decode(String.self, forKey: .offerId)

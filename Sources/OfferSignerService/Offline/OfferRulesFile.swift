@@ -14,7 +14,7 @@ public struct OfferRulesFile {
         }
         let rules: [OfferRule]
         do {
-            rules = try JSONCoding.decoder.decode([OfferRule].self, from: data)
+            rules = try JSONCoding.decoder.decodeStrictly([OfferRule].self, from: data)
         } catch {
             throw ConfigurationError(file: path, fault: .malformedOfferRules(DecodingErrorText.describe(error)))
         }

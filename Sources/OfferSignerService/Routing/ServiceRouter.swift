@@ -13,6 +13,7 @@ public enum ServiceRouter {
         router.use(identification)
         router.use(ObservabilityMiddleware(metrics: dependencies.metrics, logger: logger))
         router.use(AuthorizationMiddleware())
+        router.use(QueryParameterMiddleware())
         router.use(ContentTypeMiddleware())
         router.reportUnexpected = { error, _, context in
             logger.log(.error, "unexpected error", ["requestId": .string(context.requestId),
@@ -39,8 +40,8 @@ public enum ServiceRouter {
         let historyImport = HistoryImportHandler(dependencies: dependencies)
 
         router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
-        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), handler: users.offers)
-        router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), handler: users.history)
+        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), query: ["bundleId", "productId"], handler: users.offers)
+        router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), query: ["bundleId"], handler: users.history)
         router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), handler: offers.list)
         router.add("GET", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.get)
         router.add("PUT", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.put)
@@ -49,11 +50,12 @@ public enum ServiceRouter {
         router.add("POST", "/v1/admin/history/import", policy: .roles([]), accepts: ["application/x-ndjson"],
                    maxBodyBytes: HistoryImportHandler.maxBodyBytes, spoolBody: true, handler: historyImport.handle)
         router.add("POST", "/v1/notifications/appstore", policy: .open, handler: notifications.handle)
-        router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]), handler: audit.signatures)
+        router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]),
+                   query: ["userId", "offerId", "productId", "bundleId", "keyId", "from", "to", "limit", "cursor"], handler: audit.signatures)
         router.add("GET", "/v1/audit/signatures/{nonce}", policy: .roles([.auditor]), handler: audit.signature)
         router.add("POST", "/v1/audit/verify", policy: .roles([.auditor]), handler: audit.verify)
         router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), handler: audit.integrity)
-        router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), handler: audit.offerChanges)
+        router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), query: ["offerId", "limit", "cursor"], handler: audit.offerChanges)
         router.add("GET", "/v1/keys", policy: .anyRole, handler: operations.keys)
         router.add("GET", "/healthz", policy: .open, handler: operations.health)
         router.add("GET", "/readyz", policy: .open, handler: operations.ready)
