@@ -21,6 +21,8 @@ public struct ServiceSettings: Sendable, Equatable {
     public var maxConnectionsPerAddress = 128
     /// Seconds a connection may stay idle.
     public var connectionTimeout = 15
+    /// Seconds a request's head and body may take to arrive (plus one per MiB of body).
+    public var requestTimeout = 10
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
 
@@ -69,6 +71,9 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_TRUSTED_PROXIES", flag: "--trusted-proxies") { $0.trustedProxies = list($1) },
         Setting(variable: "OFFER_SIGNER_CONNECTION_TIMEOUT", flag: "--connection-timeout") {
             $0.connectionTimeout = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_REQUEST_TIMEOUT", flag: "--request-timeout") {
+            $0.requestTimeout = try positive($1)
         },
     ]
 
