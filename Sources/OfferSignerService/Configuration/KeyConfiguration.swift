@@ -89,6 +89,9 @@ public struct KeyConfiguration: Sendable {
             guard seenHashes.insert(entry.tokenSHA256).inserted else { throw fail(.duplicateToken(apiKey: entry.name)) }
             apiKeys.append(APIKey(name: entry.name, role: role, tokenHash: hash))
         }
+        if apiKeys.isEmpty {
+            warnings.append("\(path) lists no API keys (apiKeys is empty): every route that needs one answers 401")
+        }
         return KeyConfiguration(apps: apps, apiKeys: apiKeys, warnings: warnings)
     }
 
