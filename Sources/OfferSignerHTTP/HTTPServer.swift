@@ -175,7 +175,7 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
             return HTTPProblem(status: 414, code: "uri_too_long", title: "URI too long",
                                detail: "the query has more than \(configuration.maxQueryParameters) parameters").response
         }
-        return RequestFraming.problem(version: version, headers: Self.values(connection, kind: .HEADER_KIND))?.response
+        return RequestFraming.problem(version: version, headers: Self.values(connection, kind: .HEADER_KIND, named: RequestFraming.fields))?.response
     }
 
     private func respond(_ connection: OpaquePointer, _ pending: PendingRequest, beforeBody: Bool = false) -> MHD_Result {
@@ -213,11 +213,13 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
             remoteAddress: SocketAddress.describe(cmhd_client_address(connection)))
     }
 
-    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
-        let collector = PairCollector()
+    /// The values of `kind`, in order; only those named in `names` (lowercase) when given.
+    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind, named names: [String]? = nil) -> [(name: String, value: String)] {
+        let collector = PairCollector(names: names)
         _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
             guard let cls, let key else { return .YES }
             let collector = Unmanaged<PairCollector>.fromOpaque(cls).takeUnretainedValue()
+            if let names = collector.names, !names.contains(where: { strcasecmp($0, key) == 0 }) { return .YES }
             collector.pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
             return .YES
         }, Unmanaged.passUnretained(collector).toOpaque())
@@ -311,5 +313,10 @@ private final class PendingRequest {
 }
 
 private final class PairCollector {
+    let names: [String]?
     var pairs: [(name: String, value: String)] = []
+
+    init(names: [String]?) {
+        self.names = names
+    }
 }

@@ -10,6 +10,8 @@ import Foundation
 enum RequestFraming {
     /// The only transfer coding the server decodes.
     static let chunked = "chunked"
+    /// The header fields the checks read (lowercase).
+    static let fields = ["host", "content-length", "transfer-encoding"]
 
     /// Why the head with these header fields (in order, repeats kept) cannot be served, or nil
     /// when its framing is sound. `version` is the request line's, e.g. `HTTP/1.1`.
