@@ -14,8 +14,11 @@ import Glibc
 /// finishes. When it passes, ``expire(now:)`` answers and shuts the socket down, which ends
 /// libmicrohttpd's wait on it.
 final class ConnectionState: Sendable {
-    /// The connection arrived with every slot taken: it gets a 503 instead of service.
+    /// The connection arrived with every slot taken (overall or for its address): it gets a 503
+    /// instead of service.
     let overCapacity: Bool
+    /// The client's numeric address.
+    let address: String
     private let socket: Int32
     private let timeout: Duration
     private let allowancePerByte: Duration
@@ -41,8 +44,9 @@ final class ConnectionState: Sendable {
         case idle
     }
 
-    init(socket: Int32, overCapacity: Bool, timeout: Duration, allowancePerByte: Duration) {
+    init(socket: Int32, address: String, overCapacity: Bool, timeout: Duration, allowancePerByte: Duration) {
         self.socket = socket
+        self.address = address
         self.overCapacity = overCapacity
         self.timeout = timeout
         self.allowancePerByte = allowancePerByte

@@ -1,12 +1,14 @@
 import Foundation
 import Synchronization
 
-/// Tracks the server's open connections: counts them against the cap (a connection beyond it
-/// is marked to be answered 503 rather than reset) and, on a thread of its own, ends every
-/// connection whose request has not arrived whole in time (see ``ConnectionState``).
+/// Tracks the server's open connections: counts them against the caps, overall and per client
+/// address (a connection beyond either is marked to be answered 503 rather than reset), and,
+/// on a thread of its own, ends every connection whose request has not arrived whole in time
+/// (see ``ConnectionState``).
 final class ConnectionWatchdog: Sendable {
     private let connections = Mutex(Registry())
     private let capacity: Int
+    private let capacityPerAddress: Int
     private let requestTimeout: Duration
     private let overCapacityTimeout: Duration
     private let allowancePerByte: Duration
@@ -19,12 +21,14 @@ final class ConnectionWatchdog: Sendable {
 
     private struct Registry {
         var all: [ObjectIdentifier: ConnectionState] = [:]
-        /// Connections within the cap.
+        /// Connections within the caps, in all and per client address.
         var served = 0
+        var servedPerAddress: [String: Int] = [:]
     }
 
     init(configuration: HTTPServerConfiguration) {
         capacity = configuration.connectionLimit
+        capacityPerAddress = configuration.perAddressConnectionLimit > 0 ? configuration.perAddressConnectionLimit : .max
         requestTimeout = .seconds(configuration.requestTimeoutSeconds)
         overCapacityTimeout = .seconds(min(2, configuration.requestTimeoutSeconds))
         allowancePerByte = .seconds(1) / max(1, configuration.minimumUploadBytesPerSecond)
@@ -58,15 +62,18 @@ final class ConnectionWatchdog: Sendable {
         finished.wait()
     }
 
-    /// A connection was accepted on `socket`.
-    func opened(socket: Int32) -> ConnectionState {
+    /// A connection from `address` was accepted on `socket`.
+    func opened(socket: Int32, address: String) -> ConnectionState {
         connections.withLock { registry in
-            let overCapacity = registry.served >= capacity
-            let state = ConnectionState(socket: socket, overCapacity: overCapacity,
+            let overCapacity = registry.served >= capacity || registry.servedPerAddress[address, default: 0] >= capacityPerAddress
+            let state = ConnectionState(socket: socket, address: address, overCapacity: overCapacity,
                                         timeout: overCapacity ? overCapacityTimeout : requestTimeout,
                                         allowancePerByte: allowancePerByte)
             registry.all[ObjectIdentifier(state)] = state
-            if !overCapacity { registry.served += 1 }
+            if !overCapacity {
+                registry.served += 1
+                registry.servedPerAddress[address, default: 0] += 1
+            }
             return state
         }
     }
@@ -75,8 +82,10 @@ final class ConnectionWatchdog: Sendable {
     func closed(_ state: ConnectionState) {
         state.close()
         connections.withLock { registry in
-            guard registry.all.removeValue(forKey: ObjectIdentifier(state)) != nil else { return }
-            if !state.overCapacity { registry.served -= 1 }
+            guard registry.all.removeValue(forKey: ObjectIdentifier(state)) != nil, !state.overCapacity else { return }
+            registry.served -= 1
+            let left = registry.servedPerAddress[state.address, default: 1] - 1
+            registry.servedPerAddress[state.address] = left > 0 ? left : nil
         }
     }
 

@@ -31,8 +31,9 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
             | MHD_USE_ITC.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let options = cmhd_options(
-            connection_limit: UInt32(clamping: configuration.connectionLimit + configuration.overCapacityConnections),
-            per_ip_connection_limit: UInt32(clamping: configuration.perAddressConnectionLimit),
+            connection_limit: UInt32(clamping: min(configuration.connectionLimit, 1 << 24) + configuration.overCapacityConnections),
+            per_ip_connection_limit: UInt32(clamping: configuration.perAddressConnectionLimit == 0 ? 0
+                : configuration.perAddressConnectionLimit + configuration.overCapacityConnections),
             connection_timeout_seconds: UInt32(clamping: configuration.connectionTimeoutSeconds),
             connection_memory_limit: configuration.connectionMemoryLimit,
             thread_stack_size: 1 << 20)
@@ -87,7 +88,8 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
         switch event {
         case .CONNECTION_NOTIFY_STARTED:
             guard let watchdog else { return }
-            socketContext.pointee = Unmanaged.passRetained(watchdog.opened(socket: cmhd_connection_fd(connection))).toOpaque()
+            let state = watchdog.opened(socket: cmhd_connection_fd(connection), address: SocketAddress.describe(cmhd_client_address(connection)))
+            socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
         case .CONNECTION_NOTIFY_CLOSED:
             guard let opaque = socketContext.pointee else { return }
             let state = Unmanaged<ConnectionState>.fromOpaque(opaque)

@@ -8,7 +8,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Connections served at once. Up to ``overCapacityConnections`` more are accepted only to
     /// be answered 503 with `Retry-After`; beyond those, libmicrohttpd refuses connections.
     public var connectionLimit: Int
-    /// Connections one client address may hold open (0: no limit).
+    /// Connections one client address may hold open (0: no limit); beyond it, as beyond
+    /// ``connectionLimit``, a connection is answered 503.
     public var perAddressConnectionLimit: Int
     /// A connection idle this long is closed.
     public var connectionTimeoutSeconds: Int
@@ -42,7 +43,7 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// Connections accepted beyond ``connectionLimit`` only to be answered 503: a tenth of the
     /// limit, at least 8.
-    public var overCapacityConnections: Int { max(8, connectionLimit / 10) }
+    public var overCapacityConnections: Int { max(8, min(connectionLimit, 1 << 24) / 10) }
 
     /// Parses `HOST:PORT` (`[::1]:8080` for IPv6).
     public static func parseListen(_ text: String) -> (host: String, port: UInt16)? {

@@ -191,7 +191,7 @@ struct HTTPHardeningTests {
     func overCapacity() throws {
         let server = try startServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, connectionLimit: 2))
         defer { server.stop() }
-        let held = try (0..<2).map { _ in try RawHTTPClient.connect(port: server.port) }
+        var held = try (0..<2).map { _ in try RawHTTPClient.connect(port: server.port) }
         defer { held.forEach { close($0) } }
         Thread.sleep(forTimeInterval: 0.2)
         let (text, _) = try exchange(server, "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -203,10 +203,25 @@ struct HTTPHardeningTests {
         defer { close(silent) }
         #expect(RawHTTPClient.readAll(silent).hasPrefix("HTTP/1.1 503"))
         // Once a slot is free, clients are served again.
-        close(held[0])
+        close(held.removeFirst())
         Thread.sleep(forTimeInterval: 0.3)
         let served = try exchange(server, "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(served.text.hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test("a client over its address's connection cap is answered 503 with Retry-After, not reset")
+    func overAddressCapacity() throws {
+        let server = try startServer(HTTPServerConfiguration(host: "127.0.0.1", port: 0, perAddressConnectionLimit: 3))
+        defer { server.stop() }
+        var held = try (0..<3).map { _ in try RawHTTPClient.connect(port: server.port) }
+        defer { held.forEach { close($0) } }
+        Thread.sleep(forTimeInterval: 0.2)
+        let (text, _) = try exchange(server, "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(text.hasPrefix("HTTP/1.1 503"))
+        #expect(text.contains("Retry-After: 1"))
+        close(held.removeFirst())
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try exchange(server, "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").text.hasPrefix("HTTP/1.1 200"))
     }
 }
 
