@@ -32,7 +32,7 @@ public struct DevelopmentSetup {
         }
         let db = try SQLiteDatabase(path: database)
         let offers = try SQLiteOfferStore(database: db)
-        if try offers.offer(id: Self.offerId) == nil {
+        if try offers.offer(bundleId: Self.bundleId, offerId: Self.offerId) == nil {
             let rule = OfferRule(offerId: Self.offerId, bundleId: Self.bundleId, productIds: [Self.productId], priority: 10,
                                  limits: OfferLimits(maxSignaturesPerUserPerDay: 100))
             _ = try offers.put(rule, by: "dev-setup", at: Date())

@@ -5,7 +5,7 @@ import OfferSignerCore
 public protocol SignatureLog: Sendable {
     /// Appends `record` and returns only once it is durably committed. With a `quota`, the
     /// append is refused (`quotaExceeded`) when the user already has that many signatures of
-    /// the offer in the quota's window, checked inside the same transaction, so concurrent
+    /// the offer (the record's app and offer ID) in the quota's window, checked inside the same transaction, so concurrent
     /// requests cannot overrun it.
     func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature
 
@@ -22,7 +22,8 @@ public protocol SignatureLog: Sendable {
     func isReady() -> Bool
 }
 
-/// At most `maxCount` signatures of one offer to one user within `window` before the record's timestamp.
+/// At most `maxCount` signatures of one offer (app and offer ID) to one user within `window`
+/// before the record's timestamp.
 public struct SignatureQuota: Sendable, Hashable {
     public var maxCount: Int
     public var windowMilliseconds: Int64

@@ -16,7 +16,7 @@ enum OfflineCommands {
                 let actor = "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "unknown")
                 let changed = try file.apply(to: stores.offers, by: actor, at: Date())
                 print("\(arguments[1]): \(file.rules.count) rules, \(changed.count) changed")
-                for offer in changed { print("  \(offer.rule.offerId) now version \(offer.version)") }
+                for offer in changed { print("  \(offer.rule.bundleId) \(offer.rule.offerId) now version \(offer.version)") }
                 return 0
             }
         case "list":

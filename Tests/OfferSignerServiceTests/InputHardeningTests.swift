@@ -26,7 +26,7 @@ struct InputHardeningTests {
         let response = putRule(env, rule(startsAt: date))
         #expect(response.status == 400 && response.code == "invalid_request")
         #expect((response.json["detail"] as? String)?.hasPrefix("'startsAt': '\(date)' is not") == true, "\(response.text)")
-        #expect(try env.dependencies.offers.offer(id: "winback") == nil, "nothing stored")
+        #expect(try env.dependencies.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "winback") == nil, "nothing stored")
     }
 
     @Test("offer dates at the ends of the range are kept and read back as sent", arguments: [
@@ -109,7 +109,7 @@ struct InputHardeningTests {
         let nested = #"{"offerId": "winback", "bundleId": "com.example.app", "productIds": ["com.example.app.pro_monthly"], "eligibility": {"minPaidDays": 1, "minPaidDays": 0}}"#
         let refused = putRule(env, nested)
         #expect(refused.status == 400 && refused.json["detail"] as? String == "'eligibility.minPaidDays': the key appears twice in its object")
-        #expect(try env.dependencies.offers.offer(id: "winback") == nil)
+        #expect(try env.dependencies.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "winback") == nil)
         let notification = env.send("POST", "/v1/notifications/appstore", role: nil, json: #"{"signedPayload": "a.b.c", "signedPayload": "d.e.f"}"#)
         #expect(notification.status == 400 && (notification.json["detail"] as? String)?.contains("appears twice") == true)
         let distinct = #"{"offerId": "winback", "bundleId": "com.example.app", "productIds": ["com.example.app.pro_monthly"], "eligibility": {"minPaidDays": 1}, "limits": {"maxSignaturesPerUserPerDay": 1}}"#

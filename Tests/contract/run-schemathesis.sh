@@ -49,8 +49,9 @@ for role in client marketing auditor admin; do
 done
 
 # Rate limits off: the contract, not the limiter, is under test (429 is documented anyway).
+# Both environments accepted: `environment` may then name either, as the document says.
 OFFER_SIGNER_KEYS="$work/dev/keys.json" OFFER_SIGNER_DATABASE="$work/offer-signer.sqlite" OFFER_SIGNER_LISTEN="$listen" \
-OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_RATE_SIGN_PER_KEY=off OFFER_SIGNER_RATE_SIGN_PER_USER=off \
+OFFER_SIGNER_ENVIRONMENTS=Production,Sandbox OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_RATE_SIGN_PER_KEY=off OFFER_SIGNER_RATE_SIGN_PER_USER=off \
 OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=off \
     "$bin" serve 2>"$work/service.log" &
 service=$!

@@ -36,10 +36,21 @@ public struct OfferRule: Codable, Hashable, Sendable {
         case offerId, bundleId, productIds, enabled, priority, startsAt, endsAt, eligibility, limits
     }
 
+    /// Decoding a rule that names no `bundleId` takes the bundle ID (a `String`) stored under
+    /// this key of the decoder's `userInfo`, if any: the only configured app, for instance.
+    /// Without it, `bundleId` is required.
+    public static let defaultBundleIdKey = CodingUserInfoKey(rawValue: "offerSigner.defaultBundleId")!
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         offerId = try container.decode(String.self, forKey: .offerId)
-        bundleId = try container.decode(String.self, forKey: .bundleId)
+        if let named = try container.decodeIfPresent(String.self, forKey: .bundleId) {
+            bundleId = named
+        } else if let fallback = decoder.userInfo[Self.defaultBundleIdKey] as? String {
+            bundleId = fallback
+        } else {
+            bundleId = try container.decode(String.self, forKey: .bundleId)
+        }
         productIds = try container.decode([String].self, forKey: .productIds)
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         priority = try container.decodeIfPresent(Int.self, forKey: .priority) ?? 0

@@ -13,6 +13,14 @@ public enum JSONDuplicateKeys {
         return scanner.run()
     }
 
+    /// Throws `DecodingError.dataCorrupted` at the first repeated key, in the wording of
+    /// `DecodingErrorText` ("'a.b': the key appears twice in its object").
+    public static func refuse(in bytes: some Collection<UInt8>) throws(DecodingError) {
+        if let path = first(in: bytes) {
+            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "the key appears twice in its object"))
+        }
+    }
+
     private enum Frame {
         case object(keys: Set<String>, current: String?, expectingKey: Bool)
         case array(index: Int)

@@ -57,9 +57,7 @@ extension JSONDecoder {
         } catch {
             throw JSONNumberFault.named(error, in: data) { _ = try decode(StrictBox<T>.self, from: $0) }
         }
-        if let duplicate = JSONDuplicateKeys.first(in: data) {
-            throw DecodingError.dataCorrupted(.init(codingPath: duplicate, debugDescription: "the key appears twice in its object"))
-        }
+        try JSONDuplicateKeys.refuse(in: data)
         return value
     }
 }

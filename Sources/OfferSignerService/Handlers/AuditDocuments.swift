@@ -49,11 +49,12 @@ struct SignatureRecordDocument: Encodable {
 struct OfferChangeDocument: Encodable {
     let change: OfferChange
 
-    enum Keys: String, CodingKey { case id, offerId, version, action, apiKeyName, changedAt, before, after }
+    enum Keys: String, CodingKey { case id, bundleId, offerId, version, action, apiKeyName, changedAt, before, after }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(change.id, forKey: .id)
+        try c.encode(change.bundleId, forKey: .bundleId)
         try c.encode(change.offerId, forKey: .offerId)
         try c.encode(change.version, forKey: .version)
         try c.encode(change.action, forKey: .action)

@@ -98,11 +98,13 @@ struct AuditHandler {
         try HTTPResponse.json(IntegrityResponse(report: try dependencies.signatures.verifyIntegrity()))
     }
 
-    /// `GET /v1/audit/offer-changes`: every change to offer rules, oldest first.
+    /// `GET /v1/audit/offer-changes`: every change to offer rules, oldest first, optionally
+    /// of one app's offers (`bundleId`) or of offers of one ID (`offerId`).
     func offerChanges(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let limit = try Self.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try dependencies.offers.changes(offerId: request.query["offerId"], afterId: after, limit: limit)
+        let changes = try dependencies.offers.changes(bundleId: request.query["bundleId"], offerId: request.query["offerId"],
+                                                      afterId: after, limit: limit)
         let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
         return try HTTPResponse.json(Page(items: changes.map(OfferChangeDocument.init), nextCursor: next))
     }

@@ -11,6 +11,8 @@ public struct OfferIssuer: Sendable {
     let offers: any OfferStore
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
+    /// The environments whose signed data the service accepts, hence keeps history of.
+    let acceptedEnvironments: Set<String>
     let clock: WallClock
     let metrics: Metrics
     let logger: Logger
@@ -20,6 +22,7 @@ public struct OfferIssuer: Sendable {
         offers = dependencies.offers
         history = dependencies.history
         signatures = dependencies.signatures
+        acceptedEnvironments = dependencies.appStore.acceptedEnvironments
         clock = dependencies.clock
         metrics = dependencies.metrics
         logger = dependencies.logger
@@ -32,11 +35,15 @@ public struct OfferIssuer: Sendable {
         guard let app = configuration.app(bundleId: request.bundleId) else {
             throw request.bundleId.map { .unknownApp(bundleId: $0) } ?? .appNotNamed
         }
+        guard acceptedEnvironments.contains(request.environment.rawValue) else {
+            throw .environmentNotAccepted(request.environment, accepted: acceptedEnvironments)
+        }
         let rule = try offer(request.offerId, productId: request.productId, bundleId: app.bundleId)
         let now = clock.now
         let decision: EligibilityDecision
         do {
-            decision = try EligibilityCheck(history: history).decide(userId: userId, rule: rule, productId: request.productId, now: now)
+            decision = try EligibilityCheck(history: history).decide(userId: userId, rule: rule, productId: request.productId,
+                                                                     environment: request.environment, now: now)
         } catch {
             throw .internalFailure(error)
         }
@@ -56,7 +63,7 @@ public struct OfferIssuer: Sendable {
         let record = SignatureRecord(issued, apiKeyName: request.requestedBy, requestId: request.requestId,
                                      recordedAt: clock.now.milliseconds)
         try appendDurably(record, quota: rule.limits.maxSignaturesPerUserPerDay)
-        metrics.recordSignature(offerId: rule.offerId, format: request.format.rawValue)
+        metrics.recordSignature(bundleId: rule.bundleId, offerId: rule.offerId, format: request.format.rawValue)
         return issued
     }
 
@@ -64,11 +71,11 @@ public struct OfferIssuer: Sendable {
     private func offer(_ offerId: String, productId: String, bundleId: String) throws(SignRefusal) -> OfferRule {
         let stored: StoredOffer?
         do {
-            stored = try offers.offer(id: offerId)
+            stored = try offers.offer(bundleId: bundleId, offerId: offerId)
         } catch {
             throw .internalFailure(error)
         }
-        guard let rule = stored?.rule, rule.bundleId == bundleId else {
+        guard let rule = stored?.rule else {
             throw .offerNotFound(offerId: offerId, bundleId: bundleId)
         }
         guard rule.productIds.contains(productId) else {
@@ -77,7 +84,7 @@ public struct OfferIssuer: Sendable {
         return rule
     }
 
-    /// Appends the record, within the quota of `maxPerDay` records per user and offer.
+    /// Appends the record, within the quota of `maxPerDay` records per user and offer (of the app).
     private func appendDurably(_ record: SignatureRecord, quota maxPerDay: Int?) throws(SignRefusal) {
         do {
             _ = try signatures.append(record, quota: maxPerDay.map { SignatureQuota(maxCount: $0) })

@@ -40,13 +40,14 @@ public enum ServiceRouter {
         let historyImport = HistoryImportHandler(dependencies: dependencies)
 
         router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
-        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), query: ["bundleId", "productId"], handler: users.offers)
+        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), query: ["bundleId", "productId", "environment"], handler: users.offers)
         router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), query: ["bundleId"], handler: users.history)
-        router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), handler: offers.list)
-        router.add("GET", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.get)
+        router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.list)
+        router.add("GET", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.get)
         router.add("PUT", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.put)
-        router.add("DELETE", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.delete)
-        router.add("POST", "/v1/admin/offers/{offerId}/simulate", policy: .roles([.marketing]), handler: simulate.handle)
+        router.add("DELETE", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.delete)
+        router.add("POST", "/v1/admin/offers/{offerId}/simulate", policy: .roles([.marketing]), query: ["bundleId", "environment"],
+                   handler: simulate.handle)
         router.add("POST", "/v1/admin/history/import", policy: .roles([]), accepts: ["application/x-ndjson"],
                    maxBodyBytes: HistoryImportHandler.maxBodyBytes, spoolBody: true, handler: historyImport.handle)
         router.add("POST", "/v1/notifications/appstore", policy: .open, handler: notifications.handle)
@@ -55,7 +56,8 @@ public enum ServiceRouter {
         router.add("GET", "/v1/audit/signatures/{nonce}", policy: .roles([.auditor]), handler: audit.signature)
         router.add("POST", "/v1/audit/verify", policy: .roles([.auditor]), handler: audit.verify)
         router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), handler: audit.integrity)
-        router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), query: ["offerId", "limit", "cursor"], handler: audit.offerChanges)
+        router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), query: ["offerId", "bundleId", "limit", "cursor"],
+                   handler: audit.offerChanges)
         router.add("GET", "/v1/keys", policy: .anyRole, handler: operations.keys)
         router.add("GET", "/healthz", policy: .open, handler: operations.health)
         router.add("GET", "/readyz", policy: .open, handler: operations.ready)
