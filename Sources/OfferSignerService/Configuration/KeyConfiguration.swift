@@ -88,6 +88,9 @@ public struct KeyConfiguration: Sendable {
             guard seenHashes.insert(entry.tokenSHA256).inserted else { throw fail(.duplicateToken(apiKey: entry.name)) }
             apiKeys.append(APIKey(name: entry.name, role: role, tokenHash: hash))
         }
+        if apiKeys.isEmpty {
+            warnings.append("\(path) lists no API keys (apiKeys is empty): every route that needs one answers 401")
+        }
         var auditKey: AuditKey?
         if let entry = file.auditKey {
             auditKey = try Self.auditKey(entry, apps: apps, folder: folder, path: path, warnings: &warnings)
