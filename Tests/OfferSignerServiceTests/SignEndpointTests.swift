@@ -159,7 +159,7 @@ struct SignEndpointTests {
     func diskFull() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("full-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try SQLiteDatabase(path: folder.appendingPathComponent("f.sqlite").path, maxPageCount: 30)
+        let database = try SQLiteDatabase(path: folder.appendingPathComponent("f.sqlite").path, maxPageCount: 45)
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         let env = try TestEnvironment(signatures: log)
@@ -185,6 +185,7 @@ struct FailingSignatureLog: SignatureLog {
     }
     func signature(nonce: String) throws -> LoggedSignature? { nil }
     func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] { [] }
-    func verifyIntegrity() throws -> IntegrityReport { IntegrityReport(ok: true, records: 0) }
-    func isReady() -> Bool { false }
+    func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport { IntegrityReport(ok: true, records: 0) }
+    func readiness() -> SignatureLogReadiness { .notReady("disk I/O error") }
+    func committedEnd() -> ChainLink { .genesis }
 }

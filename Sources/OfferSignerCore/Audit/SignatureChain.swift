@@ -37,6 +37,16 @@ public enum SignatureChain {
                 record.requestId, String(record.recordedAt),
             ]
         }
+        return canonicalBytes(fields: fields)
+    }
+
+    /// SHA-256 (hex) of `fields` in the chain's canonical form (the first names the entry's kind).
+    static func hash(fields: [String?]) -> String {
+        SHA256Digest.hex(canonicalBytes(fields: fields))
+    }
+
+    /// Each field as `length:bytes;`, a missing one as `-;`.
+    static func canonicalBytes(fields: [String?]) -> [UInt8] {
         var bytes: [UInt8] = []
         for field in fields {
             guard let field else {
