@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import OfferSignerCore
 import OfferSignerHTTP
 
@@ -17,6 +18,8 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
     case cannotListen(HTTPServerError)
     /// A file the development setup writes cannot be written.
     case cannotWrite(path: String, what: String)
+    /// The App Store Server API settings cannot be used.
+    case appStoreAPI(AppStoreServerAPIConfigurationError)
 
     public var description: String {
         switch self {
@@ -27,6 +30,7 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
         case .database(let path, let reason): "\(path): cannot open the database: \(reason)"
         case .cannotListen(let error): error.description
         case .cannotWrite(let path, let what): "\(path): cannot write \(what)"
+        case .appStoreAPI(let error): "\(error) (OFFER_SIGNER_APPSTORE_API_URL, OFFER_SIGNER_APPSTORE_API_RATE)"
         }
     }
 }

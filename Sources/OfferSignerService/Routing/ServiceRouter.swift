@@ -37,6 +37,7 @@ public enum ServiceRouter {
         let audit = AuditHandler(dependencies: dependencies)
         let simulate = SimulateHandler(dependencies: dependencies)
         let historyImport = HistoryImportHandler(dependencies: dependencies)
+        let historyRefresh = HistoryRefreshHandler(dependencies: dependencies)
 
         router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
         router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), handler: users.offers)
@@ -48,6 +49,7 @@ public enum ServiceRouter {
         router.add("POST", "/v1/admin/offers/{offerId}/simulate", policy: .roles([.marketing]), handler: simulate.handle)
         router.add("POST", "/v1/admin/history/import", policy: .roles([]), accepts: ["application/x-ndjson"],
                    maxBodyBytes: HistoryImportHandler.maxBodyBytes, spoolBody: true, handler: historyImport.handle)
+        router.add("POST", "/v1/admin/history/refresh", policy: .roles([]), handler: historyRefresh.handle)
         router.add("POST", "/v1/notifications/appstore", policy: .open, handler: notifications.handle)
         router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]), handler: audit.signatures)
         router.add("GET", "/v1/audit/signatures/{nonce}", policy: .roles([.auditor]), handler: audit.signature)

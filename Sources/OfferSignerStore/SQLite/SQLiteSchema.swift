@@ -99,6 +99,30 @@ enum SQLiteSchema {
         INSERT INTO signature_chain_head (id, seq, hash)
             SELECT 1, seq, hash FROM signatures ORDER BY seq DESC LIMIT 1;
         """,
+        // 4: what was fetched from the App Store Server API: transaction IDs a backfill is done
+        // with, and the Notification History windows recovered.
+        """
+        CREATE TABLE appstore_backfill (
+            bundle_id TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            environment TEXT,
+            covered_by TEXT,
+            finished_at_ms INTEGER NOT NULL,
+            PRIMARY KEY (bundle_id, transaction_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE appstore_recovered_windows (
+            id INTEGER PRIMARY KEY,
+            bundle_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            start_ms INTEGER NOT NULL,
+            end_ms INTEGER NOT NULL,
+            found INTEGER NOT NULL,
+            stored INTEGER NOT NULL,
+            completed_at_ms INTEGER NOT NULL
+        );
+        CREATE INDEX appstore_recovered_windows_by_app ON appstore_recovered_windows(bundle_id, environment, end_ms);
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(SQLiteError) {
