@@ -141,6 +141,8 @@ public final class MockAppStore: Sendable {
     public func inject(_ faults: [MockFault], into kind: String) { state.withLock { $0.faults[kind, default: []] += faults } }
     /// Answers every history and statuses request about `transactionId` with `fault`.
     public func failAlways(transactionId: String, with fault: MockFault) { state.withLock { $0.standingFaults[transactionId] = fault } }
+    /// Answers normally again for every transaction `failAlways` named.
+    public func clearStandingFaults() { state.withLock { $0.standingFaults.removeAll() } }
     /// Every request received so far, in arrival order.
     public var requests: [MockRecordedRequest] { state.withLock { $0.requests } }
     /// Forgets the requests received so far.
