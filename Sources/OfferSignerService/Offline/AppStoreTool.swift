@@ -18,16 +18,19 @@ public struct AppStoreTool: Sendable {
     public var environment: [String: String]
     /// Polled between transaction IDs and pages: an interrupt.
     public var shouldStop: @Sendable () -> Bool
+    /// Where "now" comes from (the end of a recovery window, the time of records).
+    public var clock: WallClock
 
     public init(output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void, isTerminal: Bool,
                 progressEvery: Duration = .seconds(10), environment: [String: String],
-                shouldStop: @escaping @Sendable () -> Bool = { false }) {
+                shouldStop: @escaping @Sendable () -> Bool = { false }, clock: WallClock = .system) {
         self.output = output
         self.errors = errors
         self.isTerminal = isTerminal
         self.progressEvery = progressEvery
         self.environment = environment
         self.shouldStop = shouldStop
+        self.clock = clock
     }
 
     public static let usage = """
@@ -90,7 +93,7 @@ public struct AppStoreTool: Sendable {
             let stores = try OfflineStores(path: settings.database)
             let setup = Setup(settings: settings, configuration: configuration, stores: stores,
                               syncStore: SQLiteAppStoreSyncStore(database: stores.database), clients: clients,
-                              ingestor: HistoryIngestor(verification: verification, history: stores.history, clock: .system))
+                              ingestor: HistoryIngestor(verification: verification, history: stores.history, clock: clock))
             return try body(options, setup)
         } catch let error as UsageError {
             errors("offer-signer: \(error.description)\n")
@@ -128,7 +131,7 @@ public struct AppStoreTool: Sendable {
         let lines = path == "-" ? LineReader(handle: .standardInput) : try LineReader(url: URL(fileURLWithPath: path))
         let input = HistoryBackfill.read(lines)
         var backfill = HistoryBackfill(sync: CustomerHistorySync(clients: setup.clients, ingestor: setup.ingestor),
-                                       progressStore: setup.syncStore, bundleId: bundleId, clock: .system)
+                                       progressStore: setup.syncStore, bundleId: bundleId, clock: clock)
         backfill.workers = workers
         errors("backfill of \(bundleId): \(input.transactionIds.count) transaction IDs, \(workers) workers, "
                + "at most \(Self.number(setup.settings.appStoreAPIRate)) requests/s per environment\n")
@@ -177,7 +180,7 @@ public struct AppStoreTool: Sendable {
         guard let from = RFC3339.date(from: fromText) else {
             throw UsageError(description: "--from takes an RFC 3339 time such as 2026-11-30T00:00:00Z")
         }
-        var to = Date()
+        var to = clock.now
         if let toText = options["--to"] {
             guard let date = RFC3339.date(from: toText) else { throw UsageError(description: "--to takes an RFC 3339 time such as 2026-12-01T00:00:00Z") }
             to = date
