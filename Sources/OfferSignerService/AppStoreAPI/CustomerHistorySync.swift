@@ -74,12 +74,7 @@ struct CustomerHistorySync: Sendable {
     /// Fetches and verifies the history of the customer `transactionId` belongs to.
     func fetch(bundleId: String, transactionId: String) throws(Failure) -> Fetched {
         for environment in clients.environments {
-            let client: AppStoreServerAPIClient
-            do {
-                client = try self.client(bundleId: bundleId, environment: environment)
-            } catch {
-                throw .unavailable(error)
-            }
+            let client = try self.client(bundleId: bundleId, environment: environment)
             let history: TransactionHistory
             let statuses: StatusResponse
             do {
@@ -104,13 +99,19 @@ struct CustomerHistorySync: Sendable {
         return stored
     }
 
-    private func client(bundleId: String, environment: AppStoreServerAPIEnvironment) throws(AppStoreAPIUnavailable) -> AppStoreServerAPIClient {
-        let client = try clients.client(bundleId: bundleId, environment: environment)
+    /// The client of the app in the environment, with this sync's policy when it has one.
+    private func client(bundleId: String, environment: AppStoreServerAPIEnvironment) throws(Failure) -> AppStoreServerAPIClient {
+        let client: AppStoreServerAPIClient
+        do {
+            client = try clients.client(bundleId: bundleId, environment: environment)
+        } catch {
+            throw .unavailable(error)
+        }
         guard let policy else { return client }
         do {
             return try client.with(timeout: policy.timeout, retry: policy.retry)
         } catch {
-            return client  // the policy is a constant of this code, checked by its tests
+            throw .api(.invalidArgument(error.description))
         }
     }
 
