@@ -20,8 +20,6 @@ struct HistoryBackfill {
     let clock: WallClock
     /// Threads fetching at once.
     var workers = 16
-    /// Fetch IDs an earlier run is done with again.
-    var refetch = false
     /// Failures listed in the summary; beyond this only counted.
     var maxListedFailures = 1000
 
@@ -94,7 +92,7 @@ struct HistoryBackfill {
         summary.transactionIds = input.transactionIds.count
         summary.repeated = input.repeated
         for (line, reason) in input.invalid { fail(&summary, BackfillSummary.Failure(transactionId: nil, line: line, reason: reason)) }
-        let pending = try refetch ? input.transactionIds : notDone(input.transactionIds)
+        let pending = try notDone(input.transactionIds)
         summary.alreadyDone = input.transactionIds.count - pending.count
 
         let coordinator = Coordinator()
