@@ -22,6 +22,12 @@ public struct ServiceDependencies: Sendable {
     public var clock: WallClock
     public var metrics: Metrics
     public var logger: Logger
+    /// App Store Server API clients (history refresh, recovery); nil when not configured.
+    public var appStoreAPI: AppStoreAPIClients?
+    /// What was fetched from the App Store Server API (backfill progress, recovered windows).
+    public var appStoreSync: (any AppStoreSyncStore)?
+    /// Fetches unknown users' history while signing (`OFFER_SIGNER_FETCH_UNKNOWN_USERS`); nil when off.
+    public var unknownUserLookup: UnknownUserLookup?
 
     public init(keyRing: KeyRing, offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore,
                 appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger(),

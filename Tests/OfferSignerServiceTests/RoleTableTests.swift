@@ -16,6 +16,7 @@ struct RoleTableTests {
         ("DELETE", "/v1/admin/offers/o1", [.marketing, .admin]),
         ("POST", "/v1/admin/offers/o1/simulate", [.marketing, .admin]),
         ("POST", "/v1/admin/history/import", [.admin]),
+        ("POST", "/v1/admin/history/refresh", [.admin]),
         ("POST", "/v1/notifications/appstore", nil),
         ("GET", "/v1/audit/signatures", [.auditor, .admin]),
         ("GET", "/v1/audit/signatures/n1", [.auditor, .admin]),

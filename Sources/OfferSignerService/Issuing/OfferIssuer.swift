@@ -6,6 +6,10 @@ import OfferSignerStore
 /// stored history, signs with the app's active key and returns only after the signature's
 /// record is durably in the log (counted against the offer's daily quota). It knows no HTTP:
 /// the sign endpoint, offline tools and the retention endpoint all issue through it.
+///
+/// With an `UnknownUserLookup`, a user with no known history whose request names a
+/// `transactionId` has that transaction's history fetched (within the lookup's timeout) before
+/// the decision; a fetch that fails or runs late leaves the decision to what is known.
 public struct OfferIssuer: Sendable {
     let keyRing: KeyRing
     let offers: any OfferStore
@@ -16,6 +20,8 @@ public struct OfferIssuer: Sendable {
     let clock: WallClock
     let metrics: Metrics
     let logger: Logger
+    /// Fetches the history of users with none known, when `OFFER_SIGNER_FETCH_UNKNOWN_USERS` is on.
+    let unknownUsers: UnknownUserLookup?
 
     public init(dependencies: ServiceDependencies) {
         keyRing = dependencies.keyRing
@@ -26,6 +32,7 @@ public struct OfferIssuer: Sendable {
         clock = dependencies.clock
         metrics = dependencies.metrics
         logger = dependencies.logger
+        unknownUsers = dependencies.unknownUserLookup
     }
 
     /// Signs `request` when the user is eligible, or says why not.
@@ -42,7 +49,12 @@ public struct OfferIssuer: Sendable {
         let now = clock.now
         let decision: EligibilityDecision
         do {
-            decision = try EligibilityCheck(history: history).decide(userId: userId, rule: rule, productId: request.productId,
+            var userHistory = try history.history(userId: userId, bundleId: app.bundleId)
+            if userHistory.transactions.isEmpty, let unknownUsers, let transactionId = request.transactionId,
+               unknownUsers.lookUp(bundleId: app.bundleId, transactionId: transactionId) == .fetched {
+                userHistory = try history.history(userId: userId, bundleId: app.bundleId)
+            }
+            decision = try EligibilityCheck(history: history).decide(userHistory: userHistory, rule: rule, productId: request.productId,
                                                                      environment: request.environment, now: now)
         } catch {
             throw .internalFailure(error)

@@ -38,6 +38,7 @@ public enum ServiceRouter {
         let audit = AuditHandler(dependencies: dependencies)
         let simulate = SimulateHandler(dependencies: dependencies)
         let historyImport = HistoryImportHandler(dependencies: dependencies)
+        let historyRefresh = HistoryRefreshHandler(dependencies: dependencies)
 
         router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
         router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), query: ["bundleId", "productId", "environment"], handler: users.offers)
@@ -50,6 +51,7 @@ public enum ServiceRouter {
                    handler: simulate.handle)
         router.add("POST", "/v1/admin/history/import", policy: .roles([]), accepts: ["application/x-ndjson"],
                    maxBodyBytes: HistoryImportHandler.maxBodyBytes, spoolBody: true, handler: historyImport.handle)
+        router.add("POST", "/v1/admin/history/refresh", policy: .roles([]), handler: historyRefresh.handle)
         router.add("POST", "/v1/notifications/appstore", policy: .open, handler: notifications.handle)
         router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]),
                    query: ["userId", "offerId", "productId", "bundleId", "keyId", "from", "to", "limit", "cursor"], handler: audit.signatures)

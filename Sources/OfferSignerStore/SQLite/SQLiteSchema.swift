@@ -139,6 +139,30 @@ enum SQLiteSchema {
             filler BLOB NOT NULL
         );
         """),
+        // What was fetched from the App Store Server API: transaction IDs a backfill is done
+        // with, and the Notification History windows recovered.
+        SQLiteMigration(version: 6, summary: "App Store Server API backfill progress and recovered notification windows", sql: """
+        CREATE TABLE appstore_backfill (
+            bundle_id TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            environment TEXT,
+            covered_by TEXT,
+            finished_at_ms INTEGER NOT NULL,
+            PRIMARY KEY (bundle_id, transaction_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE appstore_recovered_windows (
+            id INTEGER PRIMARY KEY,
+            bundle_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            start_ms INTEGER NOT NULL,
+            end_ms INTEGER NOT NULL,
+            found INTEGER NOT NULL,
+            stored INTEGER NOT NULL,
+            completed_at_ms INTEGER NOT NULL
+        );
+        CREATE INDEX appstore_recovered_windows_by_app ON appstore_recovered_windows(bundle_id, environment, end_ms);
+        """),
     ]
 
 
