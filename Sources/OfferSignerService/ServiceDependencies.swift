@@ -8,6 +8,8 @@ public struct ServiceDependencies: Sendable {
     public var offers: any OfferStore
     public var signatures: any SignatureLog
     public var history: any SubscriptionHistoryStore
+    /// Signatures and refusals per offer and day, for the console's activity charts.
+    public var activity: OfferActivity
     /// Verifies App Store signed data.
     public var appStore: AppStoreVerification
     public var rateLimits: RateLimits
@@ -18,11 +20,12 @@ public struct ServiceDependencies: Sendable {
     public var logger: Logger
 
     public init(keyRing: KeyRing, offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore,
-                appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+                activity: OfferActivity, appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         self.keyRing = keyRing
         self.offers = offers
         self.signatures = signatures
         self.history = history
+        self.activity = activity
         self.appStore = appStore
         self.rateLimits = rateLimits
         self.trustedProxies = trustedProxies

@@ -39,7 +39,8 @@ public final class ServiceRuntime: Sendable {
             historyStore = SQLiteHistoryStore(database: database)
             dependencies = ServiceDependencies(
                 keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database), signatures: signatureLog,
-                history: historyStore, appStore: appStore,
+                history: historyStore, activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: logger),
+                appStore: appStore,
                 rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                        notificationsPerAddress: settings.notificationRatePerAddress),
                 trustedProxies: Set(settings.trustedProxies),
@@ -58,6 +59,7 @@ public final class ServiceRuntime: Sendable {
             historyStore.close()
             throw .cannotListen(error)
         }
+        dependencies.activity.startFlushing()
         logger.log(.info, "offer-signer listening", [
             "listen": .string("\(host):\(server.port)"), "database": .string(settings.database), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
@@ -93,6 +95,7 @@ public final class ServiceRuntime: Sendable {
     /// Stops accepting, lets running requests finish, then closes the log.
     public func stop() {
         server.stop()
+        dependencies.activity.stop()
         signatureLog.close()
         historyStore.close()
     }

@@ -38,6 +38,7 @@ final class TestEnvironment {
         dependencies = ServiceDependencies(
             keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database),
             signatures: signatures ?? signatureLog, history: historyStore,
+            activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: .silent),
             appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: ["Production", "Sandbox"],
                                                configuration: configuration),
             clock: .fixed(fixedNow), logger: .silent)

@@ -3,26 +3,62 @@ import OfferSignerCore
 import OfferSignerHTTP
 
 /// `POST /v1/admin/offers/{offerId}/simulate`: how many known users of the offer's app are
-/// eligible now, with a sample of up to 20 of them.
+/// eligible now, how many fail each criterion, and a sample of up to 20 eligible users.
+/// Without a body it judges the stored rule; with a rule as body (the same JSON as `PUT`,
+/// validated the same way) it judges that unsaved draft, so marketing sees a change's
+/// effect before making it.
 struct SimulateHandler {
     let dependencies: ServiceDependencies
 
+    /// The order in which `EligibilityEvaluator` checks criteria; failures and the funnel
+    /// follow it (a criterion not listed here comes after these, by name).
+    static let criterionOrder = [
+        "enabled", "startsAt", "endsAt", "requireLapsed", "minPaidDays", "minDaysSinceExpiry", "maxDaysSinceExpiry",
+        "waitBetweenOffersDays", "maxRedemptionsPerUser", "excludeRefunded", "storefronts", "expirationIntents", "appleWinBack",
+    ]
+
     struct Result: Encodable {
         let offerId: String
+        let bundleId: String
+        /// True when the rule judged is the request's body, not the stored one.
+        let draft: Bool
         let known: Int
         let eligible: Int
         let sample: [String]
+        /// Per criterion that failed anyone: how many users fail it (a user may fail several).
+        let failures: [CriterionCount]
+        /// Per criterion in evaluation order: how many users pass it and every one before it.
+        let funnel: [FunnelStep]
+    }
+
+    struct CriterionCount: Encodable {
+        let criterion: String
+        let users: Int
+    }
+
+    struct FunnelStep: Encodable {
+        let criterion: String
+        let remaining: Int
     }
 
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let offerId = try context.parameters.require("offerId")
-        guard let offer = try dependencies.offers.offer(id: offerId) else { throw HTTPProblem.notFound("no offer '\(offerId)'") }
-        let rule = offer.rule
+        let rule: OfferRule
+        let draft = !request.body.isEmpty
+        if draft {
+            rule = try request.decodeJSON(OfferRule.self)
+            try OfferAdminHandler(dependencies: dependencies).validate(rule, offerId: offerId)
+        } else {
+            guard let offer = try dependencies.offers.offer(id: offerId) else { throw HTTPProblem.notFound("no offer '\(offerId)'") }
+            rule = offer.rule
+        }
         let now = dependencies.clock.now
         let check = EligibilityCheck(history: dependencies.history)
         var known = 0
         var eligible = 0
         var sample: [String] = []
+        var failing: [String: Int] = [:]
+        var firstFailing: [String: Int] = [:]
         var after = ""
         while true {
             let users = try dependencies.history.knownUsers(bundleId: rule.bundleId, afterUserId: after, limit: 1000)
@@ -34,9 +70,26 @@ struct SimulateHandler {
                     eligible += 1
                     if sample.count < 20 { sample.append(user) }
                 }
+                for reason in decision.reasons { failing[reason.criterion, default: 0] += 1 }
+                if let first = decision.reasons.min(by: { Self.rank($0.criterion) < Self.rank($1.criterion) }) {
+                    firstFailing[first.criterion, default: 0] += 1
+                }
             }
             after = last
         }
-        return try HTTPResponse.json(Result(offerId: offerId, known: known, eligible: eligible, sample: sample))
+        let criteria = failing.keys.sorted { Self.rank($0) < Self.rank($1) }
+        var remaining = known
+        let funnel = criteria.map { criterion in
+            remaining -= firstFailing[criterion] ?? 0
+            return FunnelStep(criterion: criterion, remaining: remaining)
+        }
+        return try HTTPResponse.json(Result(
+            offerId: offerId, bundleId: rule.bundleId, draft: draft, known: known, eligible: eligible, sample: sample,
+            failures: criteria.map { CriterionCount(criterion: $0, users: failing[$0] ?? 0) }, funnel: funnel))
+    }
+
+    /// A criterion's place in the evaluation order, then its name.
+    static func rank(_ criterion: String) -> (Int, String) {
+        (criterionOrder.firstIndex(of: criterion) ?? criterionOrder.count, criterion)
     }
 }

@@ -11,6 +11,7 @@ public struct OfferIssuer: Sendable {
     let offers: any OfferStore
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
+    let activity: OfferActivity
     let clock: WallClock
     let metrics: Metrics
     let logger: Logger
@@ -20,6 +21,7 @@ public struct OfferIssuer: Sendable {
         offers = dependencies.offers
         history = dependencies.history
         signatures = dependencies.signatures
+        activity = dependencies.activity
         clock = dependencies.clock
         metrics = dependencies.metrics
         logger = dependencies.logger
@@ -40,7 +42,10 @@ public struct OfferIssuer: Sendable {
         } catch {
             throw .internalFailure(error)
         }
-        guard decision.eligible else { throw .notEligible(decision) }
+        guard decision.eligible else {
+            activity.recordRefusal(OfferKey(bundleId: app.bundleId, offerId: rule.offerId), criteria: decision.reasons.map(\.criterion), at: now)
+            throw .notEligible(decision)
+        }
 
         let offer = PromotionalOfferRequest(
             bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId, offerId: rule.offerId,
@@ -84,6 +89,8 @@ public struct OfferIssuer: Sendable {
         } catch {
             switch error {
             case .quotaExceeded(let seconds):
+                activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
+                                       criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
                 throw .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
             case .unavailable(let reason):
                 logger.log(.error, "signature log append failed; no signature issued",

@@ -9,6 +9,7 @@ public enum ServiceRouter {
         var router = RouterBuilder<ServiceContext>()
         let logger = dependencies.logger
         let identification = CallerIdentificationMiddleware(keyRing: dependencies.keyRing)
+        router.use(ConsoleHeadersMiddleware())
         router.use(ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
         router.use(identification)
         router.use(ObservabilityMiddleware(metrics: dependencies.metrics, logger: logger))
@@ -37,6 +38,9 @@ public enum ServiceRouter {
         let audit = AuditHandler(dependencies: dependencies)
         let simulate = SimulateHandler(dependencies: dependencies)
         let historyImport = HistoryImportHandler(dependencies: dependencies)
+        let stats = StatsHandler(dependencies: dependencies)
+        let caller = CallerHandler(dependencies: dependencies)
+        let console = ConsoleHandler()
 
         router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
         router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), handler: users.offers)
@@ -54,9 +58,14 @@ public enum ServiceRouter {
         router.add("POST", "/v1/audit/verify", policy: .roles([.auditor]), handler: audit.verify)
         router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), handler: audit.integrity)
         router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), handler: audit.offerChanges)
+        router.add("GET", "/v1/stats/offers", policy: .roles([.marketing, .auditor]), handler: stats.summary)
+        router.add("GET", "/v1/stats/offers/{offerId}", policy: .roles([.marketing, .auditor]), handler: stats.offer)
         router.add("GET", "/v1/keys", policy: .anyRole, handler: operations.keys)
+        router.add("GET", "/v1/me", policy: .anyRole, handler: caller.me)
         router.add("GET", "/healthz", policy: .open, handler: operations.health)
         router.add("GET", "/readyz", policy: .open, handler: operations.ready)
         router.add("GET", "/metrics", policy: .open, handler: operations.metrics)
+        router.add("GET", "/console", policy: .open, handler: console.index)
+        router.add("GET", "/console/{asset}", policy: .open, handler: console.asset)
     }
 }

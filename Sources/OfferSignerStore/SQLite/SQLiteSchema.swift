@@ -99,6 +99,20 @@ enum SQLiteSchema {
         INSERT INTO signature_chain_head (id, seq, hash)
             SELECT 1, seq, hash FROM signatures ORDER BY seq DESC LIMIT 1;
         """,
+        // 4: offer activity for the console: refusals counted per day, offer and failed criterion
+        // (criterion '' counts refused requests), and the signature log indexed by offer and time
+        // so that signatures per offer and day are counted from the log itself.
+        """
+        CREATE TABLE offer_refusals_daily (
+            bundle_id TEXT NOT NULL,
+            offer_id TEXT NOT NULL,
+            day INTEGER NOT NULL,
+            criterion TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (bundle_id, offer_id, day, criterion)
+        ) WITHOUT ROWID;
+        CREATE INDEX signatures_by_offer_time ON signatures(offer_id, timestamp_ms);
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(SQLiteError) {
