@@ -20,17 +20,19 @@ struct UserHandler {
         let offers: [OfferVerdict]
     }
 
-    /// Every enabled offer of the user's app (optionally only those for `?productId=`), each
-    /// with its verdict, best priority first.
+    /// Every enabled offer of the user's app (optionally only those for `?productId=`; with
+    /// `?includeDisabled=true` disabled ones too, for support staff), each with its verdict,
+    /// best priority first.
     func offers(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let userId = try self.userId(context)
         let app = try self.app(request)
         let productFilter = request.query["productId"]
+        let includeDisabled = request.query["includeDisabled"] == "true"
         let now = dependencies.clock.now
         let check = EligibilityCheck(history: dependencies.history)
         let userHistory = try dependencies.history.history(userId: userId, bundleId: app)
         let verdicts = try dependencies.offers.offers()
-            .filter { $0.rule.bundleId == app && $0.rule.enabled }
+            .filter { $0.rule.bundleId == app && ($0.rule.enabled || includeDisabled) }
             .filter { offer in productFilter.map { offer.rule.productIds.contains($0) } ?? true }
             .sorted { ($0.rule.priority, $1.rule.offerId) > ($1.rule.priority, $0.rule.offerId) }
             .map { offer in

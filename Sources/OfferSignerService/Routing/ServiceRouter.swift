@@ -43,12 +43,13 @@ public enum ServiceRouter {
         let console = ConsoleHandler()
 
         router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
-        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), handler: users.offers)
+        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client, .marketing]), handler: users.offers)
         router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), handler: users.history)
         router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), handler: offers.list)
         router.add("GET", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.get)
         router.add("PUT", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.put)
         router.add("DELETE", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.delete)
+        router.add("GET", "/v1/admin/offers/{offerId}/changes", policy: .roles([.marketing]), handler: offers.changes)
         router.add("POST", "/v1/admin/offers/{offerId}/simulate", policy: .roles([.marketing]), handler: simulate.handle)
         router.add("POST", "/v1/admin/history/import", policy: .roles([]), accepts: ["application/x-ndjson"],
                    maxBodyBytes: HistoryImportHandler.maxBodyBytes, spoolBody: true, handler: historyImport.handle)
