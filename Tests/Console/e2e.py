@@ -7,7 +7,7 @@ Usage: e2e.py [--binary .build/debug/offer-signer] [--screenshots var/console-sc
 Each scenario saves screenshots at 1280×800 and 390×844 into the screenshots folder.
 Exits non-zero on the first failed check, naming it; prints 'N passed, 0 failed' at the end.
 """
-import argparse, csv, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+import argparse, base64, csv, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -98,7 +98,7 @@ class Service_:
 class Console:
     """A headless Chromium on the console, with screenshots at both widths and console-log checks."""
 
-    def __init__(self, base, shots, downloads):
+    def __init__(self, base, shots, downloads, docs=False):
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -112,6 +112,7 @@ class Console:
         self.base = base
         self.shots = shots
         self.downloads = downloads
+        self.docs = docs
         self.viewport(*DESKTOP)
 
     def viewport(self, width, height):
@@ -171,6 +172,7 @@ class Console:
     def shot(self, name, at=None):
         """Screenshots at both widths (the page re-lays itself out, then `at` is scrolled to the top), back to desktop after."""
         os.makedirs(self.shots, exist_ok=True)
+        self.driver.execute_script("document.getElementById('toasts').replaceChildren()")
         for label, (width, height) in (("desktop", DESKTOP), ("phone", PHONE)):
             self.viewport(width, height)
             time.sleep(0.15)
@@ -182,6 +184,18 @@ class Console:
             self.driver.save_screenshot(os.path.join(self.shots, f"{name}-{label}.png"))
         self.viewport(*DESKTOP)
         time.sleep(0.05)
+
+    def docs_shot(self, path):
+        """A small desktop screenshot for the README (1280×800 scaled to 60%), when asked for."""
+        if not self.docs:
+            return
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.driver.execute_script("document.getElementById('toasts').replaceChildren(); window.scrollTo(0, 0)")
+        time.sleep(0.1)
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "clip": {
+            "x": 0, "y": 0, "width": DESKTOP[0], "height": DESKTOP[1], "scale": 0.6}})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
 
     def console_errors(self, allow_network=()):
         """Browser console entries that are errors, except network errors of the allowed statuses."""
@@ -337,6 +351,7 @@ def scenarios(service, console, facts):
         check("not eligible" in text and "refund" in text.lower(), "the verdict gives the reason in plain words")
         check("winback_spring: 1" in c.find(".facts").text, "the facts list the redemption")
         c.shot("06-user-timeline")
+        c.docs_shot(os.path.join(ROOT, "docs", "console-user.png"))
 
     def activity():
         # Signatures and refusals through the public sign endpoint, then the charts.
@@ -357,6 +372,7 @@ def scenarios(service, console, facts):
         cells = [cell.get_attribute("textContent") for cell in row.find_elements(By.CSS_SELECTOR, "td.num")]
         check(cells[1:] == ["3", "3"], f"the list counts winback_e2e's 3 signatures in 24 h and 7 days ({cells})")
         c.shot("07-offers-list-with-counts")
+        c.docs_shot(os.path.join(ROOT, "docs", "console-offers.png"))
 
     def refusals_survive_restart():
         service.stop()
@@ -459,6 +475,7 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "offer-signer"))
     parser.add_argument("--screenshots", default=os.path.join(ROOT, "var", "console-screenshots"))
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--docs", action="store_true", help="also write the README's screenshots to docs/")
     args = parser.parse_args()
     started = time.time()
     folder = tempfile.mkdtemp(prefix="offer-signer-console-")
@@ -473,7 +490,8 @@ def main():
             status, _, body = service.call("POST", "/v1/admin/history/import", "admin", f.read(), content_type="application/x-ndjson")
         imported = json.loads(body)
         check(status == 200 and imported["accepted"] == facts["lines"], f"the history import accepted every line ({imported})")
-        console = Console(service.base, args.screenshots, os.path.join(folder, "downloads"))
+        shutil.rmtree(args.screenshots, ignore_errors=True)
+        console = Console(service.base, args.screenshots, os.path.join(folder, "downloads"), docs=args.docs)
         for scenario in scenarios(service, console, facts):
             name = scenario.__name__
             begun = time.time()
@@ -487,6 +505,7 @@ def main():
                 failed += 1
                 print(f"FAIL {name}: {failure}")
                 try:
+                    os.makedirs(args.screenshots, exist_ok=True)
                     console.driver.save_screenshot(os.path.join(args.screenshots, f"FAILED-{name}.png"))
                 except Exception:
                     pass

@@ -28,39 +28,45 @@ function svgRoot(title, description, width, height) {
 
 /**
  * Columns per day, stacked by series: `days` = [{day, values: {series: n}}], `series` = [{key, label}].
+ * Bars are SVG stretched to the width; the axis labels are HTML, so they stay readable on a phone.
  */
-export function dailyColumns({ title, days, series, height = 220 }) {
-  const width = 900;
-  const left = 40, right = 8, top = 10, bottom = 28;
+export function dailyColumns({ title, days, series }) {
   const totals = days.map(d => series.reduce((sum, item) => sum + (d.values[item.key] || 0), 0));
-  const max = niceMax(Math.max(0, ...totals));
-  const plotW = width - left - right, plotH = height - top - bottom;
-  const step = plotW / Math.max(1, days.length);
-  const barW = Math.max(2, Math.min(28, step * 0.7));
+  const highest = Math.max(0, ...totals);
+  const max = niceMax(highest);
+  const width = days.length * 10;
   const total = totals.reduce((a, b) => a + b, 0);
-  const svg = svgRoot(title, `${number(total)} in total over ${days.length} days, at most ${number(Math.max(0, ...totals))} on one day.`, width, height);
+  const svg = svgRoot(title, `${number(total)} in total over ${days.length} days, at most ${number(highest)} on one day.`, width, 100);
+  svg.setAttribute('preserveAspectRatio', 'none');
   for (const fraction of [0, 0.5, 1]) {
-    const y = top + plotH * (1 - fraction);
-    svg.append(s('line', { x1: left, x2: width - right, y1: y, y2: y, class: 'grid' }));
-    svg.append(s('text', { x: left - 6, y: y + 4, class: 'axis', 'text-anchor': 'end' }, number(Math.round(max * fraction))));
+    svg.append(s('line', { x1: 0, x2: width, y1: 100 * (1 - fraction), y2: 100 * (1 - fraction), class: 'grid', 'vector-effect': 'non-scaling-stroke' }));
   }
-  const labelEvery = Math.ceil(days.length / 8);
   days.forEach((d, i) => {
-    const x = left + step * i + (step - barW) / 2;
-    let y = top + plotH;
+    let y = 100;
     series.forEach((item, index) => {
       const value = d.values[item.key] || 0;
       if (!value) return;
-      const barH = plotH * value / max;
+      const barH = 100 * value / max;
       y -= barH;
-      svg.append(s('rect', { x: x.toFixed(1), y: y.toFixed(1), width: barW.toFixed(1), height: Math.max(1, barH).toFixed(1), class: ['bar', seriesClass(index)].join(' ') },
+      svg.append(s('rect', { x: i * 10 + 1.5, y: y.toFixed(2), width: 7, height: barH.toFixed(2), class: ['bar', seriesClass(index)].join(' ') },
         s('title', null, `${dayText(d.day)}: ${number(value)} ${item.label}`)));
     });
-    if (i % labelEvery === 0) {
-      svg.append(s('text', { x: (left + step * i + step / 2).toFixed(1), y: height - 8, class: 'axis', 'text-anchor': 'middle' }, shortDay(d.day)));
-    }
   });
-  return h('figure', { class: 'chart-figure' }, svg,
+  const yAxis = h('div', { class: 'y-axis', 'aria-hidden': 'true' }, [0, 0.5, 1].filter(f => Number.isInteger(max * f)).map(fraction => {
+    const label = h('span', null, number(max * fraction));
+    label.style.top = `${100 * (1 - fraction)}%`;
+    return label;
+  }));
+  const labelEvery = Math.ceil(days.length / 7);
+  const xAxis = h('div', { class: 'x-axis', 'aria-hidden': 'true' }, days.map((d, i) => {
+    if (i % labelEvery !== 0) return null;
+    const label = h('span', null, shortDay(d.day));
+    label.style.left = `${100 * (i + 0.5) / days.length}%`;
+    return label;
+  }));
+  return h('figure', { class: 'chart-figure columns' },
+    h('div', { class: 'columns-plot' }, yAxis, h('div', { class: 'columns-bars' }, svg)),
+    xAxis,
     series.length > 1 ? legend(series) : null);
 }
 
@@ -86,40 +92,40 @@ export function horizontalBars({ title, items, total, className = '' }) {
 
 /**
  * A timeline of subscription periods: lanes = [{label, segments: [{start, end, kind, title}], marks: [{at, kind, title}]}]
- * between `from` and `to` (ms). Kinds: paid, trial, offer, lapse, refund.
+ * between `from` and `to` (ms). Kinds: paid, trial, offer, lapse, refund. Bars are SVG stretched to the
+ * width; labels are HTML.
  */
 export function timeline({ title, description, lanes, from, to }) {
-  const width = 1000, left = 8, right = 8, laneH = 38, top = 8, axisH = 26;
-  const height = top + lanes.length * (laneH + 22) + axisH;
   const span = Math.max(1, to - from);
-  const x = t => left + (width - left - right) * (Math.min(Math.max(t, from), to) - from) / span;
-  const svg = svgRoot(title, description, width, height);
-  lanes.forEach((lane, index) => {
-    const y = top + index * (laneH + 22);
-    svg.append(s('text', { x: left, y: y + 12, class: 'lane-label' }, lane.label));
-    svg.append(s('rect', { x: left, y: y + 18, width: width - left - right, height: laneH - 14, class: 'lane-track', rx: 3 }));
+  const x = t => 1000 * (Math.min(Math.max(t, from), to) - from) / span;
+  const figure = h('figure', { class: 'chart-figure timeline', role: 'group', 'aria-label': title },
+    h('p', { class: 'visually-hidden' }, description));
+  for (const lane of lanes) {
+    const svg = svgRoot(`${title}: ${lane.label}`, lane.segments.map(seg => seg.title).join('; '), 1000, 20);
+    svg.setAttribute('preserveAspectRatio', 'none');
+    svg.setAttribute('class', 'chart lane');
+    svg.append(s('rect', { x: 0, y: 0, width: 1000, height: 20, class: 'lane-track' }));
     for (const seg of lane.segments) {
       const x1 = x(seg.start), x2 = x(seg.end ?? to);
-      svg.append(s('rect', { x: x1.toFixed(1), y: y + 18, width: Math.max(2, x2 - x1).toFixed(1), height: laneH - 14, class: `seg seg-${seg.kind}`, rx: 2 },
+      svg.append(s('rect', { x: x1.toFixed(2), y: 0, width: Math.max(1.5, x2 - x1).toFixed(2), height: 20, class: `seg seg-${seg.kind}` },
         s('title', null, seg.title)));
     }
     for (const mark of lane.marks || []) {
-      const mx = x(mark.at);
-      svg.append(s('path', { d: `M${mx.toFixed(1)} ${y + 14} l5 -8 h-10 z`, class: `mark mark-${mark.kind}` }, s('title', null, mark.title)));
-      svg.append(s('line', { x1: mx.toFixed(1), x2: mx.toFixed(1), y1: y + 14, y2: y + laneH + 4, class: `mark-line mark-${mark.kind}` }));
+      svg.append(s('line', { x1: x(mark.at).toFixed(2), x2: x(mark.at).toFixed(2), y1: 0, y2: 20, class: `mark mark-${mark.kind}`, 'vector-effect': 'non-scaling-stroke' },
+        s('title', null, mark.title)));
     }
-  });
-  // Axis: about six dates.
-  const axisY = height - axisH + 4;
-  svg.append(s('line', { x1: left, x2: width - right, y1: axisY, y2: axisY, class: 'grid' }));
-  const ticks = 6;
+    figure.append(h('p', { class: 'lane-label' }, lane.label), svg);
+  }
+  const axis = h('div', { class: 'x-axis time-axis', 'aria-hidden': 'true' });
+  const ticks = 4;
   for (let i = 0; i <= ticks; i += 1) {
     const t = from + span * i / ticks;
-    const anchor = i === 0 ? 'start' : i === ticks ? 'end' : 'middle';
-    svg.append(s('text', { x: x(t).toFixed(1), y: axisY + 16, class: 'axis', 'text-anchor': anchor },
-      new Date(t).toLocaleDateString('en-US', { month: 'short', year: '2-digit', timeZone: 'UTC' })));
+    const label = h('span', { class: i === 0 ? 'first' : i === ticks ? 'last' : undefined },
+      new Date(t).toLocaleDateString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' }));
+    label.style.left = `${100 * i / ticks}%`;
+    axis.append(label);
   }
-  return h('figure', { class: 'chart-figure timeline' }, svg,
-    h('ul', { class: 'legend' }, [['paid', 'Paid'], ['trial', 'Free trial'], ['offer', 'Offer period'], ['lapse', 'Lapsed'], ['refund', 'Refund']]
-      .map(([kind, label]) => h('li', null, h('span', { class: ['swatch', `seg-${kind}`], 'aria-hidden': 'true' }), label))));
+  figure.append(axis, h('ul', { class: 'legend' }, [['paid', 'Paid'], ['trial', 'Free trial'], ['offer', 'Offer period'], ['lapse', 'Lapsed'], ['refund', 'Refund']]
+    .map(([kind, label]) => h('li', null, h('span', { class: ['swatch', `seg-${kind}`], 'aria-hidden': 'true' }), label))));
+  return figure;
 }
