@@ -1,5 +1,5 @@
 // Building the page safely: every value becomes a text node or an attribute set through
-// the DOM, never HTML. No innerHTML anywhere in the console; event handlers are functions
+// the DOM, never parsed as HTML (the console never assigns markup); event handlers are functions
 // passed here, never attributes, so a value from outside can never run.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

@@ -143,7 +143,7 @@ export function showErrors(form, summary, messages, title = 'The offer was not s
         event.preventDefault();
         const target = form.querySelector(`#${id}`);
         (target.matches('fieldset') ? target.querySelector('input') : target)?.focus();
-      } }, spec.label), ': ', humanize(message));
+      } }, humanize(message)));
     }
     return h('li', null, humanize(message));
   });

@@ -3,7 +3,7 @@ import { h, replace, field, table, toast } from './dom.js';
 import { number, dateTime } from './format.js';
 import { historyList } from './offer-history.js';
 
-const TABS = [['signatures', 'Signatures'], ['integrity', 'Integrity'], ['verify', 'Verify a signature'], ['changes', 'Offer changes']];
+const TABS = [['signatures', 'Signatures'], ['integrity', 'Integrity'], ['verify', 'Verify'], ['changes', 'Offer changes']];
 const FILTERS = [
   ['userId', 'User ID'], ['offerId', 'Offer ID'], ['productId', 'Product ID'], ['bundleId', 'App (bundle ID)'], ['keyId', 'Key ID'],
 ];

@@ -76,7 +76,7 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
       const id = input.value.trim();
       if (id) navigate(['users', id], apps.length > 1 ? { bundleId: appSelect.value } : undefined);
     } },
-    field({ id: 'user-id', label: 'User ID (app account token)', control: input }),
+    field({ id: 'user-id', label: 'User ID (app account token)', control: input, wide: true }),
     appSelect ? field({ id: 'user-app', label: 'App', control: appSelect }) : null,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Look up'))),
     results));
