@@ -274,6 +274,22 @@ def scenarios(service, console, facts):
         check(service.tokens["marketing"] not in c.driver.current_url, "the token is not in the URL")
         c.wait_text("main table", "demo_winback")
 
+    def phone_menu():
+        c.viewport(*PHONE)
+        try:
+            c.open("#/offers")
+            c.wait("#menu-toggle")
+            check(not c.find("#nav").is_displayed(), "on a phone the navigation folds behind Menu")
+            c.click("#menu-toggle")
+            check(c.find("#menu-toggle").get_attribute("aria-expanded") == "true", "Menu says it is open")
+            users = c.driver.find_element(By.LINK_TEXT, "Users")
+            check(users.is_displayed() and c.find("#sign-out").is_displayed(), "the open menu shows the pages and Sign out")
+            users.click()
+            c.wait("#user-id")
+            check(not c.find("#nav").is_displayed(), "the menu folds again after choosing a page")
+        finally:
+            c.viewport(*DESKTOP)
+
     def create_offer_with_error_then_fix():
         c.open("#/offers/new")
         c.wait("#f-offerId")
@@ -466,7 +482,7 @@ def scenarios(service, console, facts):
         check(c.driver.execute_script("return window.__xss") is None and not c.all("main img"), "the markup user ID is text in the log")
         c.sign_out()
 
-    return [headers_on_console_responses, sign_in_marketing, create_offer_with_error_then_fix, simulate, change_and_diff,
+    return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
             disable_and_enable, user_lookup, activity, refusals_survive_restart, xss_probe, expired_token, auditor]
 
 

@@ -75,7 +75,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
 
   function drawSimulation(result) {
     const funnelItems = [{ label: 'Known users', value: result.known, className: 'series-total' },
-      ...result.funnel.map(step => ({ label: `then: ${criterionLabel(step.criterion)}`, value: step.remaining, note: number(step.remaining) }))];
+      ...result.funnel.map(step => ({ label: `minus ${criterionLabel(step.criterion).toLowerCase()}`, value: step.remaining, note: number(step.remaining), className: 'series-c1' }))];
     replace(simulation,
       h('h2', { id: 'sim-title' }, 'Simulate'),
       h('p', { class: 'sim-headline', role: 'status' },
