@@ -48,8 +48,11 @@ async function signatures(body, { query, navigate, href }) {
   h('div', { class: 'filter-grid' },
     FILTERS.map(([name, label]) => field({ id: `filter-${name}`, label,
       control: inputs[name] = h('input', { type: 'text', value: query.get(name) || '', autocomplete: 'off', spellcheck: 'false' }) })),
-    field({ id: 'filter-from', label: 'Signed from (UTC)', control: inputs.from = h('input', { type: 'datetime-local', step: '60', value: query.get('from') || '' }) }),
-    field({ id: 'filter-to', label: 'Signed before (UTC)', control: inputs.to = h('input', { type: 'datetime-local', step: '60', value: query.get('to') || '' }) }),
+    [['from', 'Signed from (UTC)'], ['to', 'Signed before (UTC)']].map(([name, label]) => {
+      const wrapper = field({ id: `filter-${name}`, label, control: inputs[name] = h('input', { type: 'datetime-local', step: '60', value: query.get(name) || '' }) });
+      wrapper.classList.add('filter-time');
+      return wrapper;
+    }),
     field({ id: 'filter-limit', label: 'Rows per page', control: inputs.limit = h('select', null, ['25', '100', '500', '1000'].map(v =>
       h('option', { value: v, selected: (query.get('limit') || '100') === v }, v))) })),
   h('div', { class: 'actions' },
