@@ -1,6 +1,7 @@
 # offer-signer — the two commands of the README, and the benchmark.
 #   make run    release build, then the service on 127.0.0.1:8080 (SQLite, development key, demo offer)
-#   make test   the whole test suite, then the console's end-to-end scenarios in headless Chromium
+#   make test   the whole test suite, the contract test (schemathesis against the service),
+#               then the console's end-to-end scenarios in headless Chromium
 #   make bench  the benchmark (see bench/README.md)
 
 SWIFT ?= swift
@@ -30,14 +31,28 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps console-test-deps
+test: deps contract-deps console-test-deps
 	$(SWIFT) test
+	SCHEMATHESIS=$(CONTRACT_VENV)/bin/schemathesis bash Tests/contract/run-schemathesis.sh
 	$(MAKE) console-test
 
 # The web console in headless Chromium against a real `serve` (debug build); screenshots in var/console-screenshots.
 console-test: console-test-deps
 	$(SWIFT) build --product offer-signer
 	/usr/bin/python3 Tests/Console/e2e.py --binary .build/debug/offer-signer
+
+# The contract test's schemathesis (Tests/contract), pinned, in its own virtual environment;
+# installed when missing or at another version.
+CONTRACT_VENV ?= .build/contract-venv
+SCHEMATHESIS_VERSION := 4.32.5
+CONTRACT_PACKAGES := python3 python3-venv
+.PHONY: contract-deps
+contract-deps:
+	@$(call install_missing,$(CONTRACT_PACKAGES))
+	@if ! $(CONTRACT_VENV)/bin/schemathesis --version 2>/dev/null | grep -qx "schemathesis, version $(SCHEMATHESIS_VERSION)"; then \
+		echo "Installing schemathesis $(SCHEMATHESIS_VERSION) in $(CONTRACT_VENV)"; \
+		python3 -m venv --clear $(CONTRACT_VENV) && $(CONTRACT_VENV)/bin/pip install -q "schemathesis==$(SCHEMATHESIS_VERSION)"; \
+	fi
 
 run: release
 	.build/release/offer-signer dev-setup --dir $(DEV_DIR) --database $(DATABASE) --listen $(LISTEN)

@@ -50,11 +50,11 @@ final class AppStoreServerAPITokenIssuer: Sendable {
     private func sign(issuedAt now: Date) throws(AppStoreServerAPIError) -> Token {
         let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
         let expires = issuedAt + Int64(Self.lifetime)
-        let header = JSONScalar.object([("alg", .string("ES256")), ("kid", .string(credentials.keyId)), ("typ", .string("JWT"))])
-        let claims = JSONScalar.object([
+        let header = JSONValue.object([("alg", .string("ES256")), ("kid", .string(credentials.keyId)), ("typ", .string("JWT"))])
+        let claims = JSONValue.object([
             ("iss", .string(credentials.issuerId)),
-            ("iat", .integer(issuedAt)),
-            ("exp", .integer(expires)),
+            ("iat", .int(Int(issuedAt))),
+            ("exp", .int(Int(expires))),
             ("aud", .string(Self.audience)),
             ("bid", .string(credentials.bundleId)),
         ])

@@ -1,14 +1,14 @@
 import Foundation
 
 /// Refuses a request body whose media type its route does not accept (415). Runs after
-/// authorization, so an unknown caller learns nothing of what a route accepts. (Bodies over
-/// a route's limit are refused with 413 by the router, which knows the limit.)
+/// authorization, so an unknown caller learns nothing of what a route accepts; a request that
+/// matched no route passes on to its 404 or 405. (Bodies over a route's limit are refused
+/// with 413 by the router, which knows the limit.)
 public struct ContentTypeMiddleware<Context: RequestContext>: HTTPMiddleware {
     public init() {}
 
     public func handle(_ request: HTTPRequest, context: Context, next: HTTPResponder<Context>) throws -> HTTPResponse {
-        if !request.body.isEmpty || request.bodyFile != nil {
-            let accepted = context.core.acceptedMediaTypes
+        if let accepted = context.core.acceptedMediaTypes, !request.body.isEmpty || request.bodyFile != nil {
             guard let type = request.mediaType, accepted.contains(type) else {
                 let expected = accepted.sorted().joined(separator: " or ")
                 throw HTTPProblem.unsupportedMediaType(

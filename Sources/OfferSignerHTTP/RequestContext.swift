@@ -29,14 +29,18 @@ public struct CoreRequestContext: Sendable {
     public let routePattern: String?
     /// Values of the pattern's `{name}` segments.
     public let parameters: RouteParameters
-    /// Media types the matched route accepts for a request body; empty when none matched.
-    public let acceptedMediaTypes: Set<String>
+    /// Media types the matched route accepts for a request body; nil when no route matched
+    /// (the request is then answered 404 or 405 whatever it carries).
+    public let acceptedMediaTypes: Set<String>?
+    /// Query parameters the matched route takes; nil when no route matched.
+    public let queryParameters: Set<String>?
 
     public init(requestId: String, routePattern: String? = nil, parameters: RouteParameters = RouteParameters(),
-                acceptedMediaTypes: Set<String> = []) {
+                acceptedMediaTypes: Set<String>? = nil, queryParameters: Set<String>? = nil) {
         self.requestId = requestId
         self.routePattern = routePattern
         self.parameters = parameters
         self.acceptedMediaTypes = acceptedMediaTypes
+        self.queryParameters = queryParameters
     }
 }

@@ -9,17 +9,20 @@ public struct Route<Context: RequestContext>: Sendable {
     public let policy: Context.RoutePolicy
     /// Media types accepted for a request body (`application/json`, …).
     public let acceptedMediaTypes: Set<String>
+    /// The query parameters the route takes; any other is refused.
+    public let queryParameters: Set<String>
     /// How the body is taken: its limit, and whether it is spooled to a temporary file.
     public let body: BodyPolicy
     let handler: HTTPResponder<Context>
     private let segments: [Substring]
 
-    init(method: String, pattern: String, policy: Context.RoutePolicy, acceptedMediaTypes: Set<String>, body: BodyPolicy,
-         handler: @escaping HTTPResponder<Context>) {
+    init(method: String, pattern: String, policy: Context.RoutePolicy, acceptedMediaTypes: Set<String>, queryParameters: Set<String>,
+         body: BodyPolicy, handler: @escaping HTTPResponder<Context>) {
         self.method = method
         self.pattern = pattern
         self.policy = policy
         self.acceptedMediaTypes = acceptedMediaTypes
+        self.queryParameters = queryParameters
         self.body = body
         self.handler = handler
         self.segments = Self.split(pattern)

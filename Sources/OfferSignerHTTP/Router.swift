@@ -95,7 +95,8 @@ public struct Router<Context: RequestContext>: HTTPApplication {
         case .route(let index, _):
             let route = table[index].route
             return Context(core: CoreRequestContext(requestId: requestId, routePattern: route.pattern, parameters: parameters,
-                                                    acceptedMediaTypes: route.acceptedMediaTypes), policy: route.policy)
+                                                    acceptedMediaTypes: route.acceptedMediaTypes, queryParameters: route.queryParameters),
+                           policy: route.policy)
         case .methodNotAllowed(let index):
             return Context(core: CoreRequestContext(requestId: requestId, routePattern: methodsNotAllowed[index].pattern), policy: nil)
         case .notFound:

@@ -17,13 +17,14 @@ public struct RouterBuilder<Context: RequestContext> {
         middleware.append(step)
     }
 
-    /// Adds a route with everything declared of it. With `spoolBody` the body is written to
-    /// a temporary file as it arrives (for large uploads) and handed over as
-    /// `request.bodyFile` instead of `request.body`.
-    public mutating func add(_ method: String, _ pattern: String, policy: Context.RoutePolicy,
+    /// Adds a route with everything declared of it: the application's policy, the query
+    /// parameters it takes (`query`), the media types its body may have (`accepts`) and its
+    /// size. With `spoolBody` the body is written to a temporary file as it arrives (for large
+    /// uploads) and handed over as `request.bodyFile` instead of `request.body`.
+    public mutating func add(_ method: String, _ pattern: String, policy: Context.RoutePolicy, query: Set<String> = [],
                              accepts mediaTypes: Set<String> = ["application/json"], maxBodyBytes: Int? = nil,
                              spoolBody: Bool = false, handler: @escaping HTTPResponder<Context>) {
-        routes.append(Route(method: method, pattern: pattern, policy: policy, acceptedMediaTypes: mediaTypes,
+        routes.append(Route(method: method, pattern: pattern, policy: policy, acceptedMediaTypes: mediaTypes, queryParameters: query,
                             body: BodyPolicy(limit: maxBodyBytes ?? defaultBodyLimit, spoolToDisk: spoolBody), handler: handler))
     }
 
@@ -60,8 +61,9 @@ public struct RouterBuilder<Context: RequestContext> {
 
 extension RouterBuilder where Context.RoutePolicy == Void {
     /// Adds a route of an application that declares nothing more of its routes.
-    public mutating func add(_ method: String, _ pattern: String, accepts mediaTypes: Set<String> = ["application/json"],
+    public mutating func add(_ method: String, _ pattern: String, query: Set<String> = [], accepts mediaTypes: Set<String> = ["application/json"],
                              maxBodyBytes: Int? = nil, spoolBody: Bool = false, handler: @escaping HTTPResponder<Context>) {
-        add(method, pattern, policy: (), accepts: mediaTypes, maxBodyBytes: maxBodyBytes, spoolBody: spoolBody, handler: handler)
+        add(method, pattern, policy: (), query: query, accepts: mediaTypes, maxBodyBytes: maxBodyBytes, spoolBody: spoolBody,
+            handler: handler)
     }
 }

@@ -20,17 +20,6 @@ public protocol OfferActivityStore: Sendable {
     func signatures(from: Int64, to: Int64) throws -> [OfferKey: Int]
 }
 
-/// An offer of an app.
-public struct OfferKey: Sendable, Hashable {
-    public var bundleId: String
-    public var offerId: String
-
-    public init(bundleId: String, offerId: String) {
-        self.bundleId = bundleId
-        self.offerId = offerId
-    }
-}
-
 /// How many signing requests for an offer were refused on one day for one criterion.
 public struct RefusalCount: Sendable, Hashable {
     /// The day, as whole days since 1970-01-01 (UTC).

@@ -12,15 +12,17 @@ public protocol SubscriptionHistoryStore: Sendable {
     /// Stores several verified items in one transaction, with one result each (for imports).
     func record(batch items: [HistoryItem]) throws -> [Bool]
 
-    /// The user's transactions and renewal states in `bundleId`, for `userId` (the lowercased
-    /// app account token), including transactions of the same subscriptions that lack the token.
+    /// The user's transactions and renewal states in `bundleId`, of every environment, for
+    /// `userId` (the lowercased app account token), including transactions of the same
+    /// subscriptions (same environment and `originalTransactionId`) that lack the token.
     func history(userId: String, bundleId: String) throws -> UserHistory
 
-    /// The subscription group a product belongs to, as verified transactions reported it.
-    func subscriptionGroup(productId: String, bundleId: String) throws -> String?
+    /// The subscription group a product belongs to, as verified transactions of `environment`
+    /// reported it.
+    func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String?
 
-    /// Users with any transaction in `bundleId`, in ID order, after `afterUserId`.
-    func knownUsers(bundleId: String, afterUserId: String, limit: Int) throws -> [String]
+    /// Users with any transaction in `bundleId` and `environment`, in ID order, after `afterUserId`.
+    func knownUsers(bundleId: String, environment: AppStoreEnvironment, afterUserId: String, limit: Int) throws -> [String]
 }
 
 /// One verified thing to store.
@@ -31,7 +33,7 @@ public enum HistoryItem: Sendable, Hashable {
     case renewal(StoredRenewal)
 }
 
-/// A user's verified history in one app.
+/// A user's verified history in one app, of every environment (each item says which).
 public struct UserHistory: Sendable, Hashable {
     public var transactions: [SubscriptionTransaction]
     public var renewals: [SubscriptionRenewalState]
@@ -41,9 +43,11 @@ public struct UserHistory: Sendable, Hashable {
         self.renewals = renewals
     }
 
-    /// Facts for the group of `productId`, or nil when the user has nothing in that group.
-    public func facts(group: String, now: Date) -> HistoryFacts? {
-        HistoryFacts.compute(transactions: transactions, renewalStates: renewals, subscriptionGroupIdentifier: group, now: now)
+    /// Facts for the subscription group `group` from `environment`'s history alone, or nil
+    /// when the user has nothing in that group there.
+    public func facts(group: String, environment: AppStoreEnvironment, now: Date) -> HistoryFacts? {
+        HistoryFacts.compute(transactions: transactions, renewalStates: renewals, subscriptionGroupIdentifier: group,
+                             environment: environment, now: now)
     }
 }
 
@@ -72,28 +76,26 @@ public struct StoredNotification: Sendable, Hashable {
     }
 }
 
-/// A verified transaction and the signed JWS it came from.
+/// A verified transaction and the signed JWS it came from. It is stored under its
+/// environment and `transactionId`.
 public struct StoredTransaction: Sendable, Hashable {
     public var transaction: SubscriptionTransaction
-    public var environment: String?
     public var signedTransaction: String
 
-    public init(transaction: SubscriptionTransaction, environment: String?, signedTransaction: String) {
+    public init(transaction: SubscriptionTransaction, signedTransaction: String) {
         self.transaction = transaction
-        self.environment = environment
         self.signedTransaction = signedTransaction
     }
 }
 
-/// A verified renewal info and the signed JWS it came from.
+/// A verified renewal info and the signed JWS it came from. It is stored under its
+/// environment and `originalTransactionId`.
 public struct StoredRenewal: Sendable, Hashable {
     public var renewal: SubscriptionRenewalState
-    public var environment: String?
     public var signedRenewalInfo: String
 
-    public init(renewal: SubscriptionRenewalState, environment: String?, signedRenewalInfo: String) {
+    public init(renewal: SubscriptionRenewalState, signedRenewalInfo: String) {
         self.renewal = renewal
-        self.environment = environment
         self.signedRenewalInfo = signedRenewalInfo
     }
 }

@@ -91,20 +91,20 @@ struct TokenTests {
     func mockRefuses(claim: String, value: String) throws {
         let testbed = try APITestbed()
         testbed.addCustomer(first: 31_000, count: 1)
-        let now = Int64(Date().timeIntervalSince1970)
-        var header: [(String, JSONScalar)] = [("alg", .string("ES256")), ("kid", .string(APITestbed.keyId)), ("typ", .string("JWT"))]
-        var claims: [String: JSONScalar] = ["iss": .string(APITestbed.issuerId), "iat": .integer(now), "exp": .integer(now + 300),
+        let now = Int(Date().timeIntervalSince1970)
+        var header: [(String, JSONValue)] = [("alg", .string("ES256")), ("kid", .string(APITestbed.keyId)), ("typ", .string("JWT"))]
+        var claims: [String: JSONValue] = ["iss": .string(APITestbed.issuerId), "iat": .int(now), "exp": .int(now + 300),
                                             "aud": .string("appstoreconnect-v1"), "bid": .string(TestSignedData.bundleId)]
         switch claim {
-        case "exp": claims["exp"] = .integer(now + Int64(value)!)
-        case "expired": (claims["iat"], claims["exp"]) = (.integer(now - 400), .integer(now - 100))
+        case "exp": claims["exp"] = .int(now + Int(value)!)
+        case "expired": (claims["iat"], claims["exp"]) = (.int(now - 400), .int(now - 100))
         case "kid": header[1] = ("kid", .string(value))
         default: claims[claim] = .string(value)
         }
         let refused = Self.token(header: header, claims: claims, testbed: testbed)
         var valid = claims
-        valid["exp"] = .integer(now + 300)
-        (valid["iat"], valid["aud"], valid["bid"], valid["iss"]) = (.integer(now), .string("appstoreconnect-v1"),
+        valid["exp"] = .int(now + 300)
+        (valid["iat"], valid["aud"], valid["bid"], valid["iss"]) = (.int(now), .string("appstoreconnect-v1"),
                                                                     .string(TestSignedData.bundleId), .string(APITestbed.issuerId))
         let accepted = Self.token(header: [("alg", .string("ES256")), ("kid", .string(APITestbed.keyId)), ("typ", .string("JWT"))],
                                   claims: valid, testbed: testbed)
@@ -113,9 +113,9 @@ struct TokenTests {
         #expect(try Self.status(of: accepted, testbed) == 200)
     }
 
-    static func token(header: [(String, JSONScalar)], claims: [String: JSONScalar], testbed: APITestbed) -> String {
-        let input = Base64URL.encode(JSONScalar.object(header).utf8) + "."
-            + Base64URL.encode(JSONScalar.object(claims.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }).utf8)
+    static func token(header: [(String, JSONValue)], claims: [String: JSONValue], testbed: APITestbed) -> String {
+        let input = Base64URL.encode(JSONValue.object(header).utf8) + "."
+            + Base64URL.encode(JSONValue.object(claims.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }).utf8)
         let der = try! testbed.key.signDER(Array(input.utf8))
         return input + "." + Base64URL.encode(ECDSASignatureEncoding.raw(fromDER: der)!)
     }

@@ -6,9 +6,10 @@ import Testing
 struct RouterTests {
     func router(reported: ErrorLog = ErrorLog()) -> Router<TestContext> {
         var builder = RouterBuilder<TestContext>()
+        builder.use(QueryParameterMiddleware())
         builder.use(ContentTypeMiddleware())
         builder.reportUnexpected = { error, _, _ in reported.add(error) }
-        builder.add("GET", "/v1/things/{id}", policy: "reader") { _, context in
+        builder.add("GET", "/v1/things/{id}", policy: "reader", query: ["expand"]) { _, context in
             HTTPResponse.text("thing \(try context.parameters.require("id")) for \(context.policy ?? "nobody")")
         }
         builder.add("PUT", "/v1/things/{id}", policy: "writer", maxBodyBytes: 10) { request, _ in
@@ -37,6 +38,23 @@ struct RouterTests {
     func policy() {
         #expect(router().routes.map { "\($0.method) \($0.pattern) \($0.policy)" }.first == "GET /v1/things/{id} reader")
         #expect(TestContext.seenPolicies(router(), HTTPRequest(method: "GET", path: "/nowhere")) == [nil])
+    }
+
+    @Test("a route takes only the query parameters it declares; a typo is an error, not a filter left out")
+    func queryParameters() throws {
+        #expect(router().respond(to: HTTPRequest(method: "GET", path: "/v1/things/a", query: ["expand": "1"])).status == 200)
+        let typo = router().respond(to: HTTPRequest(method: "GET", path: "/v1/things/a", query: ["expnad": "1"]))
+        #expect(typo.status == 400)
+        #expect(try problem(typo)["detail"] as? String == "unknown query parameter 'expnad'; this route takes 'expand'")
+        #expect(router().respond(to: HTTPRequest(method: "PUT", path: "/v1/things/a", query: ["x": ""])).status == 400)
+    }
+
+    @Test("a method the path lacks is 405 whatever body it carries, before any media type check")
+    func methodBeforeMediaType() {
+        let trace = router().respond(to: HTTPRequest(method: "TRACE", path: "/v1/lines", headers: ["Content-Type": "text/plain"], body: [1]))
+        #expect(trace.status == 405)
+        let nowhere = router().respond(to: HTTPRequest(method: "POST", path: "/nowhere", query: ["a": "b"], body: [1]))
+        #expect(nowhere.status == 404)
     }
 
     @Test("a route's declared media types are the ones it accepts")

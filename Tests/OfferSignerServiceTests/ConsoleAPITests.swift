@@ -51,7 +51,7 @@ struct ConsoleAPITests {
         #expect(failures == ["requireLapsed=1", "minDaysSinceExpiry=2", "maxDaysSinceExpiry=2"])
         let funnel = (result["funnel"] as? [[String: Any]] ?? []).map { "\($0["criterion"]!)=\($0["remaining"]!)" }
         #expect(funnel == ["requireLapsed=3", "minDaysSinceExpiry=2", "maxDaysSinceExpiry=1"])
-        #expect(try env.dependencies.offers.offer(id: "winback")?.rule.eligibility.maxDaysSinceExpiry == 365)
+        #expect(try env.dependencies.offers.offer(bundleId: "com.example.app", offerId: "winback")?.rule.eligibility.maxDaysSinceExpiry == 365)
     }
 
     @Test("simulating a draft for an offer not saved yet works; a wrong draft is refused with every fault")
@@ -151,5 +151,37 @@ struct ConsoleAPITests {
         let all = env.send("GET", "/v1/users/lapsed-a/offers", role: .marketing, query: ["includeDisabled": "true"]).json["offers"] as? [[String: Any]] ?? []
         let old = try #require(all.first { $0["offerId"] as? String == "old_offer" })
         #expect(old["eligible"] as? Bool == false && (old["reasons"] as? [[String: Any]])?.first?["criterion"] as? String == "enabled")
+    }
+
+    @Test("with two apps the console's offer routes need ?bundleId= and answer each app's own offer; simulate reads one environment")
+    func twoAppsAndEnvironments() throws {
+        let env = try TestEnvironment(secondApp: true)
+        try env.putOffer(TestEnvironment.demoRule())
+        var other = TestEnvironment.demoRule()
+        other.bundleId = TestEnvironment.otherBundleId
+        other.productIds = [TestEnvironment.otherProduct]
+        other.priority = 3
+        try env.putOffer(other)
+        for path in ["/v1/stats/offers/winback", "/v1/admin/offers/winback/changes"] {
+            #expect(env.send("GET", path, role: .marketing).status == 400, "\(path)")
+            let mine = env.send("GET", path, role: .marketing, query: ["bundleId": TestEnvironment.otherBundleId])
+            #expect(mine.status == 200, "\(path)")
+        }
+        let stats = env.send("GET", "/v1/stats/offers/winback", role: .marketing, query: ["bundleId": TestEnvironment.otherBundleId]).json
+        #expect(stats["bundleId"] as? String == TestEnvironment.otherBundleId)
+        let changes = env.send("GET", "/v1/admin/offers/winback/changes", role: .marketing, query: ["bundleId": TestEnvironment.otherBundleId]).json
+        let items = changes["items"] as? [[String: Any]] ?? []
+        #expect(items.count == 1 && (items.first?["after"] as? [String: Any])?["priority"] as? Int == 3)
+
+        // A draft names its app in the body; a different ?bundleId= is refused rather than ignored.
+        let draft = #"{"offerId": "winback", "bundleId": "\#(TestEnvironment.bundleId)", "productIds": ["\#(TestEnvironment.product)"]}"#
+        let mismatch = env.send("POST", "/v1/admin/offers/winback/simulate", role: .marketing,
+                                json: draft, query: ["bundleId": TestEnvironment.otherBundleId])
+        #expect(mismatch.status == 400 && (mismatch.json["detail"] as? String ?? "").contains("differs from the draft's bundleId"))
+        let sandbox = env.send("POST", "/v1/admin/offers/winback/simulate", role: .marketing,
+                               json: draft, query: ["bundleId": TestEnvironment.bundleId, "environment": "Sandbox"]).json
+        #expect(sandbox["environment"] as? String == "Sandbox" && sandbox["draft"] as? Bool == true && sandbox["bundleId"] as? String == TestEnvironment.bundleId)
+        #expect(env.send("POST", "/v1/admin/offers/winback/simulate", role: .marketing,
+                         query: ["bundleId": TestEnvironment.bundleId, "environment": "Xcode"]).status == 400)
     }
 }

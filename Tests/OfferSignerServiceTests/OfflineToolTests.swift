@@ -25,8 +25,8 @@ struct OfflineToolTests {
         } throws: { error in
             "\(error)".contains("offer 'c'") && "\(error)".contains("productIds")
         }
-        #expect(try env.dependencies.offers.offer(id: "a")?.rule.productIds == ["p1"], "nothing of the bad file applied")
-        #expect(try env.dependencies.offers.changes(offerId: nil, afterId: 0, limit: 10).map(\.apiKeyName) == ["cli:test", "cli:test"])
+        #expect(try env.dependencies.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "a")?.rule.productIds == ["p1"], "nothing of the bad file applied")
+        #expect(try env.dependencies.offers.changes(bundleId: nil, offerId: nil, afterId: 0, limit: 10).map(\.apiKeyName) == ["cli:test", "cli:test"])
     }
 
     @Test("audit export: CSV with a header, NDJSON one record per line, filtered by time")

@@ -76,7 +76,7 @@ struct ServiceRuntimeTests {
 
         let restarted = try ServiceRuntime(settings: settings, logger: .silent)
         defer { restarted.stop() }
-        #expect(try restarted.dependencies.offers.offer(id: "winback") != nil)
+        #expect(try restarted.dependencies.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "winback") != nil)
         #expect(try restarted.dependencies.signatures.signature(nonce: nonce)?.record.userId == "socket-user")
         #expect(try restarted.dependencies.history.history(userId: "socket-user", bundleId: TestEnvironment.bundleId).transactions.count == 1)
         let (quota, _, retry) = try Self.request(

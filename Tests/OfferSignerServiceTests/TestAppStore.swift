@@ -36,37 +36,44 @@ enum TestAppStore {
     static func transaction(id: String, original: String? = nil, user: String?, product: String = TestEnvironment.product,
                             group: String = "group-1", purchased: Date, expires: Date, revoked: Date? = nil,
                             offerType: Int? = nil, offerId: String? = nil, discount: String? = nil, price: Int = 9990,
-                            storefront: String = "USA", signed: Date, environment: String = "Production") -> String {
+                            storefront: String = "USA", signed: Date, environment: String = "Production",
+                            reason: String = "PURCHASE", bundleId: String = TestEnvironment.bundleId,
+                            extra: [String: Any] = [:]) -> String {
         var payload: [String: Any] = [
-            "transactionId": id, "originalTransactionId": original ?? id, "bundleId": TestEnvironment.bundleId,
+            "transactionId": id, "originalTransactionId": original ?? id, "bundleId": bundleId,
             "productId": product, "subscriptionGroupIdentifier": group, "purchaseDate": ms(purchased),
             "originalPurchaseDate": ms(purchased), "expiresDate": ms(expires), "quantity": 1,
             "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": ms(signed),
             "environment": environment, "storefront": storefront, "storefrontId": "143441", "price": price,
-            "currency": "USD", "transactionReason": "PURCHASE",
+            "currency": "USD", "transactionReason": reason,
         ]
         if let user { payload["appAccountToken"] = user }
         if let revoked { payload["revocationDate"] = ms(revoked); payload["revocationReason"] = 0 }
         if let offerType { payload["offerType"] = offerType }
         if let offerId { payload["offerIdentifier"] = offerId }
         if let discount { payload["offerDiscountType"] = discount }
+        payload.merge(extra) { _, new in new }
         return sign(payload)
     }
 
-    /// A signed renewal info.
-    static func renewal(original: String, gracePeriodEnds: Date? = nil, signed: Date, environment: String = "Production") -> String {
+    /// A signed renewal info; `extra` adds or replaces fields (`expirationIntent`,
+    /// `isInBillingRetryPeriod`, `eligibleWinBackOfferIds`).
+    static func renewal(original: String, gracePeriodEnds: Date? = nil, signed: Date, environment: String = "Production",
+                        extra: [String: Any] = [:]) -> String {
         var payload: [String: Any] = [
             "originalTransactionId": original, "autoRenewProductId": TestEnvironment.product, "productId": TestEnvironment.product,
             "autoRenewStatus": 1, "signedDate": ms(signed), "environment": environment, "recentSubscriptionStartDate": ms(signed),
         ]
         if let gracePeriodEnds { payload["gracePeriodExpiresDate"] = ms(gracePeriodEnds); payload["isInBillingRetryPeriod"] = true }
+        payload.merge(extra) { _, new in new }
         return sign(payload)
     }
 
     /// A signed notification carrying a transaction and, optionally, renewal info.
     static func notification(type: String = "DID_RENEW", uuid: String = UUID().uuidString.lowercased(), transaction: String?,
-                             renewal: String? = nil, signed: Date, appAppleId: Int64 = 1234, environment: String = "Production") -> String {
-        var data: [String: Any] = ["appAppleId": appAppleId, "bundleId": TestEnvironment.bundleId, "bundleVersion": "1.0",
+                             renewal: String? = nil, signed: Date, appAppleId: Int64 = 1234, environment: String = "Production",
+                             bundleId: String = TestEnvironment.bundleId) -> String {
+        var data: [String: Any] = ["appAppleId": appAppleId, "bundleId": bundleId, "bundleVersion": "1.0",
                                    "environment": environment, "status": 1]
         if let transaction { data["signedTransactionInfo"] = transaction }
         if let renewal { data["signedRenewalInfo"] = renewal }

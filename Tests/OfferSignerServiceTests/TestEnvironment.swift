@@ -10,6 +10,9 @@ final class TestEnvironment {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     static let bundleId = "com.example.app"
     static let product = "com.example.app.pro_monthly"
+    /// The second app of an environment made with `secondApp: true`.
+    static let otherBundleId = "com.example.other"
+    static let otherProduct = "com.example.other.plus_monthly"
     static let tokens: [Role: String] = [.client: "client-token", .marketing: "marketing-token", .auditor: "auditor-token", .admin: "admin-token"]
 
     let folder: URL
@@ -19,29 +22,42 @@ final class TestEnvironment {
     var dependencies: ServiceDependencies
     var now: Date
 
-    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), signatures: (any SignatureLog)? = nil) throws {
+    /// - Parameters:
+    ///   - secondApp: also configure ``otherBundleId`` (appAppleId 5678), with its own key.
+    ///   - environments: the App Store environments accepted (`OFFER_SIGNER_ENVIRONMENTS`).
+    ///   - readers, auditReaders: the sizes of the serving and audit reader pools.
+    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), signatures: (any SignatureLog)? = nil,
+         secondApp: Bool = false, environments: Set<String> = ["Production", "Sandbox"],
+         readers: Int = 16, auditReaders: Int = 4) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("offer-signer-service-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("testSigningKey.p8"),
                                          to: folder.appendingPathComponent("active.p8"))
         try P256PrivateKey.generate().pkcs8PEM.write(to: folder.appendingPathComponent("old.p8"), atomically: true, encoding: .utf8)
-        for name in ["active.p8", "old.p8"] {
+        try P256PrivateKey.generate().pkcs8PEM.write(to: folder.appendingPathComponent("other.p8"), atomically: true, encoding: .utf8)
+        try P256PrivateKey.generate().pkcs8PEM.write(to: folder.appendingPathComponent("audit.p8"), atomically: true, encoding: .utf8)
+        for name in ["active.p8", "old.p8", "other.p8", "audit.p8"] {
             chmod(folder.appendingPathComponent(name).path, 0o600)
         }
-        try Self.keysFile().write(to: folder.appendingPathComponent("keys.json"))
-        database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path)
+        try Self.keysFile(secondApp: secondApp).write(to: folder.appendingPathComponent("keys.json"))
+        database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path, maxReaders: readers, maxAuditReaders: auditReaders)
         signatureLog = try SQLiteSignatureLog(database: database)
         historyStore = SQLiteHistoryStore(database: database)
         self.now = now
         let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)
         let fixedNow = now
+        let log = signatures ?? signatureLog
+        let keyRing = KeyRing(configuration)
+        let checkpoints = SQLiteCheckpointStore(database: database)
         dependencies = ServiceDependencies(
-            keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database),
-            signatures: signatures ?? signatureLog, history: historyStore,
+            keyRing: keyRing, offers: try SQLiteOfferStore(database: database),
+            signatures: log, history: historyStore,
             activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: .silent),
-            appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: ["Production", "Sandbox"],
+            appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: environments,
                                                configuration: configuration),
-            clock: .fixed(fixedNow), logger: .silent)
+            clock: .fixed(fixedNow), logger: .silent, checkpoints: checkpoints,
+            checkpointer: AuditCheckpointer(log: log, store: checkpoints, keyRing: keyRing, clock: .fixed(fixedNow), logger: .silent,
+                                            interval: .seconds(60)))
     }
 
     deinit {
@@ -52,15 +68,22 @@ final class TestEnvironment {
 
     var keysPath: String { folder.appendingPathComponent("keys.json").path }
 
-    static func keysFile(apiKeys: [KeysFile.APIKeyEntry]? = nil) throws -> Data {
+    static func keysFile(apiKeys: [KeysFile.APIKeyEntry]? = nil, secondApp: Bool = false, auditKey: Bool = true) throws -> Data {
+        var apps = [KeysFile.App(bundleId: bundleId, appAppleId: 1234, issuerId: "issuer-1", signingKeys: [
+            KeysFile.SigningKeyEntry(keyId: "ACTIVEKEY1", privateKeyPath: "active.p8", active: true),
+            KeysFile.SigningKeyEntry(keyId: "OLDKEY0001", privateKeyPath: "old.p8", active: false),
+        ])]
+        if secondApp {
+            apps.append(KeysFile.App(bundleId: otherBundleId, appAppleId: 5678, issuerId: "issuer-2", signingKeys: [
+                KeysFile.SigningKeyEntry(keyId: "OTHERKEY01", privateKeyPath: "other.p8", active: true),
+            ]))
+        }
         let file = KeysFile(
-            apps: [KeysFile.App(bundleId: bundleId, appAppleId: 1234, issuerId: "issuer-1", signingKeys: [
-                KeysFile.SigningKeyEntry(keyId: "ACTIVEKEY1", privateKeyPath: "active.p8", active: true),
-                KeysFile.SigningKeyEntry(keyId: "OLDKEY0001", privateKeyPath: "old.p8", active: false),
-            ])],
+            apps: apps,
             apiKeys: apiKeys ?? Role.allCases.map {
                 KeysFile.APIKeyEntry(name: "\($0.rawValue)-key", role: $0.rawValue, tokenSHA256: SHA256Digest.hex(Array(tokens[$0]!.utf8)))
-            })
+            },
+            auditKey: auditKey ? KeysFile.AuditKeyEntry(keyId: "AUDITKEY01", privateKeyPath: "audit.p8") : nil)
         return try JSONEncoder().encode(file)
     }
 

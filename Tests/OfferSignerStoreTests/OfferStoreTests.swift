@@ -24,16 +24,40 @@ struct OfferStoreTests {
         changed.priority = 7
         let updated = try store.put(changed, by: "ops", at: t0.addingTimeInterval(10))
         #expect(updated.version == 2 && updated.createdAt == t0 && updated.updatedAt == t0.addingTimeInterval(10))
-        let disabled = try #require(try store.disable(id: "winback", by: "marketing", at: t0.addingTimeInterval(20)))
+        let disabled = try #require(try store.disable(bundleId: "com.example.app", offerId: "winback", by: "marketing", at: t0.addingTimeInterval(20)))
         #expect(!disabled.rule.enabled && disabled.version == 3)
-        #expect(try store.disable(id: "missing", by: "marketing", at: t0) == nil)
+        #expect(try store.disable(bundleId: "com.example.app", offerId: "missing", by: "marketing", at: t0) == nil)
 
-        let changes = try store.changes(offerId: "winback", afterId: 0, limit: 10)
+        let changes = try store.changes(bundleId: "com.example.app", offerId: "winback", afterId: 0, limit: 10)
         #expect(changes.map(\.action) == ["create", "update", "disable"])
         #expect(changes.map(\.apiKeyName) == ["marketing", "ops", "marketing"])
         #expect(changes[0].before == nil && changes[0].after == rule)
         #expect(changes[1].before == rule && changes[1].after == changed)
         #expect(changes[2].after?.enabled == false)
+    }
+
+    @Test("two apps' offers of the same ID live side by side, each with its versions and changes")
+    func sameOfferIdInTwoApps() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let store = try SQLiteOfferStore(database: try temp.open())
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        var other = rule
+        other.bundleId = "com.example.other"
+        other.productIds = ["plus"]
+        #expect(try store.put(rule, by: "m", at: t0).version == 1)
+        #expect(try store.put(other, by: "m", at: t0).version == 1, "created, not moved")
+        var changed = rule
+        changed.priority = 4
+        #expect(try store.put(changed, by: "m", at: t0).version == 2)
+        #expect(try store.offer(bundleId: "com.example.app", offerId: "winback")?.rule == changed)
+        #expect(try store.offer(bundleId: "com.example.other", offerId: "winback")?.rule == other)
+        #expect(try store.offers().map(\.rule.bundleId) == ["com.example.app", "com.example.other"])
+        #expect(try store.disable(bundleId: "com.example.other", offerId: "winback", by: "m", at: t0)?.version == 2)
+        #expect(try store.offer(bundleId: "com.example.app", offerId: "winback")?.rule.enabled == true)
+        #expect(try store.changes(bundleId: "com.example.app", offerId: "winback", afterId: 0, limit: 10).map(\.version) == [1, 2])
+        #expect(try store.changes(bundleId: "com.example.other", offerId: nil, afterId: 0, limit: 10).map(\.action) == ["create", "disable"])
+        #expect(try store.changes(bundleId: nil, offerId: "winback", afterId: 0, limit: 10).count == 4)
     }
 
     @Test("rules survive a restart exactly")
@@ -42,7 +66,7 @@ struct OfferStoreTests {
         defer { temp.cleanup() }
         _ = try SQLiteOfferStore(database: try temp.open()).put(rule, by: "m", at: Date(timeIntervalSince1970: 1_800_000_000))
         let reopened = try SQLiteOfferStore(database: try temp.open())
-        #expect(try reopened.offer(id: "winback")?.rule == rule)
+        #expect(try reopened.offer(bundleId: "com.example.app", offerId: "winback")?.rule == rule)
         #expect(try reopened.offers().count == 1)
     }
 }

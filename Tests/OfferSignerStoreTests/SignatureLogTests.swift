@@ -7,8 +7,8 @@ import Testing
 @Suite("SQLite signature log")
 struct SignatureLogTests {
     func record(nonce: String = UUID().uuidString.lowercased(), user: String = "user-1", offer: String = "offer-1",
-                timestamp: Int64 = 1_800_000_000_000) -> SignatureRecord {
-        SignatureRecord(nonce: nonce, format: .legacy, bundleId: "com.example.app", productId: "pro", offerId: offer,
+                timestamp: Int64 = 1_800_000_000_000, bundle: String = "com.example.app") -> SignatureRecord {
+        SignatureRecord(nonce: nonce, format: .legacy, bundleId: bundle, productId: "pro", offerId: offer,
                         userId: user, keyId: "KEY", timestamp: timestamp, signature: "MEUC", apiKeyName: "client",
                         requestId: "req", recordedAt: timestamp)
     }
@@ -81,9 +81,11 @@ struct SignatureLogTests {
         #expect(accepted.values.count == 3)
         #expect(refusedRetry.values.count == 7)
         #expect(refusedRetry.values.allSatisfy { $0 > 86_000 && $0 <= 86_400 })
-        // Another user, or another offer, has its own quota; a day later the quota is free again.
+        // Another user, another offer, or the same offer ID in another app has its own quota;
+        // a day later the quota is free again.
         _ = try log.append(record(user: "user-2"), quota: quota)
         _ = try log.append(record(offer: "offer-2"), quota: quota)
+        _ = try log.append(record(bundle: "com.example.other"), quota: quota)
         _ = try log.append(record(timestamp: 1_800_000_000_000 + 86_400_000 + 10), quota: quota)
     }
 

@@ -14,13 +14,17 @@ export async function renderActivity(main, { segments, query, navigate }) {
     replace(main, h('div', { class: 'page' }, h('h1', null, 'Activity'), h('p', { class: 'empty' }, 'No offers yet, so no activity.')));
     return;
   }
-  const offerId = segments[0] && offers.some(o => o.offerId === segments[0]) ? segments[0] : offers[0].offerId;
+  // Offer IDs are an app's own: with several apps, `?bundleId=` says whose.
+  const wanted = query.get('bundleId');
+  const chosenOffer = offers.find(o => o.offerId === segments[0] && (!wanted || o.bundleId === wanted)) || offers[0];
+  const offerId = chosenOffer.offerId;
+  const severalApps = new Set(offers.map(o => o.bundleId)).size > 1;
   const days = Number(query.get('days') ?? 30);
   const from = query.get('from') || isoDay(-(days || 30) + 1);
   const to = query.get('to') || isoDay(0);
 
-  const offerSelect = h('select', { id: 'activity-offer' }, offers.map(o =>
-    h('option', { value: o.offerId, selected: o.offerId === offerId }, o.offerId)));
+  const offerSelect = h('select', { id: 'activity-offer' }, offers.map((o, index) =>
+    h('option', { value: String(index), selected: o === chosenOffer }, severalApps ? `${o.offerId} (${o.bundleId})` : o.offerId)));
   const rangeSelect = h('select', { id: 'activity-range' }, RANGES.map(([value, label]) =>
     h('option', { value: String(value), selected: value === days }, label)));
   const fromInput = h('input', { type: 'date', id: 'activity-from', value: from, max: isoDay(0) });
@@ -31,7 +35,9 @@ export async function renderActivity(main, { segments, query, navigate }) {
     h('button', { type: 'submit', class: 'button' }, 'Show'));
   const go = () => {
     const chosen = Number(rangeSelect.value);
-    navigate(['activity', offerSelect.value], chosen ? { days: chosen } : { days: 0, from: fromInput.value, to: toInput.value });
+    const offer = offers[Number(offerSelect.value)];
+    const app = severalApps ? { bundleId: offer.bundleId } : {};
+    navigate(['activity', offer.offerId], chosen ? { ...app, days: chosen } : { ...app, days: 0, from: fromInput.value, to: toInput.value });
   };
   offerSelect.addEventListener('change', go);
   rangeSelect.addEventListener('change', () => {
@@ -50,7 +56,7 @@ export async function renderActivity(main, { segments, query, navigate }) {
 
   let stats;
   try {
-    stats = await api('GET', path('/v1/stats/offers', offerId), { params: { from, to, bucket: 'day' } });
+    stats = await api('GET', path('/v1/stats/offers', offerId), { params: { bundleId: severalApps ? chosenOffer.bundleId : undefined, from, to, bucket: 'day' } });
   } catch (error) {
     if (error.status === 401) throw error;
     replace(results, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));

@@ -32,6 +32,12 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
   const saved = Boolean(stored);
   const summary = h('div', { class: 'error-summary', role: 'alert', tabindex: '-1', hidden: true });
   const form = h('form', { class: 'offer-form', novalidate: true }, summary, buildFields(original, { apps, saved }));
+  // Whose history the simulation reads: App Store purchases (Production) or test purchases (Sandbox).
+  const environmentSelect = h('select', { id: 'sim-environment' },
+    h('option', { value: 'Production', selected: true }, 'Production (App Store purchases)'),
+    h('option', { value: 'Sandbox' }, 'Sandbox (test purchases)'));
+  const environmentField = h('div', { class: 'field field-inline sim-environment' },
+    h('label', { for: 'sim-environment' }, 'History'), environmentSelect);
   const simulation = h('section', { class: 'panel simulation', 'aria-labelledby': 'sim-title' },
     h('h2', { id: 'sim-title' }, 'Simulate'),
     h('p', { class: 'muted' }, 'See how many known users the rule as it stands in the form would make eligible, before saving it.'));
@@ -46,7 +52,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
     if (!rule.offerId) return showErrors(form, summary, ["'offerId' is needed: enter the offer ID from App Store Connect"]);
     busy(true);
     try {
-      const result = await api('PUT', path('/v1/admin/offers', rule.offerId), { body: rule, params: { bundleId: rule.bundleId } });
+      const result = await api('PUT', path('/v1/admin/offers', rule.offerId), { body: rule });
       toast(saved ? `Saved ${result.offerId} (version ${result.version}).` : `Created ${result.offerId}.`, 'success');
       navigate(['offers', 'edit', result.offerId], apps.length > 1 ? { bundleId: result.bundleId } : undefined);
     } catch (error) {
@@ -63,7 +69,8 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
     busy(true);
     replace(simulation, h('h2', { id: 'sim-title' }, 'Simulate'), h('p', { class: 'loading', role: 'status' }, 'Simulating…'));
     try {
-      const result = await api('POST', path('/v1/admin/offers', rule.offerId, 'simulate'), { body: rule, params: { bundleId: rule.bundleId } });
+      const result = await api('POST', path('/v1/admin/offers', rule.offerId, 'simulate'),
+        { body: rule, params: { bundleId: rule.bundleId, environment: environmentSelect.value } });
       drawSimulation(result);
     } catch (error) {
       replace(simulation, h('h2', { id: 'sim-title' }, 'Simulate'), h('p', { class: 'muted' }, 'The simulation did not run.'));
@@ -81,7 +88,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
       h('p', { class: 'sim-headline', role: 'status' },
         h('strong', { class: 'big-number', id: 'sim-eligible' }, number(result.eligible)),
         ` of ${plural(result.known, 'known user')} would be eligible now (${percent(result.eligible, result.known)}).`),
-      h('p', { class: 'muted' }, `${result.draft ? 'The rule as it stands in the form, not saved yet' : 'The saved rule'}, at ${dateTime(Date.now())}.`),
+      h('p', { class: 'muted' }, `${result.draft ? 'The rule as it stands in the form, not saved yet' : 'The saved rule'}, ${result.environment} history, at ${dateTime(Date.now())}.`),
       result.failures.length ? [
         h('h3', null, 'How many fail each criterion'),
         horizontalBars({ title: 'Users failing each criterion', total: result.known, className: 'failures',
@@ -116,7 +123,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
       } else {
         const rule = { ...stored, enabled: true };
         delete rule.createdAt; delete rule.updatedAt; delete rule.version;
-        await api('PUT', path('/v1/admin/offers', stored.offerId), { body: rule, params: params() });
+        await api('PUT', path('/v1/admin/offers', stored.offerId), { body: rule });
         toast(`Enabled ${stored.offerId}.`, 'success');
       }
       navigate(['offers', 'edit', stored.offerId], apps.length > 1 ? { bundleId: stored.bundleId } : undefined);
@@ -130,7 +137,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
     for (const button of [saveButton, simulateButton, toggleButton]) if (button) button.disabled = on;
   }
   form.addEventListener('submit', save);
-  form.append(h('div', { class: 'actions sticky-actions' }, saveButton, simulateButton, toggleButton,
+  form.append(environmentField, h('div', { class: 'actions sticky-actions' }, saveButton, simulateButton, toggleButton,
     h('a', { class: 'button button-quiet', href: href(['offers']) }, 'Cancel')));
 
   const state = stored ? offerState(stored) : null;

@@ -9,10 +9,15 @@ const OFFER_TYPES = { 1: 'introductory offer', 2: 'promotional offer', 3: 'offer
 
 /** Timeline lanes, one per subscription group: paid periods, trials, offers, refunds, lapses. */
 export function lanesFor(history, now) {
-  const groups = [...new Set(history.transactions.map(t => t.subscriptionGroupIdentifier))];
-  return groups.map(group => {
-    const facts = history.groups.find(g => g.subscriptionGroupIdentifier === group);
-    const transactions = history.transactions.filter(t => t.subscriptionGroupIdentifier === group).sort((a, b) => a.purchaseDate - b.purchaseDate);
+  // One lane per subscription group and App Store environment: their histories are apart.
+  const environmentOf = item => item.environment || 'Production';
+  const keys = [...new Set(history.transactions.map(t => `${environmentOf(t)}\u0000${t.subscriptionGroupIdentifier}`))];
+  const severalEnvironments = new Set(keys.map(key => key.split('\u0000')[0])).size > 1;
+  return keys.map(key => {
+    const [environment, group] = key.split('\u0000');
+    const facts = history.groups.find(g => g.subscriptionGroupIdentifier === group && environmentOf(g) === environment);
+    const transactions = history.transactions.filter(t => t.subscriptionGroupIdentifier === group && environmentOf(t) === environment)
+      .sort((a, b) => a.purchaseDate - b.purchaseDate);
     const segments = [], marks = [];
     let coveredUntil = null;
     for (const t of transactions) {
@@ -30,7 +35,7 @@ export function lanesFor(history, now) {
     if (coveredUntil !== null && coveredUntil < now && !(facts && facts.isActive)) {
       segments.push({ start: coveredUntil, end: now, kind: 'lapse', title: `Lapsed since ${day(coveredUntil)}` });
     }
-    return { label: `Subscription group ${group}`, segments, marks };
+    return { label: `Subscription group ${group}${severalEnvironments ? ` (${environment})` : ''}`, segments, marks };
   });
 }
 
@@ -67,6 +72,9 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
   const bundleId = query.get('bundleId') || apps[0] || '';
   const input = h('input', { type: 'search', value: userId, autocomplete: 'off', spellcheck: 'false', required: true, class: 'input-wide' });
   const appSelect = apps.length > 1 ? h('select', null, apps.map(app => h('option', { value: app, selected: app === bundleId }, app))) : null;
+  // The verdicts are judged on one environment's history (the API's `?environment=`).
+  const environment = query.get('environment') === 'Sandbox' ? 'Sandbox' : 'Production';
+  const environmentSelect = h('select', null, ['Production', 'Sandbox'].map(name => h('option', { value: name, selected: name === environment }, name)));
   const results = h('div', { class: 'user-results' });
   replace(main, h('div', { class: 'page' },
     h('h1', null, 'Users'),
@@ -74,10 +82,12 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
     h('form', { class: 'toolbar', role: 'search', onsubmit: event => {
       event.preventDefault();
       const id = input.value.trim();
-      if (id) navigate(['users', id], apps.length > 1 ? { bundleId: appSelect.value } : undefined);
+      const params = { ...(apps.length > 1 ? { bundleId: appSelect.value } : {}), ...(environmentSelect.value === 'Sandbox' ? { environment: 'Sandbox' } : {}) };
+      if (id) navigate(['users', id], Object.keys(params).length ? params : undefined);
     } },
     field({ id: 'user-id', label: 'User ID (app account token)', control: input, wide: true }),
     appSelect ? field({ id: 'user-app', label: 'App', control: appSelect }) : null,
+    field({ id: 'user-environment', label: 'Offers judged on', control: environmentSelect }),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Look up'))),
     results));
   if (!userId) {
@@ -89,7 +99,7 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
   try {
     [history, offers] = await Promise.all([
       api('GET', path('/v1/users', userId, 'history'), { params: { bundleId: apps.length > 1 ? bundleId : undefined } }),
-      api('GET', path('/v1/users', userId, 'offers'), { params: { bundleId: apps.length > 1 ? bundleId : undefined, includeDisabled: 'true' } }),
+      api('GET', path('/v1/users', userId, 'offers'), { params: { bundleId: apps.length > 1 ? bundleId : undefined, includeDisabled: 'true', environment } }),
     ]);
   } catch (error) {
     if (error.status === 401) throw error;
@@ -109,9 +119,9 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
         lanes, from: start - 7 * 86400000, to: now })
         : h('p', { class: 'empty' }, 'No verified history is known for this user in this app.'),
       history.groups.map(facts => h('div', { class: 'facts-block' },
-        h('h4', null, `Facts for group ${facts.subscriptionGroupIdentifier}, as of ${dateTime(facts.asOf)}`), factsList(facts)))),
+        h('h4', null, `Facts for group ${facts.subscriptionGroupIdentifier} (${facts.environment || 'Production'}), as of ${dateTime(facts.asOf)}`), factsList(facts)))),
     h('section', { class: 'panel', 'aria-labelledby': 'verdicts-title' },
-      h('h3', { id: 'verdicts-title' }, `Offers: eligible for ${eligible} of ${offers.offers.length}`),
+      h('h3', { id: 'verdicts-title' }, `Offers: eligible for ${eligible} of ${offers.offers.length} (${offers.environment} history)`),
       offers.offers.length ? h('ul', { class: 'verdicts' }, offers.offers.map(v => verdictCard(v, href))) : h('p', { class: 'empty' }, 'This app has no offers.')),
     history.transactions.length ? h('details', { class: 'panel' },
       h('summary', null, `Transactions (${history.transactions.length})`),
@@ -122,6 +132,7 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
         { label: 'Offer', value: t => (t.offerType ? `${OFFER_TYPES[t.offerType] || t.offerType}${t.offerIdentifier ? ` ${t.offerIdentifier}` : ''}` : '—') },
         { label: 'Refunded', value: t => (t.revocationDate ? dateTime(t.revocationDate) : '—') },
         { label: 'Storefront', value: t => t.storefront || '—' },
+        { label: 'Environment', value: t => t.environment || '—' },
         { label: 'Transaction', value: t => t.transactionId },
       ] })) : null);
 }

@@ -50,26 +50,4 @@ public struct EligibilityCriteria: Codable, Hashable, Sendable {
         self.expirationIntents = expirationIntents
         self.appleWinBack = appleWinBack
     }
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case requireLapsed, includeBillingRetry, minPaidDays, minDaysSinceExpiry, maxDaysSinceExpiry
-        case waitBetweenOffersDays, maxRedemptionsPerUser, excludeRefunded, storefronts, expirationIntents
-        case appleWinBack
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        requireLapsed = try container.decodeIfPresent(Bool.self, forKey: .requireLapsed)
-        includeBillingRetry = try container.decodeIfPresent(Bool.self, forKey: .includeBillingRetry)
-        minPaidDays = try container.decodeIfPresent(Int.self, forKey: .minPaidDays)
-        minDaysSinceExpiry = try container.decodeIfPresent(Int.self, forKey: .minDaysSinceExpiry)
-        maxDaysSinceExpiry = try container.decodeIfPresent(Int.self, forKey: .maxDaysSinceExpiry)
-        waitBetweenOffersDays = try container.decodeIfPresent(Int.self, forKey: .waitBetweenOffersDays)
-        maxRedemptionsPerUser = try container.decodeIfPresent(Int.self, forKey: .maxRedemptionsPerUser)
-        excludeRefunded = try container.decodeIfPresent(Bool.self, forKey: .excludeRefunded)
-        storefronts = try container.decodeIfPresent([String].self, forKey: .storefronts)
-        expirationIntents = try container.decodeIfPresent([Int].self, forKey: .expirationIntents)
-        appleWinBack = try container.decodeIfPresent(AppleWinBackRequirement.self, forKey: .appleWinBack)
-    }
 }

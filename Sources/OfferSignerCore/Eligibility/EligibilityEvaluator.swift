@@ -19,7 +19,7 @@ public enum EligibilityEvaluator {
     /// `excludeRefunded`) does not restrict.
     public static func evaluate(facts: HistoryFacts?, rule: OfferRule, now: Date) -> EligibilityDecision {
         var reasons: [EligibilityReason] = []
-        func fail(_ criterion: String, _ required: ReasonValue, _ actual: ReasonValue, _ message: String) {
+        func fail(_ criterion: String, _ required: JSONValue, _ actual: JSONValue, _ message: String) {
             reasons.append(EligibilityReason(criterion: criterion, required: required, actual: actual, message: message))
         }
         let criteria = rule.eligibility
@@ -55,12 +55,12 @@ public enum EligibilityEvaluator {
         let sinceExpiry = facts?.daysSinceExpiry
         let noExpiry = facts == nil ? noHistory : "The subscription is active"
         if let minimum = criteria.minDaysSinceExpiry, !(sinceExpiry.map { $0 >= minimum } ?? false) {
-            fail("minDaysSinceExpiry", .int(minimum), sinceExpiry.map(ReasonValue.int) ?? .null,
+            fail("minDaysSinceExpiry", .int(minimum), sinceExpiry.map(JSONValue.int) ?? .null,
                  sinceExpiry.map { "Expired \(days($0)) ago; this offer needs at least \(minimum)." }
                     ?? "\(noExpiry); this offer needs one that expired at least \(days(minimum)) ago.")
         }
         if let maximum = criteria.maxDaysSinceExpiry, !(sinceExpiry.map { $0 <= maximum } ?? false) {
-            fail("maxDaysSinceExpiry", .int(maximum), sinceExpiry.map(ReasonValue.int) ?? .null,
+            fail("maxDaysSinceExpiry", .int(maximum), sinceExpiry.map(JSONValue.int) ?? .null,
                  sinceExpiry.map { "Expired \(days($0)) ago; this offer allows at most \(maximum)." }
                     ?? "\(noExpiry); this offer needs one that expired at most \(days(maximum)) ago.")
         }
@@ -86,7 +86,7 @@ public enum EligibilityEvaluator {
             let storefront = facts?.storefront
             if !storefronts.contains(where: { $0.uppercased() == storefront?.uppercased() }) {
                 let list = storefronts.isEmpty ? "no storefront" : storefronts.joined(separator: ", ")
-                fail("storefronts", .strings(storefronts), storefront.map(ReasonValue.string) ?? .null,
+                fail("storefronts", .strings(storefronts), storefront.map(JSONValue.string) ?? .null,
                      "The storefront is \(storefront ?? "unknown"); this offer is for \(list).")
             }
         }
@@ -96,13 +96,13 @@ public enum EligibilityEvaluator {
                 let list = intents.map(String.init).joined(separator: ", ")
                 let why = intent.map { "The subscription expired because \(expirationReason($0)) (intent \($0))" }
                     ?? (facts == nil ? noHistory : "Why the subscription expired is not known")
-                fail("expirationIntents", .ints(intents), intent.map(ReasonValue.int) ?? .null,
+                fail("expirationIntents", .ints(intents), intent.map(JSONValue.int) ?? .null,
                      "\(why); this offer is for expiration intents \(list).")
             }
         }
         if let appleWinBack = criteria.appleWinBack {
             let offered = facts?.eligibleWinBackOfferIds ?? []
-            let actual = facts == nil ? ReasonValue.null : .strings(offered)
+            let actual = facts == nil ? JSONValue.null : .strings(offered)
             switch appleWinBack {
             case .exclude where !offered.isEmpty:
                 fail("appleWinBack", .string(appleWinBack.rawValue), actual,

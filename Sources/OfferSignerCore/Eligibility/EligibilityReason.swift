@@ -9,13 +9,13 @@ public struct EligibilityReason: Codable, Hashable, Sendable {
     /// The name of the rule's field that failed: `enabled`, `startsAt`, `endsAt`, or a
     /// field of `eligibility` such as `minPaidDays`.
     public var criterion: String
-    public var required: ReasonValue
+    public var required: JSONValue
     /// What the user has; `null` when it is not known (an unknown user's storefront).
-    public var actual: ReasonValue
+    public var actual: JSONValue
     /// A sentence for people, such as "Paid 95 days; this offer needs at least 180."
     public var message: String
 
-    public init(criterion: String, required: ReasonValue, actual: ReasonValue, message: String) {
+    public init(criterion: String, required: JSONValue, actual: JSONValue, message: String) {
         self.criterion = criterion
         self.required = required
         self.actual = actual

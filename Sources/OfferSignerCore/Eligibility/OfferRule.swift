@@ -32,15 +32,25 @@ public struct OfferRule: Codable, Hashable, Sendable {
         self.limits = limits
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey {
         case offerId, bundleId, productIds, enabled, priority, startsAt, endsAt, eligibility, limits
     }
 
+    /// Decoding a rule that names no `bundleId` takes the bundle ID (a `String`) stored under
+    /// this key of the decoder's `userInfo`, if any: the only configured app, for instance.
+    /// Without it, `bundleId` is required.
+    public static let defaultBundleIdKey = CodingUserInfoKey(rawValue: "offerSigner.defaultBundleId")!
+
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         offerId = try container.decode(String.self, forKey: .offerId)
-        bundleId = try container.decode(String.self, forKey: .bundleId)
+        if let named = try container.decodeIfPresent(String.self, forKey: .bundleId) {
+            bundleId = named
+        } else if let fallback = decoder.userInfo[Self.defaultBundleIdKey] as? String {
+            bundleId = fallback
+        } else {
+            bundleId = try container.decode(String.self, forKey: .bundleId)
+        }
         productIds = try container.decode([String].self, forKey: .productIds)
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         priority = try container.decodeIfPresent(Int.self, forKey: .priority) ?? 0
@@ -76,15 +86,5 @@ public struct OfferLimits: Codable, Hashable, Sendable {
 
     public init(maxSignaturesPerUserPerDay: Int? = nil) {
         self.maxSignaturesPerUserPerDay = maxSignaturesPerUserPerDay
-    }
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case maxSignaturesPerUserPerDay
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        maxSignaturesPerUserPerDay = try container.decodeIfPresent(Int.self, forKey: .maxSignaturesPerUserPerDay)
     }
 }

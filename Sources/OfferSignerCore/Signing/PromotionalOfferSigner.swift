@@ -22,10 +22,10 @@ public struct PromotionalOfferSigner: Sendable {
     /// A compact ES256 JWS for `Product.PurchaseOption.promotionalOffer(_:compactJWS:)`.
     public func compactJWS(for request: PromotionalOfferRequest) throws(PromotionalOfferSigningError) -> String {
         guard let issuerId else { throw .missingIssuerId }
-        let header = JSONScalar.object([("alg", "ES256"), ("kid", keyIdentifier), ("typ", "JWT")].map { ($0.0, JSONScalar.string($0.1)) })
-        var claims: [(String, JSONScalar)] = [
+        let header = JSONValue.object([("alg", "ES256"), ("kid", keyIdentifier), ("typ", "JWT")].map { ($0.0, JSONValue.string($0.1)) })
+        var claims: [(String, JSONValue)] = [
             ("iss", .string(issuerId)),
-            ("iat", .integer(request.timestamp / 1000)),
+            ("iat", .int(Int(request.timestamp / 1000))),
             ("aud", .string("promotional-offer")),
             ("bid", .string(request.bundleId)),
             ("nonce", .string(request.nonce.lowercased())),
@@ -35,7 +35,7 @@ public struct PromotionalOfferSigner: Sendable {
         if let transactionId = request.transactionId {
             claims.append(("transactionId", .string(transactionId)))
         }
-        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(JSONScalar.object(claims).utf8)
+        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(JSONValue.object(claims).utf8)
         let der: [UInt8]
         do {
             der = try privateKey.signDER(Array(signingInput.utf8))

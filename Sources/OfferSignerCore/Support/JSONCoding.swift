@@ -13,8 +13,12 @@ public enum JSONCoding {
         return encoder
     }()
 
-    public static let decoder: JSONDecoder = {
+    public static let decoder = decoder(userInfo: [:])
+
+    /// A decoder of these conventions that hands `userInfo` to the types it decodes.
+    public static func decoder(userInfo: [CodingUserInfoKey: any Sendable]) -> JSONDecoder {
         let decoder = JSONDecoder()
+        decoder.userInfo = userInfo
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
@@ -26,5 +30,5 @@ public enum JSONCoding {
             return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
         }
         return decoder
-    }()
+    }
 }

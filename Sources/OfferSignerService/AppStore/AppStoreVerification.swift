@@ -43,6 +43,9 @@ public final class AppStoreVerification: Sendable {
         return roots
     }
 
+    /// The environments whose signed data is accepted (`Production`, `Sandbox`), as the settings name them.
+    public var acceptedEnvironments: Set<String> { environments }
+
     /// The verifier for the keys file in force now.
     public var current: SignedDataVerifier { verifier.withLock { $0 } }
 

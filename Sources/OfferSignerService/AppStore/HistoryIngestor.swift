@@ -26,12 +26,12 @@ struct HistoryIngestor {
             receivedAt: clock.now.milliseconds, signedPayload: signedPayload)
         let transaction = zip(verified.transaction, payload.data?.signedTransactionInfo).flatMap { decoded, jws in
             SubscriptionTransaction(verified: decoded).map {
-                StoredTransaction(transaction: $0, environment: decoded.rawEnvironment, signedTransaction: jws)
+                StoredTransaction(transaction: $0, signedTransaction: jws)
             }
         }
         let renewal = zip(verified.renewalInfo, payload.data?.signedRenewalInfo).flatMap { decoded, jws in
             SubscriptionRenewalState(verified: decoded).map {
-                StoredRenewal(renewal: $0, environment: decoded.rawEnvironment, signedRenewalInfo: jws)
+                StoredRenewal(renewal: $0, signedRenewalInfo: jws)
             }
         }
         return .notification(notification, transaction, renewal)
@@ -46,7 +46,7 @@ struct HistoryIngestor {
             throw .invalidSignedData(error)
         }
         guard let transaction = SubscriptionTransaction(verified: decoded) else { throw .notASubscriptionTransaction }
-        return .transaction(StoredTransaction(transaction: transaction, environment: decoded.rawEnvironment, signedTransaction: jws))
+        return .transaction(StoredTransaction(transaction: transaction, signedTransaction: jws))
     }
 
     /// Verifies a `signedRenewalInfo`.
@@ -58,7 +58,7 @@ struct HistoryIngestor {
             throw .invalidSignedData(error)
         }
         guard let renewal = SubscriptionRenewalState(verified: decoded) else { throw .renewalWithoutSubscription }
-        return .renewal(StoredRenewal(renewal: renewal, environment: decoded.rawEnvironment, signedRenewalInfo: jws))
+        return .renewal(StoredRenewal(renewal: renewal, signedRenewalInfo: jws))
     }
 }
 

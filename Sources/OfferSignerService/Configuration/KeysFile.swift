@@ -1,10 +1,13 @@
 import Foundation
 import OfferSignerCore
 
-/// The keys file as written on disk (see CONTRACT.md): apps with their signing keys, and API keys.
+/// The keys file as written on disk (see the README's configuration section and
+/// keys.example): apps with their signing keys, API keys, and the audit key that signs
+/// checkpoints of the signature log. Read with strict keys.
 public struct KeysFile: Codable, Sendable {
     public var apps: [App]
     public var apiKeys: [APIKeyEntry]
+    public var auditKey: AuditKeyEntry?
 
     public struct App: Codable, Sendable {
         public var bundleId: String
@@ -12,22 +15,11 @@ public struct KeysFile: Codable, Sendable {
         public var issuerId: String?
         public var signingKeys: [SigningKeyEntry]
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case bundleId, appAppleId, issuerId, signingKeys }
-
         public init(bundleId: String, appAppleId: Int64?, issuerId: String?, signingKeys: [SigningKeyEntry]) {
             self.bundleId = bundleId
             self.appAppleId = appAppleId
             self.issuerId = issuerId
             self.signingKeys = signingKeys
-        }
-
-        public init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownKeys(CodingKeys.self)
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            bundleId = try container.decode(String.self, forKey: .bundleId)
-            appAppleId = try container.decodeIfPresent(Int64.self, forKey: .appAppleId)
-            issuerId = try container.decodeIfPresent(String.self, forKey: .issuerId)
-            signingKeys = try container.decode([SigningKeyEntry].self, forKey: .signingKeys)
         }
     }
 
@@ -37,7 +29,7 @@ public struct KeysFile: Codable, Sendable {
         public var privateKeyPath: String
         public var active: Bool
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case keyId, privateKeyPath, active }
+        enum CodingKeys: String, CodingKey { case keyId, privateKeyPath, active }
 
         public init(keyId: String, privateKeyPath: String, active: Bool) {
             self.keyId = keyId
@@ -46,7 +38,6 @@ public struct KeysFile: Codable, Sendable {
         }
 
         public init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownKeys(CodingKeys.self)
             let container = try decoder.container(keyedBy: CodingKeys.self)
             keyId = try container.decode(String.self, forKey: .keyId)
             privateKeyPath = try container.decode(String.self, forKey: .privateKeyPath)
@@ -60,34 +51,37 @@ public struct KeysFile: Codable, Sendable {
         /// SHA-256 of the token, 64 lowercase hex characters; the token itself is never stored.
         public var tokenSHA256: String
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case name, role, tokenSHA256 }
-
         public init(name: String, role: String, tokenSHA256: String) {
             self.name = name
             self.role = role
             self.tokenSHA256 = tokenSHA256
         }
+    }
 
-        public init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownKeys(CodingKeys.self)
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            name = try container.decode(String.self, forKey: .name)
-            role = try container.decode(String.self, forKey: .role)
-            tokenSHA256 = try container.decode(String.self, forKey: .tokenSHA256)
+    /// The P-256 key that signs checkpoints of the signature log; never an App Store key.
+    public struct AuditKeyEntry: Codable, Sendable {
+        public var keyId: String
+        /// Relative paths resolve against the keys file's folder.
+        public var privateKeyPath: String
+
+        public init(keyId: String, privateKeyPath: String) {
+            self.keyId = keyId
+            self.privateKeyPath = privateKeyPath
         }
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case apps, apiKeys }
+    enum CodingKeys: String, CodingKey { case apps, apiKeys, auditKey }
 
-    public init(apps: [App], apiKeys: [APIKeyEntry]) {
+    public init(apps: [App], apiKeys: [APIKeyEntry], auditKey: AuditKeyEntry? = nil) {
         self.apps = apps
         self.apiKeys = apiKeys
+        self.auditKey = auditKey
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         apps = try container.decode([App].self, forKey: .apps)
         apiKeys = try container.decodeIfPresent([APIKeyEntry].self, forKey: .apiKeys) ?? []
+        auditKey = try container.decodeIfPresent(AuditKeyEntry.self, forKey: .auditKey)
     }
 }

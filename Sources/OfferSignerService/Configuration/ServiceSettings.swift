@@ -23,6 +23,8 @@ public struct ServiceSettings: Sendable, Equatable {
     public var connectionTimeout = 15
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
+    /// Seconds appended records may go without a signed audit checkpoint.
+    public var checkpointInterval = 60
 
     public init() {}
 
@@ -69,6 +71,9 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_TRUSTED_PROXIES", flag: "--trusted-proxies") { $0.trustedProxies = list($1) },
         Setting(variable: "OFFER_SIGNER_CONNECTION_TIMEOUT", flag: "--connection-timeout") {
             $0.connectionTimeout = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_CHECKPOINT_INTERVAL", flag: "--checkpoint-interval") {
+            $0.checkpointInterval = try positive($1)
         },
     ]
 

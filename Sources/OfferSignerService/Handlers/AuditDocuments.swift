@@ -49,11 +49,12 @@ struct SignatureRecordDocument: Encodable {
 struct OfferChangeDocument: Encodable {
     let change: OfferChange
 
-    enum Keys: String, CodingKey { case id, offerId, version, action, apiKeyName, changedAt, before, after }
+    enum Keys: String, CodingKey { case id, bundleId, offerId, version, action, apiKeyName, changedAt, before, after }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(change.id, forKey: .id)
+        try c.encode(change.bundleId, forKey: .bundleId)
         try c.encode(change.offerId, forKey: .offerId)
         try c.encode(change.version, forKey: .version)
         try c.encode(change.action, forKey: .action)
@@ -78,16 +79,22 @@ struct Page<Item: Encodable>: Encodable {
     }
 }
 
-/// Opaque page cursors: base64url of the last position served.
+/// Opaque page cursors: the last position served, as 8 big-endian bytes in base64url without
+/// padding. Exactly the 11-character strings of `openapi.yaml`'s `Cursor` pattern decode: the
+/// first character keeps the sign bit clear and the last leaves no stray bits.
 enum PageCursor {
-    static func encode(_ position: Int64) -> String { Base64URL.encode(Array("p:\(position)".utf8)) }
+    static func encode(_ position: Int64) -> String {
+        Base64URL.encode(withUnsafeBytes(of: UInt64(bitPattern: position).bigEndian) { Array($0) })
+    }
 
     static func decode(_ cursor: String?) throws(HTTPProblem) -> Int64 {
         guard let cursor else { return 0 }
-        guard let data = Base64URL.decode(cursor), let text = String(data: data, encoding: .utf8), text.hasPrefix("p:"),
-              let position = Int64(text.dropFirst(2)), position >= 0 else {
-            throw .invalidRequest("'cursor' is not a cursor this service issued")
+        let refusal = HTTPProblem.invalidRequest("'cursor' is not a cursor this service issued")
+        guard cursor.utf8.count == 11, let data = Base64URL.decode(cursor), data.count == 8, data[data.startIndex] < 0x80 else {
+            throw refusal
         }
+        let position = data.reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        guard encode(position) == cursor else { throw refusal }
         return position
     }
 }

@@ -3,7 +3,7 @@ import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
 
-/// The auditor's routes: issued signatures, verification, integrity, offer changes.
+/// The auditor's routes: issued signatures, verification, integrity, checkpoints, offer changes.
 struct AuditHandler {
     let dependencies: ServiceDependencies
 
@@ -79,30 +79,13 @@ struct AuditHandler {
         return try HTTPResponse.json(VerifyResponse(validSignature: valid, issuedHere: issuedHere, record: entry.map(SignatureRecordDocument.init)))
     }
 
-    struct IntegrityResponse: Encodable {
-        let report: IntegrityReport
-
-        enum Keys: String, CodingKey { case ok, records, firstBadRecord, problem }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(report.ok, forKey: .ok)
-            try c.encode(report.records, forKey: .records)
-            try c.encode(report.firstBadRecord.map(SignatureRecordDocument.init), forKey: .firstBadRecord)
-            try c.encode(report.problem, forKey: .problem)
-        }
-    }
-
-    /// `GET /v1/audit/integrity`: walks the hash chain.
-    func integrity(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        try HTTPResponse.json(IntegrityResponse(report: try dependencies.signatures.verifyIntegrity()))
-    }
-
-    /// `GET /v1/audit/offer-changes`: every change to offer rules, oldest first.
+    /// `GET /v1/audit/offer-changes`: every change to offer rules, oldest first, optionally
+    /// of one app's offers (`bundleId`) or of offers of one ID (`offerId`).
     func offerChanges(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let limit = try Self.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try dependencies.offers.changes(offerId: request.query["offerId"], afterId: after, limit: limit)
+        let changes = try dependencies.offers.changes(bundleId: request.query["bundleId"], offerId: request.query["offerId"],
+                                                      afterId: after, limit: limit)
         let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
         return try HTTPResponse.json(Page(items: changes.map(OfferChangeDocument.init), nextCursor: next))
     }

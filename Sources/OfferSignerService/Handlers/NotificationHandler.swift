@@ -15,7 +15,7 @@ struct NotificationHandler {
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         try RateLimits.check(dependencies.rateLimits.notificationsPerAddress, request.remoteAddress,
                              what: "notifications from this address")
-        let body = try request.decodeJSON(Body.self)
+        let body = try request.decodeJSON(Body.self, strictKeys: false)
         let ingestor = HistoryIngestor(verification: dependencies.appStore, history: dependencies.history, clock: dependencies.clock)
         let item: HistoryItem
         do {

@@ -3,38 +3,60 @@ import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
 
-/// `GET/PUT/DELETE /v1/admin/offers/{offerId}` and `GET /v1/admin/offers`.
+/// `GET/PUT/DELETE /v1/admin/offers/{offerId}` and `GET /v1/admin/offers`. An offer belongs
+/// to an app: the routes of one offer take its app as the sign endpoint does (`bundleId`,
+/// required when more than one app is configured: in the body for PUT, `?bundleId=` for GET
+/// and DELETE), and a PUT never moves an offer to another app.
 struct OfferAdminHandler {
     let dependencies: ServiceDependencies
 
+    /// Every offer, or with `?bundleId=` those of one app.
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let offers = try dependencies.offers.offers().map(OfferDocument.init)
-        return try HTTPResponse.json(["offers": offers])
+        let app = request.query["bundleId"]
+        let offers = try dependencies.offers.offers().filter { offer in app.map { offer.rule.bundleId == $0 } ?? true }
+        return try HTTPResponse.json(["offers": offers.map(OfferDocument.init)])
     }
 
     func get(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let offerId = try context.parameters.require("offerId")
-        guard let offer = try dependencies.offers.offer(id: offerId) else {
-            throw HTTPProblem.notFound("no offer '\(offerId)'")
-        }
-        return try HTTPResponse.json(OfferDocument(offer))
+        try HTTPResponse.json(OfferDocument(try Self.stored(request, context, dependencies)))
     }
 
+    /// Creates or replaces the offer of the body's app (or of the only app, when the body names none).
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let offerId = try context.parameters.require("offerId")
-        let rule = try request.decodeJSON(OfferRule.self)
+        let configuration = dependencies.keyRing.current
+        let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
+            ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
+        let rule = try request.decodeJSON(OfferRule.self, userInfo: onlyApp)
         try validate(rule, offerId: offerId)
-        let existed = try dependencies.offers.offer(id: offerId) != nil
+        let existed = try dependencies.offers.offer(bundleId: rule.bundleId, offerId: offerId) != nil
         let stored = try dependencies.offers.put(rule, by: context.callerName, at: dependencies.clock.now)
         return try HTTPResponse.json(OfferDocument(stored), status: existed ? 200 : 201)
     }
 
     func delete(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let offerId = try context.parameters.require("offerId")
-        guard let stored = try dependencies.offers.disable(id: offerId, by: context.callerName, at: dependencies.clock.now) else {
-            throw HTTPProblem.notFound("no offer '\(offerId)'")
+        let bundleId = try Self.app(request, dependencies)
+        guard let stored = try dependencies.offers.disable(bundleId: bundleId, offerId: offerId, by: context.callerName,
+                                                           at: dependencies.clock.now) else {
+            throw HTTPProblem.notFound("no offer '\(offerId)' is configured for \(bundleId)")
         }
         return try HTTPResponse.json(OfferDocument(stored))
+    }
+
+    /// The app named by `?bundleId=`, or the only configured app.
+    static func app(_ request: HTTPRequest, _ dependencies: ServiceDependencies) throws(HTTPProblem) -> String {
+        try AppSelection.bundleId(request.query["bundleId"], in: dependencies.keyRing.current, source: "?bundleId=")
+    }
+
+    /// The offer of the path's `offerId` in the app of `?bundleId=`.
+    static func stored(_ request: HTTPRequest, _ context: ServiceContext, _ dependencies: ServiceDependencies) throws -> StoredOffer {
+        let offerId = try context.parameters.require("offerId")
+        let bundleId = try app(request, dependencies)
+        guard let offer = try dependencies.offers.offer(bundleId: bundleId, offerId: offerId) else {
+            throw HTTPProblem.notFound("no offer '\(offerId)' is configured for \(bundleId)")
+        }
+        return offer
     }
 
     /// Refuses a rule that cannot be right, naming every fault.

@@ -3,11 +3,16 @@ import OfferSignerCore
 import OfferSignerHTTP
 
 extension HTTPRequest {
-    /// Decodes the JSON body, refusing malformed or mistyped JSON with a 400 naming the field.
-    func decodeJSON<T: Decodable>(_ type: T.Type) throws(HTTPProblem) -> T {
+    /// Decodes the JSON body, refusing malformed or mistyped JSON with a 400 naming the field,
+    /// and (unless `strictKeys` is false, for bodies that Apple writes) any unknown member.
+    /// `userInfo` reaches the decoded types (``OfferRule/defaultBundleIdKey``).
+    func decodeJSON<T: Decodable>(_ type: T.Type, strictKeys: Bool = true,
+                                  userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws(HTTPProblem) -> T {
         guard !body.isEmpty else { throw .invalidRequest("the request needs a JSON body") }
         do {
-            return try JSONCoding.decoder.decode(T.self, from: Data(body))
+            let decoder = userInfo.isEmpty ? JSONCoding.decoder : JSONCoding.decoder(userInfo: userInfo)
+            let data = Data(body)
+            return try strictKeys ? decoder.decodeStrictly(T.self, from: data) : decoder.decode(T.self, from: data)
         } catch {
             throw .invalidRequest(DecodingErrorText.describe(error))
         }

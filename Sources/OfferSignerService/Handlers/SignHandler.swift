@@ -19,7 +19,8 @@ struct SignHandler {
         try RateLimits.check(dependencies.rateLimits.signPerUser, body.userId.lowercased(), what: "signing requests for this user")
         let issued = try issuer.issue(IssueRequest(
             bundleId: body.bundleId, productId: body.productId, offerId: body.offerId, userId: body.userId, format: body.format,
-            transactionId: body.transactionId, requestedBy: context.callerName, requestId: context.requestId))
+            transactionId: body.transactionId, environment: body.environment, requestedBy: context.callerName,
+            requestId: context.requestId))
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(SignResponse(issued).json.utf8))
     }
 }

@@ -9,6 +9,8 @@ extension SignRefusal: HTTPResponseError {
             .notFound("no app with bundleId '\(bundleId)' is configured")
         case .appNotNamed:
             .invalidRequest("'bundleId' is required when more than one app is configured")
+        case .environmentNotAccepted(let environment, let accepted):
+            EnvironmentSelection.notAccepted(environment, accepted: accepted)
         case .offerNotFound(let offerId, let bundleId):
             .notFound("no offer '\(offerId)' is configured for \(bundleId)")
         case .productNotInOffer(let offerId, let productId):

@@ -10,11 +10,12 @@ struct SignRequest: Decodable {
     var bundleId: String?
     var format: SignatureFormat
     var transactionId: String?
+    /// Whose history decides: Production unless the body names `"environment": "Sandbox"`.
+    var environment: AppStoreEnvironment
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case productId, offerId, userId, bundleId, format, transactionId }
+    enum CodingKeys: String, CodingKey { case productId, offerId, userId, bundleId, format, transactionId, environment }
 
     init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         productId = try container.decode(String.self, forKey: .productId)
         offerId = try container.decode(String.self, forKey: .offerId)
@@ -27,6 +28,12 @@ struct SignRequest: Decodable {
         }
         self.format = format
         transactionId = try container.decodeIfPresent(String.self, forKey: .transactionId)
+        let environmentName = try container.decodeIfPresent(String.self, forKey: .environment) ?? AppStoreEnvironment.production.rawValue
+        guard let environment = AppStoreEnvironment(rawValue: environmentName) else {
+            throw DecodingError.dataCorruptedError(forKey: .environment, in: container,
+                debugDescription: "unknown environment '\(environmentName)'; use \"Production\" or \"Sandbox\"")
+        }
+        self.environment = environment
     }
 
     /// Refuses IDs of the wrong length or characters, with the field named.

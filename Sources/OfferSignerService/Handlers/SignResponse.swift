@@ -13,17 +13,17 @@ struct SignResponse {
     /// The JSON text, written directly: this is the hot path of the service.
     var json: String {
         let offer = issued.offer
-        var members: [(String, JSONScalar)] = [
+        var members: [(String, JSONValue)] = [
             ("format", .string(issued.format.rawValue)), ("bundleId", .string(offer.bundleId)),
             ("productId", .string(offer.productId)), ("offerId", .string(offer.offerId)),
             ("appAccountToken", .string(offer.appAccountToken)), ("keyIdentifier", .string(offer.keyIdentifier)),
             ("nonce", .string(offer.nonce)),
         ]
         switch issued.format {
-        case .legacy: members += [("timestamp", .integer(offer.timestamp)), ("signature", .string(issued.signature))]
+        case .legacy: members += [("timestamp", .int(Int(offer.timestamp))), ("signature", .string(issued.signature))]
         case .jws: members.append(("jws", .string(issued.signature)))
         }
         members.append(("expiresAt", .string(RFC3339.string(from: issued.expiresAt))))
-        return JSONScalar.object(members)
+        return JSONValue.object(members)
     }
 }

@@ -2,11 +2,12 @@ import Foundation
 import OfferSignerCore
 import OfferSignerHTTP
 
-/// `POST /v1/admin/offers/{offerId}/simulate`: how many known users of the offer's app are
-/// eligible now, how many fail each criterion, and a sample of up to 20 eligible users.
-/// Without a body it judges the stored rule; with a rule as body (the same JSON as `PUT`,
-/// validated the same way) it judges that unsaved draft, so marketing sees a change's
-/// effect before making it.
+/// `POST /v1/admin/offers/{offerId}/simulate?bundleId=&environment=`: how many known users
+/// of the offer's app are eligible now, how many fail each criterion, and a sample of up to
+/// 20 eligible users. Users and facts come from one environment's history (Production unless
+/// `?environment=Sandbox`). Without a body it judges the stored rule of the app of
+/// `?bundleId=`; with a rule as body (the same JSON as `PUT`, validated the same way) it
+/// judges that unsaved draft, so marketing sees a change's effect before making it.
 struct SimulateHandler {
     let dependencies: ServiceDependencies
 
@@ -18,8 +19,9 @@ struct SimulateHandler {
     ]
 
     struct Result: Encodable {
-        let offerId: String
         let bundleId: String
+        let offerId: String
+        let environment: AppStoreEnvironment
         /// True when the rule judged is the request's body, not the stored one.
         let draft: Bool
         let known: Int
@@ -42,16 +44,20 @@ struct SimulateHandler {
     }
 
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let offerId = try context.parameters.require("offerId")
         let rule: OfferRule
         let draft = !request.body.isEmpty
         if draft {
             rule = try request.decodeJSON(OfferRule.self)
-            try OfferAdminHandler(dependencies: dependencies).validate(rule, offerId: offerId)
+            try OfferAdminHandler(dependencies: dependencies).validate(rule, offerId: try context.parameters.require("offerId"))
+            if let app = request.query["bundleId"], app != rule.bundleId {
+                throw HTTPProblem.invalidRequest("?bundleId= ('\(app)') differs from the draft's bundleId ('\(rule.bundleId)')")
+            }
         } else {
-            guard let offer = try dependencies.offers.offer(id: offerId) else { throw HTTPProblem.notFound("no offer '\(offerId)'") }
-            rule = offer.rule
+            rule = try OfferAdminHandler.stored(request, context, dependencies).rule
         }
+        let environment = try EnvironmentSelection.environment(request.query["environment"],
+                                                               accepted: dependencies.appStore.acceptedEnvironments,
+                                                               source: "?environment=")
         let now = dependencies.clock.now
         let check = EligibilityCheck(history: dependencies.history)
         var known = 0
@@ -61,11 +67,13 @@ struct SimulateHandler {
         var firstFailing: [String: Int] = [:]
         var after = ""
         while true {
-            let users = try dependencies.history.knownUsers(bundleId: rule.bundleId, afterUserId: after, limit: 1000)
+            let users = try dependencies.history.knownUsers(bundleId: rule.bundleId, environment: environment,
+                                                            afterUserId: after, limit: 1000)
             guard let last = users.last else { break }
             for user in users {
                 known += 1
-                let decision = try check.decide(userId: user, rule: rule, productId: rule.productIds[0], now: now)
+                let decision = try check.decide(userId: user, rule: rule, productId: rule.productIds[0],
+                                                environment: environment, now: now)
                 if decision.eligible {
                     eligible += 1
                     if sample.count < 20 { sample.append(user) }
@@ -84,7 +92,7 @@ struct SimulateHandler {
             return FunnelStep(criterion: criterion, remaining: remaining)
         }
         return try HTTPResponse.json(Result(
-            offerId: offerId, bundleId: rule.bundleId, draft: draft, known: known, eligible: eligible, sample: sample,
+            bundleId: rule.bundleId, offerId: rule.offerId, environment: environment, draft: draft, known: known, eligible: eligible, sample: sample,
             failures: criteria.map { CriterionCount(criterion: $0, users: failing[$0] ?? 0) }, funnel: funnel))
     }
 

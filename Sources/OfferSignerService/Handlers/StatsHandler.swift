@@ -4,7 +4,7 @@ import OfferSignerHTTP
 import OfferSignerStore
 
 /// `GET /v1/stats/offers` (every offer's signatures in the last 24 hours and 7 days) and
-/// `GET /v1/stats/offers/{offerId}?from=&to=&bucket=day` (signatures and refusals per day,
+/// `GET /v1/stats/offers/{offerId}?bundleId=&from=&to=&bucket=day` (signatures and refusals per day,
 /// refusals by failed criterion). Days are UTC; `from` and `to` are dates (`2026-11-30`)
 /// or RFC 3339 times (their UTC day), both included.
 struct StatsHandler {
@@ -71,14 +71,11 @@ struct StatsHandler {
     }
 
     func offer(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let offerId = try context.parameters.require("offerId")
         let bucket = request.query["bucket"] ?? "day"
         guard bucket == "day" else { throw HTTPProblem.invalidRequest("'bucket' must be 'day'") }
-        guard let stored = try dependencies.offers.offer(id: offerId),
-              request.query["bundleId"].map({ $0 == stored.rule.bundleId }) ?? true else {
-            throw HTTPProblem.notFound("no offer '\(offerId)'")
-        }
+        let stored = try OfferAdminHandler.stored(request, context, dependencies)
         let bundleId = stored.rule.bundleId
+        let offerId = stored.rule.offerId
         let today = OfferActivity.day(of: dependencies.clock.now)
         let toDay = try Self.day(request.query["to"], name: "to") ?? today
         let fromDay = try Self.day(request.query["from"], name: "from") ?? (toDay - 29)

@@ -17,15 +17,20 @@ struct UserHandler {
 
     struct OffersDocument: Encodable {
         let userId: String
+        let environment: AppStoreEnvironment
         let offers: [OfferVerdict]
     }
 
     /// Every enabled offer of the user's app (optionally only those for `?productId=`; with
-    /// `?includeDisabled=true` disabled ones too, for support staff), each with its verdict,
-    /// best priority first.
+    /// `?includeDisabled=true` disabled ones too, for support staff), each with its verdict
+    /// from the history of one environment (Production unless `?environment=Sandbox`), best
+    /// priority first.
     func offers(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let userId = try self.userId(context)
         let app = try self.app(request)
+        let environment = try EnvironmentSelection.environment(request.query["environment"],
+                                                               accepted: dependencies.appStore.acceptedEnvironments,
+                                                               source: "?environment=")
         let productFilter = request.query["productId"]
         let includeDisabled = request.query["includeDisabled"] == "true"
         let now = dependencies.clock.now
@@ -37,11 +42,12 @@ struct UserHandler {
             .sorted { ($0.rule.priority, $1.rule.offerId) > ($1.rule.priority, $0.rule.offerId) }
             .map { offer in
                 let product = productFilter ?? offer.rule.productIds[0]
-                let decision = try check.decide(userHistory: userHistory, rule: offer.rule, productId: product, now: now)
+                let decision = try check.decide(userHistory: userHistory, rule: offer.rule, productId: product,
+                                                environment: environment, now: now)
                 return OfferVerdict(offerId: offer.rule.offerId, productIds: offer.rule.productIds, priority: offer.rule.priority,
                                     eligible: decision.eligible, reasons: decision.reasons)
             }
-        return try HTTPResponse.json(OffersDocument(userId: userId, offers: verdicts))
+        return try HTTPResponse.json(OffersDocument(userId: userId, environment: environment, offers: verdicts))
     }
 
     struct HistoryDocument: Encodable {
@@ -52,20 +58,35 @@ struct UserHandler {
         let renewals: [RenewalDocument]
     }
 
-    /// The facts per subscription group and the verified transactions behind them.
+    /// The facts per subscription group and environment (each from that environment's history
+    /// alone), and the verified transactions and renewal infos behind them, each naming its
+    /// environment.
     func history(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let userId = try self.userId(context)
         let bundleId = try app(request)
         let now = dependencies.clock.now
         let history = try dependencies.history.history(userId: userId, bundleId: bundleId)
-        let groups = Set(history.transactions.map(\.subscriptionGroupIdentifier)).sorted()
-            .compactMap { history.facts(group: $0, now: now) }
+        let scopes = Set(history.transactions.map { Scope(group: $0.subscriptionGroupIdentifier, environment: $0.environment) })
+        let groups = scopes.sorted().compactMap { history.facts(group: $0.group, environment: $0.environment, now: now) }
         let document = HistoryDocument(
             userId: userId, bundleId: bundleId, groups: groups,
-            transactions: history.transactions.sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
+            transactions: history.transactions
+                .sorted { ($0.purchaseDate, $0.transactionId, $0.environment.rawValue) < ($1.purchaseDate, $1.transactionId, $1.environment.rawValue) }
                 .map(TransactionDocument.init),
-            renewals: history.renewals.map(RenewalDocument.init))
+            renewals: history.renewals
+                .sorted { ($0.environment.rawValue, $0.originalTransactionId) < ($1.environment.rawValue, $1.originalTransactionId) }
+                .map(RenewalDocument.init))
         return try HTTPResponse.json(document)
+    }
+
+    /// A subscription group in one environment: the unit facts are computed for.
+    private struct Scope: Hashable, Comparable {
+        let group: String
+        let environment: AppStoreEnvironment
+
+        static func < (a: Scope, b: Scope) -> Bool {
+            (a.group, a.environment.rawValue) < (b.group, b.environment.rawValue)
+        }
     }
 
     private func userId(_ context: ServiceContext) throws -> String {
@@ -78,11 +99,6 @@ struct UserHandler {
 
     /// `?bundleId=`, or the only configured app.
     private func app(_ request: HTTPRequest) throws(HTTPProblem) -> String {
-        let configuration = dependencies.keyRing.current
-        guard let app = configuration.app(bundleId: request.query["bundleId"]) else {
-            if let bundleId = request.query["bundleId"] { throw .notFound("no app with bundleId '\(bundleId)' is configured") }
-            throw .invalidRequest("add ?bundleId= (more than one app is configured)")
-        }
-        return app.bundleId
+        try AppSelection.bundleId(request.query["bundleId"], in: dependencies.keyRing.current, source: "?bundleId=")
     }
 }

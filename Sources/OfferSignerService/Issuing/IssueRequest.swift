@@ -11,19 +11,25 @@ public struct IssueRequest: Sendable {
     public var format: SignatureFormat
     /// For the JWS format: the transaction the offer is bound to.
     public var transactionId: String?
+    /// The App Store environment whose history decides eligibility: Production for apps from
+    /// the App Store, Sandbox for TestFlight and development builds. It must be one this
+    /// service accepts signed data from; the other's history never counts.
+    public var environment: AppStoreEnvironment
     /// Who asked, for the log record: the API key's name (or the caller's name for offline uses).
     public var requestedBy: String
     /// The request ID the log record keeps.
     public var requestId: String
 
     public init(bundleId: String?, productId: String, offerId: String, userId: String, format: SignatureFormat,
-                transactionId: String? = nil, requestedBy: String, requestId: String) {
+                transactionId: String? = nil, environment: AppStoreEnvironment = .production, requestedBy: String,
+                requestId: String) {
         self.bundleId = bundleId
         self.productId = productId
         self.offerId = offerId
         self.userId = userId
         self.format = format
         self.transactionId = transactionId
+        self.environment = environment
         self.requestedBy = requestedBy
         self.requestId = requestId
     }

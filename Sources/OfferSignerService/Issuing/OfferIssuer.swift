@@ -12,6 +12,8 @@ public struct OfferIssuer: Sendable {
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
     let activity: OfferActivity
+    /// The environments whose signed data the service accepts, hence keeps history of.
+    let acceptedEnvironments: Set<String>
     let clock: WallClock
     let metrics: Metrics
     let logger: Logger
@@ -22,6 +24,7 @@ public struct OfferIssuer: Sendable {
         history = dependencies.history
         signatures = dependencies.signatures
         activity = dependencies.activity
+        acceptedEnvironments = dependencies.appStore.acceptedEnvironments
         clock = dependencies.clock
         metrics = dependencies.metrics
         logger = dependencies.logger
@@ -34,11 +37,15 @@ public struct OfferIssuer: Sendable {
         guard let app = configuration.app(bundleId: request.bundleId) else {
             throw request.bundleId.map { .unknownApp(bundleId: $0) } ?? .appNotNamed
         }
+        guard acceptedEnvironments.contains(request.environment.rawValue) else {
+            throw .environmentNotAccepted(request.environment, accepted: acceptedEnvironments)
+        }
         let rule = try offer(request.offerId, productId: request.productId, bundleId: app.bundleId)
         let now = clock.now
         let decision: EligibilityDecision
         do {
-            decision = try EligibilityCheck(history: history).decide(userId: userId, rule: rule, productId: request.productId, now: now)
+            decision = try EligibilityCheck(history: history).decide(userId: userId, rule: rule, productId: request.productId,
+                                                                     environment: request.environment, now: now)
         } catch {
             throw .internalFailure(error)
         }
@@ -61,7 +68,7 @@ public struct OfferIssuer: Sendable {
         let record = SignatureRecord(issued, apiKeyName: request.requestedBy, requestId: request.requestId,
                                      recordedAt: clock.now.milliseconds)
         try appendDurably(record, quota: rule.limits.maxSignaturesPerUserPerDay)
-        metrics.recordSignature(offerId: rule.offerId, format: request.format.rawValue)
+        metrics.recordSignature(bundleId: rule.bundleId, offerId: rule.offerId, format: request.format.rawValue)
         return issued
     }
 
@@ -69,11 +76,11 @@ public struct OfferIssuer: Sendable {
     private func offer(_ offerId: String, productId: String, bundleId: String) throws(SignRefusal) -> OfferRule {
         let stored: StoredOffer?
         do {
-            stored = try offers.offer(id: offerId)
+            stored = try offers.offer(bundleId: bundleId, offerId: offerId)
         } catch {
             throw .internalFailure(error)
         }
-        guard let rule = stored?.rule, rule.bundleId == bundleId else {
+        guard let rule = stored?.rule else {
             throw .offerNotFound(offerId: offerId, bundleId: bundleId)
         }
         guard rule.productIds.contains(productId) else {
@@ -82,7 +89,7 @@ public struct OfferIssuer: Sendable {
         return rule
     }
 
-    /// Appends the record, within the quota of `maxPerDay` records per user and offer.
+    /// Appends the record, within the quota of `maxPerDay` records per user and offer (of the app).
     private func appendDurably(_ record: SignatureRecord, quota maxPerDay: Int?) throws(SignRefusal) {
         do {
             _ = try signatures.append(record, quota: maxPerDay.map { SignatureQuota(maxCount: $0) })
@@ -96,6 +103,12 @@ public struct OfferIssuer: Sendable {
                 logger.log(.error, "signature log append failed; no signature issued",
                            ["requestId": .string(record.requestId), "reason": .string(reason)])
                 throw .logUnavailable(reason: reason)
+            case .endMismatch(let mismatch):
+                logger.log(.error, "SIGNATURE LOG TAMPERED: it does not end where its last commit recorded it; "
+                           + "no signature is issued until an operator restores it from a backup or runs "
+                           + "`offer-signer audit accept-truncation` (see README, Audits)",
+                           ["requestId": .string(record.requestId), "reason": .string(mismatch.description)])
+                throw .logUnavailable(reason: mismatch.description)
             }
         }
     }

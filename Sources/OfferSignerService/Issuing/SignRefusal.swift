@@ -6,6 +6,9 @@ public enum SignRefusal: Error, Sendable {
     case unknownApp(bundleId: String)
     /// More than one app is configured and the request named none.
     case appNotNamed
+    /// The request names an App Store environment whose signed data this service does not
+    /// accept, so it has no history of it; `accepted` are those it does.
+    case environmentNotAccepted(AppStoreEnvironment, accepted: Set<String>)
     /// The app has no offer with this ID.
     case offerNotFound(offerId: String, bundleId: String)
     /// The offer exists but not for this product.

@@ -14,14 +14,17 @@ public struct OfferRulesFile {
         }
         let rules: [OfferRule]
         do {
-            rules = try JSONCoding.decoder.decode([OfferRule].self, from: data)
+            rules = try JSONCoding.decoder.decodeStrictly([OfferRule].self, from: data)
         } catch {
             throw ConfigurationError(file: path, fault: .malformedOfferRules(DecodingErrorText.describe(error)))
         }
         var faults: [String] = []
-        var seen = Set<String>()
+        var seen = Set<[String]>()
         for rule in rules {
-            if !seen.insert(rule.offerId).inserted { faults.append("offer '\(rule.offerId)' appears twice") }
+            // An offer ID is an app's own: the same ID may appear once per app.
+            if !seen.insert([rule.bundleId, rule.offerId]).inserted {
+                faults.append("offer '\(rule.offerId)' of \(rule.bundleId) appears twice")
+            }
             if configuration.apps[rule.bundleId] == nil { faults.append("offer '\(rule.offerId)': no app with bundleId '\(rule.bundleId)' is configured") }
             faults += rule.validationProblems().map { "offer '\(rule.offerId)': \($0)" }
         }
@@ -31,7 +34,8 @@ public struct OfferRulesFile {
 
     /// Applies every rule in one transaction and returns those whose version changed.
     public func apply(to store: any OfferStore, by actor: String, at now: Date) throws -> [StoredOffer] {
-        let before = Dictionary(try store.offers().map { ($0.rule.offerId, $0.version) }, uniquingKeysWith: { first, _ in first })
-        return try store.apply(rules, by: actor, at: now).filter { before[$0.rule.offerId] != $0.version }
+        let before = Dictionary(try store.offers().map { ([$0.rule.bundleId, $0.rule.offerId], $0.version) },
+                                uniquingKeysWith: { first, _ in first })
+        return try store.apply(rules, by: actor, at: now).filter { before[[$0.rule.bundleId, $0.rule.offerId]] != $0.version }
     }
 }

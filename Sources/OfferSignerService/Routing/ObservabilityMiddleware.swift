@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerCore
 import OfferSignerHTTP
 
 /// Times every request, counts it in the metrics and writes its request-log line
@@ -32,7 +33,7 @@ struct ObservabilityMiddleware: HTTPMiddleware {
         let route = context.core.routePattern ?? "unmatched"
         metrics.recordRequest(route: route, method: request.method, status: status, seconds: seconds)
         guard logger.isEnabled(.info) else { return }
-        var fields: [String: LogValue] = [
+        var fields: [String: JSONValue] = [
             "requestId": .string(context.requestId), "method": .string(request.method), "route": .string(route),
             "status": .int(status), "latencyMs": .double((seconds * 1e6).rounded() / 1e3),
             "remoteAddress": .string(request.remoteAddress),

@@ -14,6 +14,7 @@ public enum ServiceRouter {
         router.use(identification)
         router.use(ObservabilityMiddleware(metrics: dependencies.metrics, logger: logger))
         router.use(AuthorizationMiddleware())
+        router.use(QueryParameterMiddleware())
         router.use(ContentTypeMiddleware())
         router.reportUnexpected = { error, _, context in
             logger.log(.error, "unexpected error", ["requestId": .string(context.requestId),
@@ -43,24 +44,31 @@ public enum ServiceRouter {
         let console = ConsoleHandler()
 
         router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
-        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client, .marketing]), handler: users.offers)
-        router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), handler: users.history)
-        router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), handler: offers.list)
-        router.add("GET", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.get)
+        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client, .marketing]),
+                   query: ["bundleId", "productId", "environment", "includeDisabled"], handler: users.offers)
+        router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), query: ["bundleId"], handler: users.history)
+        router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.list)
+        router.add("GET", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.get)
         router.add("PUT", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.put)
-        router.add("DELETE", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.delete)
-        router.add("GET", "/v1/admin/offers/{offerId}/changes", policy: .roles([.marketing]), handler: offers.changes)
-        router.add("POST", "/v1/admin/offers/{offerId}/simulate", policy: .roles([.marketing]), handler: simulate.handle)
+        router.add("DELETE", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.delete)
+        router.add("GET", "/v1/admin/offers/{offerId}/changes", policy: .roles([.marketing]), query: ["bundleId", "limit", "cursor"],
+                   handler: offers.changes)
+        router.add("POST", "/v1/admin/offers/{offerId}/simulate", policy: .roles([.marketing]), query: ["bundleId", "environment"],
+                   handler: simulate.handle)
         router.add("POST", "/v1/admin/history/import", policy: .roles([]), accepts: ["application/x-ndjson"],
                    maxBodyBytes: HistoryImportHandler.maxBodyBytes, spoolBody: true, handler: historyImport.handle)
         router.add("POST", "/v1/notifications/appstore", policy: .open, handler: notifications.handle)
-        router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]), handler: audit.signatures)
+        router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]),
+                   query: ["userId", "offerId", "productId", "bundleId", "keyId", "from", "to", "limit", "cursor"], handler: audit.signatures)
         router.add("GET", "/v1/audit/signatures/{nonce}", policy: .roles([.auditor]), handler: audit.signature)
         router.add("POST", "/v1/audit/verify", policy: .roles([.auditor]), handler: audit.verify)
-        router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), handler: audit.integrity)
-        router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), handler: audit.offerChanges)
-        router.add("GET", "/v1/stats/offers", policy: .roles([.marketing, .auditor]), handler: stats.summary)
-        router.add("GET", "/v1/stats/offers/{offerId}", policy: .roles([.marketing, .auditor]), handler: stats.offer)
+        router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), query: ["signatures"], handler: audit.integrity)
+        router.add("GET", "/v1/audit/checkpoints", policy: .roles([.auditor]), query: ["limit", "cursor"], handler: audit.checkpoints)
+        router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), query: ["offerId", "bundleId", "limit", "cursor"],
+                   handler: audit.offerChanges)
+        router.add("GET", "/v1/stats/offers", policy: .roles([.marketing, .auditor]), query: ["bundleId"], handler: stats.summary)
+        router.add("GET", "/v1/stats/offers/{offerId}", policy: .roles([.marketing, .auditor]), query: ["bundleId", "from", "to", "bucket"],
+                   handler: stats.offer)
         router.add("GET", "/v1/keys", policy: .anyRole, handler: operations.keys)
         router.add("GET", "/v1/me", policy: .anyRole, handler: caller.me)
         router.add("GET", "/healthz", policy: .open, handler: operations.health)

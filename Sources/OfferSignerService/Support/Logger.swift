@@ -34,9 +34,15 @@ public struct Logger: Sendable {
     public func isEnabled(_ level: Level) -> Bool { level >= minimumLevel }
 
     /// Writes one JSON object line with `time`, `level`, `message` and `fields`.
-    public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
+    public func log(_ level: Level, _ message: String, _ fields: [String: JSONValue] = [:]) {
         guard level >= minimumLevel else { return }
-        var object: [String: LogValue] = fields
+        logAlways(level, message, fields)
+    }
+
+    /// `log` whatever the minimum level: for lines the log pipeline must keep whatever the
+    /// operator filters out (signed audit checkpoints).
+    public func logAlways(_ level: Level, _ message: String, _ fields: [String: JSONValue] = [:]) {
+        var object: [String: JSONValue] = fields
         object["time"] = .string(RFC3339.string(from: Date()))
         object["level"] = .string(level.name)
         object["message"] = .string(message)
@@ -50,23 +56,4 @@ public struct Logger: Sendable {
 
     /// Drops everything (for tests).
     public static let silent = Logger(minimumLevel: .error) { _ in }
-}
-
-/// A value in a log line.
-public enum LogValue: Encodable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
-    case string(String)
-    case int(Int)
-    case double(Double)
-
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .int(value) }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .double(let value): try container.encode(value)
-        }
-    }
 }

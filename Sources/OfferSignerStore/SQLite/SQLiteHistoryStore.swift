@@ -51,95 +51,103 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
         }
     }
 
+    /// Inserts the transaction, or replaces the stored copy of it (same environment and
+    /// `transactionId`) when this one was signed later.
     private static func upsert(_ stored: StoredTransaction, _ db: SQLiteConnection) throws -> Bool {
         let t = stored.transaction
         try db.run("""
-            INSERT INTO transactions (transaction_id, original_transaction_id, bundle_id, product_id, group_id, user_id,
-                purchase_ms, expires_ms, revocation_ms, offer_type, offer_id, offer_discount_type, price, storefront,
-                signed_date_ms, environment, signed_transaction)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(transaction_id) DO UPDATE SET original_transaction_id = excluded.original_transaction_id,
+            INSERT INTO transactions (environment, transaction_id, original_transaction_id, bundle_id, product_id, group_id,
+                user_id, purchase_ms, expires_ms, revocation_ms, revocation_reason, revocation_type, revocation_percentage,
+                is_upgraded, ownership_type, transaction_reason, offer_type, offer_id, offer_discount_type, price, storefront,
+                signed_date_ms, signed_transaction)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(environment, transaction_id) DO UPDATE SET original_transaction_id = excluded.original_transaction_id,
                 bundle_id = excluded.bundle_id, product_id = excluded.product_id, group_id = excluded.group_id,
                 user_id = excluded.user_id, purchase_ms = excluded.purchase_ms, expires_ms = excluded.expires_ms,
-                revocation_ms = excluded.revocation_ms, offer_type = excluded.offer_type, offer_id = excluded.offer_id,
+                revocation_ms = excluded.revocation_ms, revocation_reason = excluded.revocation_reason,
+                revocation_type = excluded.revocation_type, revocation_percentage = excluded.revocation_percentage,
+                is_upgraded = excluded.is_upgraded, ownership_type = excluded.ownership_type,
+                transaction_reason = excluded.transaction_reason, offer_type = excluded.offer_type, offer_id = excluded.offer_id,
                 offer_discount_type = excluded.offer_discount_type, price = excluded.price, storefront = excluded.storefront,
-                signed_date_ms = excluded.signed_date_ms, environment = excluded.environment,
-                signed_transaction = excluded.signed_transaction
+                signed_date_ms = excluded.signed_date_ms, signed_transaction = excluded.signed_transaction
             WHERE excluded.signed_date_ms > transactions.signed_date_ms
-            """, [.text(t.transactionId), .text(t.originalTransactionId), .text(t.bundleId), .text(t.productId),
-                  .text(t.subscriptionGroupIdentifier), .optional(t.appAccountToken?.lowercased()),
+            """, [.text(t.environment.rawValue), .text(t.transactionId), .text(t.originalTransactionId), .text(t.bundleId),
+                  .text(t.productId), .text(t.subscriptionGroupIdentifier), .optional(t.appAccountToken?.lowercased()),
                   .integer(t.purchaseDate.milliseconds), .optional(t.expiresDate?.milliseconds),
-                  .optional(t.revocationDate?.milliseconds), .optional(t.offerType.map(Int64.init)), .optional(t.offerIdentifier),
-                  .optional(t.offerDiscountType), .optional(t.price.map(Int64.init)), .optional(t.storefront),
-                  .integer(t.signedDate.milliseconds), .optional(stored.environment), .text(stored.signedTransaction)])
+                  .optional(t.revocationDate?.milliseconds), .optional(t.revocationReason.map(Int64.init)),
+                  .optional(t.revocationType), .optional(t.revocationPercentage.map(Int64.init)),
+                  .optional(t.isUpgraded.map { $0 ? 1 : 0 }), .optional(t.inAppOwnershipType), .optional(t.transactionReason),
+                  .optional(t.offerType.map(Int64.init)), .optional(t.offerIdentifier), .optional(t.offerDiscountType),
+                  .optional(t.price.map(Int64.init)), .optional(t.storefront), .integer(t.signedDate.milliseconds),
+                  .text(stored.signedTransaction)])
         return db.changes == 1
     }
 
+    /// Inserts the renewal info, or replaces the stored one of its subscription (same
+    /// environment and `originalTransactionId`) when this one was signed later.
     private static func upsert(_ stored: StoredRenewal, _ db: SQLiteConnection) throws -> Bool {
         let r = stored.renewal
         try db.run("""
-            INSERT INTO renewals (original_transaction_id, product_id, auto_renew_status, in_billing_retry, grace_expires_ms,
-                signed_date_ms, environment, signed_renewal_info) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(original_transaction_id) DO UPDATE SET product_id = excluded.product_id,
+            INSERT INTO renewals (environment, original_transaction_id, product_id, auto_renew_status, in_billing_retry,
+                grace_expires_ms, expiration_intent, win_back_offer_ids, signed_date_ms, signed_renewal_info)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(environment, original_transaction_id) DO UPDATE SET product_id = excluded.product_id,
                 auto_renew_status = excluded.auto_renew_status, in_billing_retry = excluded.in_billing_retry,
-                grace_expires_ms = excluded.grace_expires_ms, signed_date_ms = excluded.signed_date_ms,
-                environment = excluded.environment, signed_renewal_info = excluded.signed_renewal_info
+                grace_expires_ms = excluded.grace_expires_ms, expiration_intent = excluded.expiration_intent,
+                win_back_offer_ids = excluded.win_back_offer_ids, signed_date_ms = excluded.signed_date_ms,
+                signed_renewal_info = excluded.signed_renewal_info
             WHERE excluded.signed_date_ms > renewals.signed_date_ms
-            """, [.text(r.originalTransactionId), .optional(r.productId), .optional(r.autoRenewStatus.map(Int64.init)),
-                  .optional(r.isInBillingRetryPeriod.map { $0 ? 1 : 0 }), .optional(r.gracePeriodExpiresDate?.milliseconds),
-                  .integer(r.signedDate.milliseconds), .optional(stored.environment), .text(stored.signedRenewalInfo)])
+            """, [.text(r.environment.rawValue), .text(r.originalTransactionId), .optional(r.productId),
+                  .optional(r.autoRenewStatus.map(Int64.init)), .optional(r.isInBillingRetryPeriod.map { $0 ? 1 : 0 }),
+                  .optional(r.gracePeriodExpiresDate?.milliseconds), .optional(r.expirationIntent.map(Int64.init)),
+                  .text(WinBackOfferIds.encode(r.eligibleWinBackOfferIds)), .integer(r.signedDate.milliseconds),
+                  .text(stored.signedRenewalInfo)])
         return db.changes == 1
     }
 
-    /// Driven by the user's index, then each subscription's transactions by
-    /// `original_transaction_id` (the unary `+` keeps SQLite from scanning the whole bundle).
+    /// Driven by the user's index, then each subscription's transactions by (environment,
+    /// `original_transaction_id`) (the unary `+` keeps SQLite from scanning the whole bundle).
+    /// Rows of an environment this build does not know are left out.
     public func history(userId: String, bundleId: String) throws -> UserHistory {
         try database.read { db in
             let transactions = try db.query("""
-                SELECT transaction_id, original_transaction_id, bundle_id, product_id, group_id, purchase_ms, expires_ms,
-                    revocation_ms, offer_type, offer_id, offer_discount_type, price, storefront, user_id, signed_date_ms
-                FROM transactions WHERE original_transaction_id IN
-                    (SELECT original_transaction_id FROM transactions WHERE bundle_id = ?1 AND user_id = ?2)
+                SELECT \(Self.transactionColumns) FROM transactions WHERE (environment, original_transaction_id) IN
+                    (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ?1 AND user_id = ?2)
                     AND +bundle_id = ?1
-                """, [.text(bundleId), .text(userId)]) { row in
-                SubscriptionTransaction(
-                    transactionId: row.text(0), originalTransactionId: row.text(1), bundleId: row.text(2),
-                    productId: row.text(3), subscriptionGroupIdentifier: row.text(4),
-                    purchaseDate: Date(milliseconds: row.int64(5)), expiresDate: row.optionalInt64(6).map(Date.init(milliseconds:)),
-                    revocationDate: row.optionalInt64(7).map(Date.init(milliseconds:)), offerType: row.optionalInt64(8).map(Int.init),
-                    offerIdentifier: row.optionalText(9), offerDiscountType: row.optionalText(10),
-                    price: row.optionalInt64(11).map(Int.init), storefront: row.optionalText(12),
-                    appAccountToken: row.optionalText(13), signedDate: Date(milliseconds: row.int64(14)))
-            }
-            let originals = Set(transactions.map(\.originalTransactionId))
-            let renewals = try originals.sorted().flatMap { original in
-                try db.query("""
-                    SELECT original_transaction_id, product_id, auto_renew_status, in_billing_retry, grace_expires_ms, signed_date_ms
-                    FROM renewals WHERE original_transaction_id = ?
-                    """, [.text(original)]) { row in
-                    SubscriptionRenewalState(
-                        originalTransactionId: row.text(0), productId: row.optionalText(1),
-                        autoRenewStatus: row.optionalInt64(2).map(Int.init), isInBillingRetryPeriod: row.optionalInt64(3).map { $0 != 0 },
-                        gracePeriodExpiresDate: row.optionalInt64(4).map(Date.init(milliseconds:)), signedDate: Date(milliseconds: row.int64(5)))
-                }
+                """, [.text(bundleId), .text(userId)], row: Self.transaction).compactMap { $0 }
+            let subscriptions = Set(transactions.map { Subscription(environment: $0.environment, original: $0.originalTransactionId) })
+            let renewals = try subscriptions.sorted().flatMap { subscription in
+                try db.query("SELECT \(Self.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
+                             [.text(subscription.environment.rawValue), .text(subscription.original)], row: Self.renewal).compactMap { $0 }
             }
             return UserHistory(transactions: transactions, renewals: renewals)
         }
     }
 
-    public func subscriptionGroup(productId: String, bundleId: String) throws -> String? {
+    public func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {
         try database.read { db in
-            try db.query("SELECT group_id FROM transactions WHERE bundle_id = ? AND product_id = ? LIMIT 1",
-                         [.text(bundleId), .text(productId)]) { $0.text(0) }.first
+            try db.query("SELECT group_id FROM transactions WHERE bundle_id = ? AND product_id = ? AND environment = ? LIMIT 1",
+                         [.text(bundleId), .text(productId), .text(environment.rawValue)]) { $0.text(0) }.first
         }
     }
 
-    public func knownUsers(bundleId: String, afterUserId: String, limit: Int) throws -> [String] {
-        try database.read { db in
+    public func knownUsers(bundleId: String, environment: AppStoreEnvironment, afterUserId: String, limit: Int) throws -> [String] {
+        try database.read(.audit) { db in
             try db.query("""
-                SELECT DISTINCT user_id FROM transactions WHERE bundle_id = ? AND user_id IS NOT NULL AND user_id > ?
+                SELECT DISTINCT user_id FROM transactions
+                WHERE bundle_id = ? AND user_id IS NOT NULL AND user_id > ? AND environment = ?
                 ORDER BY user_id LIMIT ?
-                """, [.text(bundleId), .text(afterUserId), .integer(Int64(limit))]) { $0.text(0) }
+                """, [.text(bundleId), .text(afterUserId), .text(environment.rawValue), .integer(Int64(limit))]) { $0.text(0) }
         }
+    }
+}
+
+/// One subscription: its environment and original transaction.
+private struct Subscription: Hashable, Comparable {
+    let environment: AppStoreEnvironment
+    let original: String
+
+    static func < (a: Subscription, b: Subscription) -> Bool {
+        (a.environment.rawValue, a.original) < (b.environment.rawValue, b.original)
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import OfferSignerCore
 
 /// A user's subscription history, turned into facts and evaluated against the win-back rule
-/// of CONTRACT.md (lapsed, ≥ 180 paid days, expired 60–730 days ago, 60 days between offers,
+/// of the README's example offer (lapsed, ≥ 180 paid days, expired 60–730 days ago, 60 days between offers,
 /// one redemption, no refunds, USA or CAN).
 @Suite struct EligibilityScenarioTests {
     typealias T = EligibilityTestData

@@ -62,7 +62,7 @@ enum EligibilityTestData {
             environment: environment, now: day(now))
     }
 
-    /// The win-back rule of CONTRACT.md, running since `origin`.
+    /// The win-back rule of the README's example offer, running since `origin`.
     static let winBackCriteria = EligibilityCriteria(
         requireLapsed: true, minPaidDays: 180, minDaysSinceExpiry: 60, maxDaysSinceExpiry: 730,
         waitBetweenOffersDays: 60, maxRedemptionsPerUser: 1, excludeRefunded: true, storefronts: ["USA", "CAN"])

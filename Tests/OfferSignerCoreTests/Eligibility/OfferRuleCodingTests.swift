@@ -18,7 +18,7 @@ import Testing
     static func decode(_ json: String) throws -> OfferRule {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(OfferRule.self, from: Data(json.utf8))
+        return try decoder.decodeStrictly(OfferRule.self, from: Data(json.utf8))
     }
 
     @Test func everyCriterionRoundTrips() throws {

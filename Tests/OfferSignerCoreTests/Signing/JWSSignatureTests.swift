@@ -54,6 +54,6 @@ struct JWSSignatureTests {
 
     @Test("JSON strings are escaped exactly")
     func escaping() {
-        #expect(JSONScalar.string("a\"b\\c\n\u{1}").encoded == "\"a\\\"b\\\\c\\n\\u0001\"")
+        #expect(JSONValue.string("a\"b\\c\n\u{1}").encoded == "\"a\\\"b\\\\c\\n\\u0001\"")
     }
 }

@@ -1,22 +1,3 @@
-/// The app and environment a notification is about, found where Apple's library looks.
-struct NotificationSubject {
-    let bundleId: String?
-    let appAppleId: Int64?
-    let environment: String?
-
-    init(_ payload: ResponseBodyV2DecodedPayload) {
-        if let data = payload.data {
-            (bundleId, appAppleId, environment) = (data.bundleId, data.appAppleId, data.rawEnvironment)
-        } else if let summary = payload.summary {
-            (bundleId, appAppleId, environment) = (summary.bundleId, summary.appAppleId, summary.rawEnvironment)
-        } else if let token = payload.externalPurchaseToken {
-            (bundleId, appAppleId, environment) = (token.bundleId, token.appAppleId, token.environment.rawValue)
-        } else {
-            (bundleId, appAppleId, environment) = (nil, nil, nil)
-        }
-    }
-}
-
 extension SignedDataVerifier {
     /// Apple's checks, in Apple's order: the app is configured (and, for Production data
     /// when `checksAppAppleId`, its `appAppleId` matches), then the environment is accepted.

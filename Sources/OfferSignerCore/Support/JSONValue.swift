@@ -1,0 +1,98 @@
+import Foundation
+
+/// A plain JSON value: the one representation of loosely typed JSON in the service (the
+/// values of eligibility reasons, log fields, hand-written hot-path documents). Codable, and
+/// written exactly and quickly by ``encoded`` and ``object(_:)`` where JSONEncoder is too slow
+/// or does not keep member order.
+public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+
+    /// An array of strings.
+    public static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+    /// An array of integers.
+    public static func ints(_ values: [Int]) -> JSONValue { .array(values.map(JSONValue.int)) }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else {
+            self = .array(try container.decode([JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let values): try container.encode(values)
+        }
+    }
+
+    /// The JSON text of the value.
+    public var encoded: String {
+        switch self {
+        case .null:
+            return "null"
+        case .bool(let value):
+            return value ? "true" : "false"
+        case .int(let value):
+            return String(value)
+        case .double(let value):
+            return value.isFinite ? "\(value)" : "null"
+        case .array(let values):
+            return "[" + values.map(\.encoded).joined(separator: ",") + "]"
+        case .string(let value):
+            // Most values (IDs, base64, UUIDs) need no escaping: copy them whole.
+            if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                return "\"" + value + "\""
+            }
+            var out = "\""
+            out.reserveCapacity(value.utf8.count + 2)
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+    }
+
+    /// A JSON object with `members` in order.
+    public static func object(_ members: [(String, JSONValue)]) -> String {
+        var out = "{"
+        for (index, member) in members.enumerated() {
+            if index > 0 { out += "," }
+            out += JSONValue.string(member.0).encoded
+            out += ":"
+            out += member.1.encoded
+        }
+        return out + "}"
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// Decides whether a user may redeem an offer on a product, from the stored verified history.
+struct EligibilityCheck {
+    let history: any SubscriptionHistoryStore
+
+    /// The decision for `userId` (lowercased app account token) on `rule` for `productId`,
+    /// from the user's history in `environment` alone.
+    func decide(userId: String, rule: OfferRule, productId: String, environment: AppStoreEnvironment,
+                now: Date) throws -> EligibilityDecision {
+        try decide(userHistory: history.history(userId: userId, bundleId: rule.bundleId), rule: rule, productId: productId,
+                   environment: environment, now: now)
+    }
+
+    /// The decision on `rule` for `productId`, given the user's history in the rule's app
+    /// (read once when several offers are judged for one user); only `environment`'s counts.
+    func decide(userHistory: UserHistory, rule: OfferRule, productId: String, environment: AppStoreEnvironment,
+                now: Date) throws -> EligibilityDecision {
+        let facts = try group(of: [productId] + rule.productIds, bundleId: rule.bundleId, environment: environment,
+                              userHistory: userHistory)
+            .flatMap { userHistory.facts(group: $0, environment: environment, now: now) }
+        return EligibilityEvaluator.evaluate(facts: facts, rule: rule, now: now)
+    }
+
+    /// The subscription group of the first of `products` that verified transactions name: the
+    /// user's own first, then anyone's. A product nobody has bought yet (a new price tier of
+    /// the offer) thus still finds the group of the offer's other products, so a user's
+    /// refunds and redemptions there are not mistaken for no history at all. Only transactions
+    /// of `environment` say which group a product is in.
+    private func group(of products: [String], bundleId: String, environment: AppStoreEnvironment,
+                       userHistory: UserHistory) throws -> String? {
+        let own = userHistory.transactions.filter { $0.environment == environment }
+        for product in products {
+            if let group = own.first(where: { $0.productId == product })?.subscriptionGroupIdentifier {
+                return group
+            }
+        }
+        for product in products {
+            if let group = try history.subscriptionGroup(productId: product, bundleId: bundleId, environment: environment) {
+                return group
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import OfferSignerCore
+
+extension SQLiteHistoryStore {
+    static let transactionColumns = """
+        environment, transaction_id, original_transaction_id, bundle_id, product_id, group_id, purchase_ms, expires_ms,
+        revocation_ms, revocation_reason, revocation_type, revocation_percentage, is_upgraded, ownership_type,
+        transaction_reason, offer_type, offer_id, offer_discount_type, price, storefront, user_id, signed_date_ms
+        """
+
+    /// A row of ``transactionColumns``; nil when its environment is not one this build knows.
+    static func transaction(_ row: SQLiteRow) -> SubscriptionTransaction? {
+        guard let environment = AppStoreEnvironment(rawValue: row.text(0)) else { return nil }
+        return SubscriptionTransaction(
+            transactionId: row.text(1), originalTransactionId: row.text(2), bundleId: row.text(3), productId: row.text(4),
+            subscriptionGroupIdentifier: row.text(5), environment: environment, purchaseDate: Date(milliseconds: row.int64(6)),
+            expiresDate: row.optionalInt64(7).map(Date.init(milliseconds:)),
+            revocationDate: row.optionalInt64(8).map(Date.init(milliseconds:)), revocationReason: row.optionalInt64(9).map(Int.init),
+            revocationType: row.optionalText(10), revocationPercentage: row.optionalInt64(11).map(Int.init),
+            isUpgraded: row.optionalInt64(12).map { $0 != 0 }, offerType: row.optionalInt64(15).map(Int.init),
+            offerIdentifier: row.optionalText(16), offerDiscountType: row.optionalText(17), price: row.optionalInt64(18).map(Int.init),
+            storefront: row.optionalText(19), appAccountToken: row.optionalText(20), inAppOwnershipType: row.optionalText(13),
+            transactionReason: row.optionalText(14), signedDate: Date(milliseconds: row.int64(21)))
+    }
+
+    static let renewalColumns = """
+        environment, original_transaction_id, product_id, auto_renew_status, in_billing_retry, grace_expires_ms,
+        expiration_intent, win_back_offer_ids, signed_date_ms
+        """
+
+    /// A row of ``renewalColumns``; nil when its environment is not one this build knows.
+    static func renewal(_ row: SQLiteRow) -> SubscriptionRenewalState? {
+        guard let environment = AppStoreEnvironment(rawValue: row.text(0)) else { return nil }
+        return SubscriptionRenewalState(
+            originalTransactionId: row.text(1), environment: environment, productId: row.optionalText(2),
+            autoRenewStatus: row.optionalInt64(3).map(Int.init), isInBillingRetryPeriod: row.optionalInt64(4).map { $0 != 0 },
+            gracePeriodExpiresDate: row.optionalInt64(5).map(Date.init(milliseconds:)),
+            expirationIntent: row.optionalInt64(6).map(Int.init), eligibleWinBackOfferIds: WinBackOfferIds.decode(row.text(7)),
+            signedDate: Date(milliseconds: row.int64(8)))
+    }
+}
