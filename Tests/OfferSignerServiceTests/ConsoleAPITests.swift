@@ -151,6 +151,7 @@ struct ConsoleAPITests {
         let all = env.send("GET", "/v1/users/lapsed-a/offers", role: .marketing, query: ["includeDisabled": "true"]).json["offers"] as? [[String: Any]] ?? []
         let old = try #require(all.first { $0["offerId"] as? String == "old_offer" })
         #expect(old["eligible"] as? Bool == false && (old["reasons"] as? [[String: Any]])?.first?["criterion"] as? String == "enabled")
+        #expect(env.send("GET", "/v1/users/lapsed-a/offers", role: .marketing, query: ["includeDisabled": "null"]).status == 400)
     }
 
     @Test("with two apps the console's offer routes need ?bundleId= and answer each app's own offer; simulate reads one environment")

@@ -47,7 +47,11 @@ struct SimulateHandler {
         let rule: OfferRule
         let draft = !request.body.isEmpty
         if draft {
-            rule = try request.decodeJSON(OfferRule.self)
+            // A draft without a bundleId is for the app of ?bundleId=, or the only app, as a PUT body is.
+            let configuration = dependencies.keyRing.current
+            let app = request.query["bundleId"] ?? (configuration.apps.count == 1 ? configuration.apps.keys.first : nil)
+            let defaultApp: [CodingUserInfoKey: any Sendable] = app.map { [OfferRule.defaultBundleIdKey: $0] } ?? [:]
+            rule = try request.decodeJSON(OfferRule.self, userInfo: defaultApp)
             try OfferAdminHandler(dependencies: dependencies).validate(rule, offerId: try context.parameters.require("offerId"))
             if let app = request.query["bundleId"], app != rule.bundleId {
                 throw HTTPProblem.invalidRequest("?bundleId= ('\(app)') differs from the draft's bundleId ('\(rule.bundleId)')")

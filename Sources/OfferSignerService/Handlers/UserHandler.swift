@@ -32,7 +32,7 @@ struct UserHandler {
                                                                accepted: dependencies.appStore.acceptedEnvironments,
                                                                source: "?environment=")
         let productFilter = request.query["productId"]
-        let includeDisabled = request.query["includeDisabled"] == "true"
+        let includeDisabled = try AuditHandler.flag(request.query, "includeDisabled")
         let now = dependencies.clock.now
         let check = EligibilityCheck(history: dependencies.history)
         let userHistory = try dependencies.history.history(userId: userId, bundleId: app)
