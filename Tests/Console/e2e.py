@@ -330,6 +330,7 @@ def scenarios(service, console, facts):
         sample = [e.text for e in c.all(".sample li")]
         check(facts["xssUser"] in sample, "the sample shows the markup user ID as text")
         c.shot("04-simulate", at=".simulation")
+        check(not c.all("#sim-environment"), "with only Production accepted, no environment choice is offered")
 
     def change_and_diff():
         c.open("#/offers/edit/winback_e2e")

@@ -83,14 +83,17 @@ struct ConsoleRouteTests {
         #expect(!page.contains("<script>") && !page.contains("style=") && !page.contains("<style"), "no inline script or style")
     }
 
-    @Test("GET /v1/me names the caller, its role and the configured apps")
+    @Test("GET /v1/me names the caller, its role, the configured apps and the accepted environments")
     func me() throws {
         let env = try TestEnvironment()
         for role in Role.allCases {
             let json = env.send("GET", "/v1/me", role: role).json
             #expect(json["name"] as? String == "\(role.rawValue)-key" && json["role"] as? String == role.rawValue)
             #expect(json["apps"] as? [String] == [TestEnvironment.bundleId])
+            #expect(json["environments"] as? [String] == ["Production", "Sandbox"])
         }
         #expect(env.send("GET", "/v1/me", role: nil).status == 401)
+        let productionOnly = try TestEnvironment(environments: ["Production"])
+        #expect(productionOnly.send("GET", "/v1/me", role: .marketing).json["environments"] as? [String] == ["Production"])
     }
 }

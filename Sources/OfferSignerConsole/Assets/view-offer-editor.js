@@ -33,14 +33,17 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
   const summary = h('div', { class: 'error-summary', role: 'alert', tabindex: '-1', hidden: true });
   const form = h('form', { class: 'offer-form', novalidate: true }, summary, buildFields(original, { apps, saved }));
   // Whose history the simulation reads: App Store purchases (Production) or test purchases (Sandbox).
-  const environmentSelect = h('select', { id: 'sim-environment' },
-    h('option', { value: 'Production', selected: true }, 'Production (App Store purchases)'),
-    h('option', { value: 'Sandbox' }, 'Sandbox (test purchases)'));
-  const environmentField = h('div', { class: 'field field-inline sim-environment' },
-    h('label', { for: 'sim-environment' }, 'History'), environmentSelect);
+  // Offered only when the service keeps more than one environment's history.
+  const environments = me.environments || ['Production'];
+  const environmentNames = { Production: 'Production (App Store purchases)', Sandbox: 'Sandbox (test purchases)' };
+  const environmentSelect = h('select', { id: 'sim-environment' }, environments.map(name =>
+    h('option', { value: name, selected: name === 'Production' }, environmentNames[name] || name)));
+  const environmentField = environments.length > 1 ? h('div', { class: 'field field-inline sim-environment' },
+    h('label', { for: 'sim-environment' }, 'History'), environmentSelect) : null;
   const simulation = h('section', { class: 'panel simulation', 'aria-labelledby': 'sim-title' },
     h('h2', { id: 'sim-title' }, 'Simulate'),
-    h('p', { class: 'muted' }, 'See how many known users the rule as it stands in the form would make eligible, before saving it.'));
+    h('p', { class: 'muted' }, 'See how many known users the rule as it stands in the form would make eligible, before saving it.'),
+    environmentField);
   const history = h('section', { class: 'panel', 'aria-labelledby': 'history-title' }, h('h2', { id: 'history-title' }, 'History'));
 
   const params = () => ({ bundleId: readRule(form, original).bundleId || bundleId });
@@ -67,13 +70,13 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
     clearErrors(form, summary);
     if (!rule.offerId) return showErrors(form, summary, ["'offerId' is needed to simulate: enter the offer ID from App Store Connect"], 'Nothing was simulated');
     busy(true);
-    replace(simulation, h('h2', { id: 'sim-title' }, 'Simulate'), h('p', { class: 'loading', role: 'status' }, 'Simulating…'));
+    replace(simulation, h('h2', { id: 'sim-title' }, 'Simulate'), environmentField, h('p', { class: 'loading', role: 'status' }, 'Simulating…'));
     try {
       const result = await api('POST', path('/v1/admin/offers', rule.offerId, 'simulate'),
         { body: rule, params: { bundleId: rule.bundleId, environment: environmentSelect.value } });
       drawSimulation(result);
     } catch (error) {
-      replace(simulation, h('h2', { id: 'sim-title' }, 'Simulate'), h('p', { class: 'muted' }, 'The simulation did not run.'));
+      replace(simulation, h('h2', { id: 'sim-title' }, 'Simulate'), environmentField, h('p', { class: 'muted' }, 'The simulation did not run.'));
       handleError(error, 'Nothing was simulated');
     } finally {
       busy(false);
@@ -85,6 +88,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
       ...result.funnel.map(step => ({ label: `minus ${criterionLabel(step.criterion).toLowerCase()}`, value: step.remaining, note: number(step.remaining), className: 'series-c1' }))];
     replace(simulation,
       h('h2', { id: 'sim-title' }, 'Simulate'),
+      environmentField,
       h('p', { class: 'sim-headline', role: 'status' },
         h('strong', { class: 'big-number', id: 'sim-eligible' }, number(result.eligible)),
         ` of ${plural(result.known, 'known user')} would be eligible now (${percent(result.eligible, result.known)}).`),
@@ -137,7 +141,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
     for (const button of [saveButton, simulateButton, toggleButton]) if (button) button.disabled = on;
   }
   form.addEventListener('submit', save);
-  form.append(environmentField, h('div', { class: 'actions sticky-actions' }, saveButton, simulateButton, toggleButton,
+  form.append(h('div', { class: 'actions sticky-actions' }, saveButton, simulateButton, toggleButton,
     h('a', { class: 'button button-quiet', href: href(['offers']) }, 'Cancel')));
 
   const state = stored ? offerState(stored) : null;

@@ -73,8 +73,9 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
   const input = h('input', { type: 'search', value: userId, autocomplete: 'off', spellcheck: 'false', required: true, class: 'input-wide' });
   const appSelect = apps.length > 1 ? h('select', null, apps.map(app => h('option', { value: app, selected: app === bundleId }, app))) : null;
   // The verdicts are judged on one environment's history (the API's `?environment=`).
-  const environment = query.get('environment') === 'Sandbox' ? 'Sandbox' : 'Production';
-  const environmentSelect = h('select', null, ['Production', 'Sandbox'].map(name => h('option', { value: name, selected: name === environment }, name)));
+  const environments = me.environments || ['Production'];
+  const environment = environments.includes(query.get('environment')) ? query.get('environment') : 'Production';
+  const environmentSelect = h('select', null, environments.map(name => h('option', { value: name, selected: name === environment }, name)));
   const results = h('div', { class: 'user-results' });
   replace(main, h('div', { class: 'page' },
     h('h1', null, 'Users'),
@@ -82,12 +83,12 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
     h('form', { class: 'toolbar', role: 'search', onsubmit: event => {
       event.preventDefault();
       const id = input.value.trim();
-      const params = { ...(apps.length > 1 ? { bundleId: appSelect.value } : {}), ...(environmentSelect.value === 'Sandbox' ? { environment: 'Sandbox' } : {}) };
+      const params = { ...(apps.length > 1 ? { bundleId: appSelect.value } : {}), ...(environmentSelect.value !== 'Production' ? { environment: environmentSelect.value } : {}) };
       if (id) navigate(['users', id], Object.keys(params).length ? params : undefined);
     } },
     field({ id: 'user-id', label: 'User ID (app account token)', control: input, wide: true }),
     appSelect ? field({ id: 'user-app', label: 'App', control: appSelect }) : null,
-    field({ id: 'user-environment', label: 'Offers judged on', control: environmentSelect }),
+    environments.length > 1 ? field({ id: 'user-environment', label: 'Offers judged on', control: environmentSelect }) : null,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Look up'))),
     results));
   if (!userId) {

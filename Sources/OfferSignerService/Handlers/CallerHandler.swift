@@ -11,6 +11,8 @@ struct CallerHandler {
         let role: Role
         /// The configured apps' bundle IDs, sorted.
         let apps: [String]
+        /// The App Store environments whose history the service keeps, sorted (Production first).
+        let environments: [String]
     }
 
     func me(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
@@ -18,6 +20,7 @@ struct CallerHandler {
             throw HTTPProblem.unauthorized("send an API token as 'Authorization: Bearer <token>'")
         }
         let apps = dependencies.keyRing.current.apps.keys.sorted()
-        return try HTTPResponse.json(CallerDocument(name: principal.name, role: principal.role, apps: apps))
+        let environments = dependencies.appStore.acceptedEnvironments.sorted()
+        return try HTTPResponse.json(CallerDocument(name: principal.name, role: principal.role, apps: apps, environments: environments))
     }
 }
