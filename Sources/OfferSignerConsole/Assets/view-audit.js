@@ -150,19 +150,29 @@ async function record(body, { segments, href }) {
   }
 }
 
-async function integrity(body) {
-  const result = h('div', { role: 'status' }, h('p', { class: 'loading' }, 'Checking the hash chain…'));
+async function integrity(body, signatures = false) {
+  const result = h('div', { role: 'status' }, h('p', { class: 'loading' }, signatures ? 'Checking the hash chain and every signature…' : 'Checking the hash chain…'));
   const again = h('button', { type: 'button', class: 'button', onclick: () => { replace(body); integrity(body); } }, 'Check again');
+  const withSignatures = h('button', { type: 'button', class: 'button button-quiet', onclick: () => { replace(body); integrity(body, true); } },
+    'Check every signature too (slower)');
   body.append(h('h2', null, 'Integrity of the signature log'),
-    h('p', { class: 'muted' }, 'Every record’s hash covers its position, its fields and the previous record’s hash; changing, removing or reordering any record breaks the chain from there on.'),
-    result, again);
+    h('p', { class: 'muted' }, 'Every record’s hash covers its position, its fields and the previous record’s hash; changing, removing or reordering any record breaks the chain from there on. Signed checkpoints pin where the chain stood.'),
+    result, h('div', { class: 'actions' }, again, withSignatures));
   try {
-    const report = await api('GET', '/v1/audit/integrity');
-    const known = new Set(['ok', 'records', 'firstBadRecord', 'problem']);
+    const report = await api('GET', '/v1/audit/integrity', { params: signatures ? { signatures: 'true' } : {} });
+    const known = new Set(['ok', 'records', 'firstBadRecord', 'firstBadSequence', 'problem', 'gaps', 'checkpoints', 'signaturesChecked']);
+    const cp = report.checkpoints;
+    const facts = [
+      ['Signed checkpoints', cp ? `${number(cp.checked)} checked: ${number(cp.matched)} match the chain, ${number(cp.inGaps)} fall in accepted gaps, ${number(cp.invalid)} invalid`
+        : 'not checked (no audit key is configured)'],
+      ['Accepted gaps', (report.gaps || []).length ? (report.gaps || []).map(g => `records ${g.lostFrom}–${g.lostThrough ?? '?'} lost, accepted by ${g.acceptedBy} (${g.reason})`).join('; ') : 'none'],
+      ['Record signatures', report.signaturesChecked == null ? 'not checked' : `${number(report.signaturesChecked)} verified`],
+    ];
     replace(result,
       h('p', { class: ['integrity', report.ok ? 'integrity-ok' : 'integrity-bad'], id: 'integrity-status' },
         report.ok ? `Intact: all ${number(report.records)} records link.` : `Broken: ${report.problem || 'a record does not link'}.`),
       h('p', { class: 'muted' }, `Checked ${dateTime(Date.now())}.`),
+      h('dl', { class: 'facts' }, facts.map(([term, value]) => [h('dt', null, term), h('dd', null, value)])),
       report.firstBadRecord ? [h('h3', null, 'First record that does not link'), recordList(report.firstBadRecord)] : null,
       Object.entries(report).filter(([key]) => !known.has(key)).map(([key, value]) =>
         h('div', null, h('h3', null, key), h('pre', { class: 'mono' }, JSON.stringify(value, null, 2)))));
