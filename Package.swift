@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -22,8 +22,13 @@ let package = Package(
         .target(name: "OfferSignerHTTP", dependencies: ["OfferSignerCore", "CMicroHTTPD"]),
         // Client of Apple's App Store Server API (JWT auth, paging, retries, rate limit) over libcurl.
         .target(name: "AppStoreServerAPI", dependencies: ["OfferSignerCore", "CCurl"]),
+        // The web console's HTML, CSS and JavaScript, embedded in the binary at build time.
+        .target(name: "OfferSignerConsole", exclude: ["Assets"], plugins: ["EmbedConsoleAssets"]),
+        .executableTarget(name: "ConsoleAssetEmbedder"),
+        .plugin(name: "EmbedConsoleAssets", capability: .buildTool(), dependencies: ["ConsoleAssetEmbedder"]),
         // Handlers, configuration, wiring.
-        .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP", "AppStoreServerAPI"]),
+        .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP", "AppStoreServerAPI",
+                                                    "OfferSignerConsole"]),
         // The executable: CLI and subcommands.
         .executableTarget(name: "offer-signer", dependencies: ["OfferSignerService"]),
 

@@ -14,6 +14,8 @@ public struct ServiceDependencies: Sendable {
     /// Bounds the integrity walks running at once.
     public var integrityRuns: ConcurrencyGate
     public var history: any SubscriptionHistoryStore
+    /// Signatures and refusals per offer and day, for the console's activity charts.
+    public var activity: OfferActivity
     /// Verifies App Store signed data.
     public var appStore: AppStoreVerification
     public var rateLimits: RateLimits
@@ -30,13 +32,14 @@ public struct ServiceDependencies: Sendable {
     public var unknownUserLookup: UnknownUserLookup?
 
     public init(keyRing: KeyRing, offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore,
-                appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger(),
+                activity: OfferActivity, appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger(),
                 checkpoints: (any CheckpointStore)? = nil, checkpointer: AuditCheckpointer? = nil,
                 integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2)) {
         self.keyRing = keyRing
         self.offers = offers
         self.signatures = signatures
         self.history = history
+        self.activity = activity
         self.appStore = appStore
         self.rateLimits = rateLimits
         self.trustedProxies = trustedProxies

@@ -49,7 +49,8 @@ public final class ServiceRuntime: Sendable {
             historyStore = SQLiteHistoryStore(database: database)
             wired = ServiceDependencies(
                 keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database), signatures: signatureLog,
-                history: historyStore, appStore: appStore,
+                history: historyStore, activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: logger),
+                appStore: appStore,
                 rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                        notificationsPerAddress: settings.notificationRatePerAddress),
                 trustedProxies: Set(settings.trustedProxies),
@@ -76,6 +77,7 @@ public final class ServiceRuntime: Sendable {
             historyStore.close()
             throw .cannotListen(error)
         }
+        dependencies.activity.startFlushing()
         checkpointer.start()
         recoveryJob?.start()
         logger.log(.info, "offer-signer listening", [
@@ -119,6 +121,7 @@ public final class ServiceRuntime: Sendable {
     public func stop() {
         recoveryJob?.stop()
         server.stop()
+        dependencies.activity.stop()
         checkpointer.stop()
         signatureLog.close()
         historyStore.close()

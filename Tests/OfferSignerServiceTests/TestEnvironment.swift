@@ -52,6 +52,7 @@ final class TestEnvironment {
         dependencies = ServiceDependencies(
             keyRing: keyRing, offers: try SQLiteOfferStore(database: database),
             signatures: log, history: historyStore,
+            activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: .silent),
             appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: environments,
                                                configuration: configuration),
             clock: .fixed(fixedNow), logger: .silent, checkpoints: checkpoints,

@@ -15,6 +15,7 @@ public struct OfferIssuer: Sendable {
     let offers: any OfferStore
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
+    let activity: OfferActivity
     /// The environments whose signed data the service accepts, hence keeps history of.
     let acceptedEnvironments: Set<String>
     let clock: WallClock
@@ -28,6 +29,7 @@ public struct OfferIssuer: Sendable {
         offers = dependencies.offers
         history = dependencies.history
         signatures = dependencies.signatures
+        activity = dependencies.activity
         acceptedEnvironments = dependencies.appStore.acceptedEnvironments
         clock = dependencies.clock
         metrics = dependencies.metrics
@@ -59,7 +61,10 @@ public struct OfferIssuer: Sendable {
         } catch {
             throw .internalFailure(error)
         }
-        guard decision.eligible else { throw .notEligible(decision) }
+        guard decision.eligible else {
+            activity.recordRefusal(OfferKey(bundleId: app.bundleId, offerId: rule.offerId), criteria: decision.reasons.map(\.criterion), at: now)
+            throw .notEligible(decision)
+        }
 
         let offer = PromotionalOfferRequest(
             bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId, offerId: rule.offerId,
@@ -103,6 +108,8 @@ public struct OfferIssuer: Sendable {
         } catch {
             switch error {
             case .quotaExceeded(let seconds):
+                activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
+                                       criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
                 throw .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
             case .unavailable(let reason):
                 logger.log(.error, "signature log append failed; no signature issued",
