@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -22,16 +22,24 @@ let package = Package(
         .target(name: "OfferSignerHTTP", dependencies: ["OfferSignerCore", "CMicroHTTPD"]),
         // Client of Apple's App Store Server API (JWT auth, paging, retries, rate limit) over libcurl.
         .target(name: "AppStoreServerAPI", dependencies: ["OfferSignerCore", "CCurl"]),
+        // The web console's HTML, CSS and JavaScript, embedded in the binary at build time.
+        .target(name: "OfferSignerConsole", exclude: ["Assets"], plugins: ["EmbedConsoleAssets"]),
+        .executableTarget(name: "ConsoleAssetEmbedder"),
+        .plugin(name: "EmbedConsoleAssets", capability: .buildTool(), dependencies: ["ConsoleAssetEmbedder"]),
         // Handlers, configuration, wiring.
-        .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP"]),
+        .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP", "AppStoreServerAPI",
+                                                    "OfferSignerConsole"]),
         // The executable: CLI and subcommands.
         .executableTarget(name: "offer-signer", dependencies: ["OfferSignerService"]),
 
         .testTarget(name: "OfferSignerCoreTests", dependencies: ["OfferSignerCore", "COpenSSL"], exclude: ["Fixtures"]),
         .testTarget(name: "OfferSignerStoreTests", dependencies: ["OfferSignerStore"]),
         .testTarget(name: "OfferSignerHTTPTests", dependencies: ["OfferSignerHTTP"]),
-        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "OfferSignerCore", "CMicroHTTPD"],
-                    exclude: ["Fixtures"]),
-        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService"], exclude: ["Fixtures"]),
+        // Test support, for test targets only: a libmicrohttpd mock of Apple's App Store Server API
+        // and App Store data signed with a test chain shaped like Apple's.
+        .target(name: "AppStoreServerAPIMock", dependencies: ["OfferSignerCore", "CMicroHTTPD"], path: "Tests/AppStoreServerAPIMock",
+                exclude: ["Fixtures"]),
+        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "AppStoreServerAPIMock", "OfferSignerCore"]),
+        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "AppStoreServerAPIMock"], exclude: ["Fixtures"]),
     ]
 )

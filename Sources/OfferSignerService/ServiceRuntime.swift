@@ -12,6 +12,8 @@ public final class ServiceRuntime: Sendable {
     private let historyStore: SQLiteHistoryStore
     private let retentionRequestStore: SQLiteRetentionRequestStore
     private let checkpointer: AuditCheckpointer
+    /// The scheduled recovery of missed notifications (`OFFER_SIGNER_RECOVER_INTERVAL`), when on.
+    private let recoveryJob: NotificationRecoveryJob?
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -34,16 +36,23 @@ public final class ServiceRuntime: Sendable {
         } catch {
             throw .configuration(ConfigurationError(file: settings.keys, fault: .appStoreVerification(error)))
         }
+        let appStoreAPI: AppStoreAPIClients
+        do {
+            appStoreAPI = try AppStoreAPIClients(configuration: configuration, options: AppStoreAPIClients.Options(settings: settings))
+        } catch {
+            throw .appStoreAPI(error)
+        }
         let database: SQLiteDatabase
-        var dependencies: ServiceDependencies
+        var wired: ServiceDependencies
         do {
             database = try SQLiteDatabase(path: settings.database)
             signatureLog = try SQLiteSignatureLog(database: database)
             historyStore = SQLiteHistoryStore(database: database)
             retentionRequestStore = SQLiteRetentionRequestStore(database: database)
-            dependencies = ServiceDependencies(
+            wired = ServiceDependencies(
                 keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database), signatures: signatureLog,
                 history: historyStore, rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequestStore,
+                activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: logger),
                 appStore: appStore,
                 rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                        notificationsPerAddress: settings.notificationRatePerAddress),
@@ -52,10 +61,12 @@ public final class ServiceRuntime: Sendable {
         } catch {
             throw .database(path: settings.database, reason: "\(error)")
         }
-        checkpointer = AuditCheckpointer(log: signatureLog, store: SQLiteCheckpointStore(database: database), keyRing: dependencies.keyRing,
-                                         logger: logger, interval: .seconds(settings.checkpointInterval))
-        dependencies.checkpointer = checkpointer
-        self.dependencies = dependencies
+        recoveryJob = Self.wireAppStoreAPI(appStoreAPI, into: &wired, database: database, settings: settings)
+        let checkpointer = AuditCheckpointer(log: signatureLog, store: SQLiteCheckpointStore(database: database), keyRing: wired.keyRing,
+                                             logger: logger, interval: .seconds(settings.checkpointInterval))
+        wired.checkpointer = checkpointer
+        self.checkpointer = checkpointer
+        dependencies = wired
         Self.reportAuditState(signatureLog, configuration, logger)
         let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
         server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(
@@ -70,7 +81,9 @@ public final class ServiceRuntime: Sendable {
             retentionRequestStore.close()
             throw .cannotListen(error)
         }
+        dependencies.activity.startFlushing()
         checkpointer.start()
+        recoveryJob?.start()
         logger.log(.info, "offer-signer listening", [
             "listen": .string("\(host):\(server.port)"), "database": .string(settings.database), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
@@ -92,6 +105,11 @@ public final class ServiceRuntime: Sendable {
         } catch {
             return refuseReload(ConfigurationError(file: settings.keys, fault: .appStoreVerification(error)))
         }
+        do {
+            try dependencies.appStoreAPI?.update(for: configuration)
+        } catch {
+            dependencies.logger.log(.error, "App Store Server API clients not rebuilt; the previous ones stay", ["reason": .string(error.description)])
+        }
         dependencies.keyRing.replace(with: configuration)
         for warning in configuration.warnings { dependencies.logger.log(.warning, warning) }
         dependencies.logger.log(.info, "keys file reloaded", ["keys": .string(settings.keys)])
@@ -105,7 +123,9 @@ public final class ServiceRuntime: Sendable {
 
     /// Stops accepting, lets running requests finish, signs the last checkpoint, then closes the log.
     public func stop() {
+        recoveryJob?.stop()
         server.stop()
+        dependencies.activity.stop()
         checkpointer.stop()
         signatureLog.close()
         historyStore.close()
@@ -122,5 +142,27 @@ public final class ServiceRuntime: Sendable {
         if configuration.auditKey == nil {
             logger.log(.warning, "the keys file names no auditKey: the signature log is not anchored by signed checkpoints (see README, Audits)")
         }
+    }
+
+    /// Puts the App Store Server API to use: the history refresh endpoint, the unknown-user
+    /// lookup when `OFFER_SIGNER_FETCH_UNKNOWN_USERS` is on, and the recovery job when
+    /// `OFFER_SIGNER_RECOVER_INTERVAL` is set (returned, not started).
+    private static func wireAppStoreAPI(_ clients: AppStoreAPIClients, into dependencies: inout ServiceDependencies,
+                                        database: SQLiteDatabase, settings: ServiceSettings) -> NotificationRecoveryJob? {
+        let syncStore = SQLiteAppStoreSyncStore(database: database)
+        let ingestor = HistoryIngestor(verification: dependencies.appStore, history: dependencies.history, clock: dependencies.clock)
+        dependencies.appStoreAPI = clients
+        dependencies.appStoreSync = syncStore
+        let logger = dependencies.logger
+        if clients.bundleIds.isEmpty && (settings.fetchUnknownUsers || settings.recoverInterval != nil) {
+            logger.log(.warning, "no app of the keys file has an issuerId, so the App Store Server API cannot be called")
+        }
+        if settings.fetchUnknownUsers {
+            let sync = CustomerHistorySync(clients: clients, ingestor: ingestor, policy: (timeout: .seconds(2), retry: .none))
+            dependencies.unknownUserLookup = UnknownUserLookup(fetcher: sync, timeout: .seconds(2), logger: logger)
+        }
+        guard let interval = settings.recoverInterval else { return nil }
+        return NotificationRecoveryJob(recovery: NotificationRecovery(clients: clients, ingestor: ingestor, syncStore: syncStore),
+                                       interval: .seconds(interval), logger: logger)
     }
 }

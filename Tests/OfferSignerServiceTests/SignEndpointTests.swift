@@ -1,6 +1,6 @@
 import Foundation
 import OfferSignerCore
-import OfferSignerStore
+@testable import OfferSignerStore
 import Testing
 @testable import OfferSignerService
 
@@ -159,7 +159,13 @@ struct SignEndpointTests {
     func diskFull() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("full-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try SQLiteDatabase(path: folder.appendingPathComponent("f.sqlite").path, maxPageCount: 45)
+        // A file with room for a few records beyond its schema (whatever the schema's size).
+        let path = folder.appendingPathComponent("f.sqlite").path
+        let schemaPages = try { () throws -> Int64 in
+            let empty = try SQLiteDatabase(path: path)
+            return try empty.write { db in try db.scalar("PRAGMA page_count") } ?? 0
+        }()
+        let database = try SQLiteDatabase(path: path, maxPageCount: Int(schemaPages) + 6)
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         let env = try TestEnvironment(signatures: log)

@@ -55,6 +55,7 @@ final class TestEnvironment {
             keyRing: keyRing, offers: try SQLiteOfferStore(database: database),
             signatures: log, history: historyStore, rules: SQLiteRuleStore(database: database),
             retentionRequests: retentionRequestStore,
+            activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: .silent),
             appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: environments,
                                                configuration: configuration),
             clock: .fixed(fixedNow), logger: .silent, checkpoints: checkpoints,

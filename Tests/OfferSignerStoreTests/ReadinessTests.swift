@@ -15,7 +15,7 @@ struct ReadinessTests {
     func failedAppendThenRecovery() throws {
         let temp = TemporaryDatabase()
         defer { temp.cleanup() }
-        let database = try temp.open(maxPageCount: 40)
+        let database = try temp.openNearlyFull()
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         #expect(log.readiness().isReady)
@@ -50,7 +50,7 @@ struct ReadinessTests {
     func appendRecovers() throws {
         let temp = TemporaryDatabase()
         defer { temp.cleanup() }
-        let database = try temp.open(maxPageCount: 40)
+        let database = try temp.openNearlyFull()
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         while case .success = attempt({ () throws(SignatureLogError) in try log.append(record(), quota: nil) }) {}

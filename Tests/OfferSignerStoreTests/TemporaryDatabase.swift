@@ -15,6 +15,13 @@ struct TemporaryDatabase {
         try SQLiteDatabase(path: path, maxPageCount: maxPageCount)
     }
 
+    /// The database capped at its schema's size plus `extraPages` pages (whatever the schema's
+    /// size), so that appends soon fill it up.
+    func openNearlyFull(extraPages: Int = 6) throws -> SQLiteDatabase {
+        let schemaPages = try open().write { db in try db.scalar("PRAGMA page_count") } ?? 0
+        return try open(maxPageCount: Int(schemaPages) + extraPages)
+    }
+
     func cleanup() {
         try? FileManager.default.removeItem(at: folder)
     }

@@ -7,26 +7,35 @@ import OfferSignerStore
 /// record is durably in the log (counted against the offer's daily quota). It knows no HTTP:
 /// the sign endpoint, offline tools and the retention endpoint all issue through it. Quotas are
 /// the offer's whoever asks: retention offers count against the same per-user quota.
+///
+/// With an `UnknownUserLookup`, a user with no known history whose request names a
+/// `transactionId` has that transaction's history fetched (within the lookup's timeout) before
+/// the decision; a fetch that fails or runs late leaves the decision to what is known.
 public struct OfferIssuer: Sendable {
     let keyRing: KeyRing
     let offers: any OfferStore
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
+    let activity: OfferActivity
     /// The environments whose signed data the service accepts, hence keeps history of.
     let acceptedEnvironments: Set<String>
     let clock: WallClock
     let metrics: Metrics
     let logger: Logger
+    /// Fetches the history of users with none known, when `OFFER_SIGNER_FETCH_UNKNOWN_USERS` is on.
+    let unknownUsers: UnknownUserLookup?
 
     public init(dependencies: ServiceDependencies) {
         keyRing = dependencies.keyRing
         offers = dependencies.offers
         history = dependencies.history
         signatures = dependencies.signatures
+        activity = dependencies.activity
         acceptedEnvironments = dependencies.appStore.acceptedEnvironments
         clock = dependencies.clock
         metrics = dependencies.metrics
         logger = dependencies.logger
+        unknownUsers = dependencies.unknownUserLookup
     }
 
     /// Signs `request` when the user is eligible, or says why not.
@@ -43,12 +52,20 @@ public struct OfferIssuer: Sendable {
         let now = clock.now
         let decision: EligibilityDecision
         do {
-            decision = try EligibilityCheck(history: history).decide(userId: userId, rule: rule, productId: request.productId,
+            var userHistory = try history.history(userId: userId, bundleId: app.bundleId)
+            if userHistory.transactions.isEmpty, let unknownUsers, let transactionId = request.transactionId,
+               unknownUsers.lookUp(bundleId: app.bundleId, transactionId: transactionId) == .fetched {
+                userHistory = try history.history(userId: userId, bundleId: app.bundleId)
+            }
+            decision = try EligibilityCheck(history: history).decide(userHistory: userHistory, rule: rule, productId: request.productId,
                                                                      environment: request.environment, now: now)
         } catch {
             throw .internalFailure(error)
         }
-        guard decision.eligible else { throw .notEligible(decision) }
+        guard decision.eligible else {
+            activity.recordRefusal(OfferKey(bundleId: app.bundleId, offerId: rule.offerId), criteria: decision.reasons.map(\.criterion), at: now)
+            throw .notEligible(decision)
+        }
 
         let offer = PromotionalOfferRequest(
             bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId, offerId: rule.offerId,
@@ -95,6 +112,8 @@ public struct OfferIssuer: Sendable {
         } catch {
             switch error {
             case .quotaExceeded(let seconds):
+                activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
+                                       criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
                 throw .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
             case .unavailable(let reason):
                 logger.log(.error, "signature log append failed; no signature issued",

@@ -138,25 +138,6 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
     }
 }
 
-/// What an offer is known by: its app and its offer ID.
-struct OfferKey: Hashable, Comparable {
-    let bundleId: String
-    let offerId: String
-
-    init(bundleId: String, offerId: String) {
-        self.bundleId = bundleId
-        self.offerId = offerId
-    }
-
-    init(_ rule: OfferRule) {
-        self.init(bundleId: rule.bundleId, offerId: rule.offerId)
-    }
-
-    static func < (a: OfferKey, b: OfferKey) -> Bool {
-        (a.bundleId, a.offerId) < (b.bundleId, b.offerId)
-    }
-}
-
 /// How rules are kept at rest: JSON with ISO 8601 dates.
 enum RuleCoding {
     static func encode(_ rule: OfferRule) throws -> String {

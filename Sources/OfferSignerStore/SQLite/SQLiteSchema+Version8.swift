@@ -8,8 +8,8 @@ extension SQLiteSchema {
     ///   (who, when, before, after), as `offer_changes` does for offers.
     /// - `retention_requests` keeps each answered Retention Messaging request by Apple's
     ///   `requestIdentifier`, with the exact answer, so a repeated request gets it again.
-    static let version6 = SQLiteMigration(
-        version: 6, summary: "signature sources; retention and introductory-offer rules; answered retention requests",
+    static let version8 = SQLiteMigration(
+        version: 8, summary: "signature sources; retention and introductory-offer rules; answered retention requests",
         sql: """
         ALTER TABLE signatures ADD COLUMN source TEXT NOT NULL DEFAULT 'api';
         ALTER TABLE signatures ADD COLUMN allow_introductory_offer INTEGER;
