@@ -1,11 +1,13 @@
 import Foundation
-import Synchronization
+import OfferSignerCore
 
 /// Runs at most one call per key at a time: a caller whose key is already running waits for
 /// that call and gets its result instead of running its own. (A repeated Retention Messaging
 /// request that arrives while the first is being answered must not sign a second offer.)
 final class SingleFlight<Value: Sendable, Failure: Error>: Sendable {
-    private let running = Mutex<[String: Call]>([:])
+    /// Taken by every retention request: a plain mutex, not Swift's priority-inheritance `Mutex`
+    /// (whose contended path queues in the kernel; see `PlainMutex`).
+    private let running = PlainMutex<[String: Call]>([:])
 
     /// One running call and, once it is done, its result.
     private final class Call: @unchecked Sendable { // @unchecked: `result` is written once before `done.leave()`, read only after `done.wait()`
