@@ -2,15 +2,18 @@ import Foundation
 import OfferSignerCore
 import OfferSignerStore
 
-/// The signing use case: finds the app and offer, decides the user's eligibility from the
-/// stored history, signs with the app's active key and returns only after the signature's
-/// record is durably in the log (counted against the offer's daily quota). It knows no HTTP:
-/// the sign endpoint, offline tools and the retention endpoint all issue through it.
+/// The signing use case: finds the app and offer, verifies and binds the customer's proof
+/// (demanded of keys shipped in apps), decides the user's eligibility from the stored
+/// history, signs with the app's active key and returns only after the signature's record is
+/// durably in the log (counted against the offer's daily quota). It knows no HTTP: the sign
+/// endpoint, offline tools and the retention endpoint all issue through it.
 public struct OfferIssuer: Sendable {
     let keyRing: KeyRing
     let offers: any OfferStore
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
+    /// Verifies the customer's proof.
+    let appStore: AppStoreVerification
     /// The environments whose signed data the service accepts, hence keeps history of.
     let acceptedEnvironments: Set<String>
     let clock: WallClock
@@ -22,6 +25,7 @@ public struct OfferIssuer: Sendable {
         offers = dependencies.offers
         history = dependencies.history
         signatures = dependencies.signatures
+        appStore = dependencies.appStore
         acceptedEnvironments = dependencies.appStore.acceptedEnvironments
         clock = dependencies.clock
         metrics = dependencies.metrics
@@ -38,12 +42,16 @@ public struct OfferIssuer: Sendable {
         guard acceptedEnvironments.contains(request.environment.rawValue) else {
             throw .environmentNotAccepted(request.environment, accepted: acceptedEnvironments)
         }
+        let proven = try provenTransaction(for: request, userId: userId, bundleId: app.bundleId)
         let rule = try offer(request.offerId, productId: request.productId, bundleId: app.bundleId)
         let now = clock.now
         let decision: EligibilityDecision
         do {
-            decision = try EligibilityCheck(history: history).decide(userId: userId, rule: rule, productId: request.productId,
-                                                                     environment: request.environment, now: now)
+            let check = EligibilityCheck(history: history)
+            let userHistory = try check.history(userId: userId, bundleId: app.bundleId, provenSubscription: proven?.originalTransactionId,
+                                                environment: request.environment)
+            decision = try check.decide(userHistory: userHistory, rule: rule, productId: request.productId,
+                                        environment: request.environment, now: now)
         } catch {
             throw .internalFailure(error)
         }
@@ -52,7 +60,7 @@ public struct OfferIssuer: Sendable {
         let offer = PromotionalOfferRequest(
             bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId, offerId: rule.offerId,
             appAccountToken: userId, nonce: SecureRandom.timeOrderedUUID(now: now).uuidString.lowercased(),
-            timestamp: now.milliseconds, transactionId: request.transactionId)
+            timestamp: now.milliseconds, transactionId: proven?.originalTransactionId ?? request.transactionId)
         let issued: IssuedOffer
         do {
             issued = try app.signer.issue(offer, format: request.format)
