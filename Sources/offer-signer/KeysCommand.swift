@@ -48,7 +48,9 @@ enum KeysCommand {
                     print(key.publicKey.pem.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
                 }
             }
-            for key in configuration.apiKeys { print("api key \(key.name): role \(key.role.rawValue)") }
+            for key in configuration.apiKeys {
+                print("api key \(key.name): role \(key.role.rawValue), \(key.trust.summary)")
+            }
             for warning in configuration.warnings { print(warning) }
             return 0
         } catch {

@@ -27,11 +27,11 @@ public enum CallerTrust: String, Sendable, Hashable, CaseIterable {
         self = trust
     }
 
-    /// What `keys check` and the development banner say of a key with this trust.
+    /// What `keys check` says of a key with this trust.
     public var summary: String {
         switch self {
-        case .backend: "trusted backend: signs on its word (keep it on your server)"
-        case .app: "shipped in apps: proof required (signedTransaction)"
+        case .backend: "proof optional (a trusted backend's key: believed about the user)"
+        case .app: "proof required (shipped in apps: sign requests must carry the customer's signedTransaction)"
         }
     }
 }
