@@ -10,6 +10,7 @@ public final class ServiceRuntime: Sendable {
     private let server: HTTPServer
     private let signatureLog: SQLiteSignatureLog
     private let historyStore: SQLiteHistoryStore
+    private let checkpointer: AuditCheckpointer
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -34,6 +35,7 @@ public final class ServiceRuntime: Sendable {
             throw .configuration(ConfigurationError(file: settings.keys, fault: .appStoreVerification(error)))
         }
         let database: SQLiteDatabase
+        var dependencies: ServiceDependencies
         do {
             database = try SQLiteDatabase(path: settings.database)
             signatureLog = try SQLiteSignatureLog(database: database)
@@ -44,10 +46,15 @@ public final class ServiceRuntime: Sendable {
                 rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                        notificationsPerAddress: settings.notificationRatePerAddress),
                 trustedProxies: Set(settings.trustedProxies),
-                logger: logger)
+                logger: logger, checkpoints: SQLiteCheckpointStore(database: database))
         } catch {
             throw .database(path: settings.database, reason: "\(error)")
         }
+        checkpointer = AuditCheckpointer(log: signatureLog, store: SQLiteCheckpointStore(database: database), keyRing: dependencies.keyRing,
+                                         logger: logger, interval: .seconds(settings.checkpointInterval))
+        dependencies.checkpointer = checkpointer
+        self.dependencies = dependencies
+        Self.reportAuditState(signatureLog, configuration, logger)
         let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
         server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(
             host: host, port: port, connectionLimit: settings.maxConnections,
@@ -59,6 +66,7 @@ public final class ServiceRuntime: Sendable {
             historyStore.close()
             throw .cannotListen(error)
         }
+        checkpointer.start()
         logger.log(.info, "offer-signer listening", [
             "listen": .string("\(host):\(server.port)"), "database": .string(settings.database), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
@@ -91,10 +99,23 @@ public final class ServiceRuntime: Sendable {
         return .failure(refusal)
     }
 
-    /// Stops accepting, lets running requests finish, then closes the log.
+    /// Stops accepting, lets running requests finish, signs the last checkpoint, then closes the log.
     public func stop() {
         server.stop()
+        checkpointer.stop()
         signatureLog.close()
         historyStore.close()
+    }
+
+    /// Says loudly at start what an operator must know about the audit trail: a log that takes
+    /// no appends (tampered with), or no audit key to sign checkpoints with.
+    private static func reportAuditState(_ log: SQLiteSignatureLog, _ configuration: KeyConfiguration, _ logger: Logger) {
+        if case .notReady(let reason) = log.readiness() {
+            logger.log(.error, "SIGNATURE LOG REFUSES APPENDS: no signature will be issued until an operator restores the database "
+                       + "or runs `offer-signer audit accept-truncation` (see README, Audits)", ["reason": .string(reason)])
+        }
+        if configuration.auditKey == nil {
+            logger.log(.warning, "the keys file names no auditKey: the signature log is not anchored by signed checkpoints (see README, Audits)")
+        }
     }
 }

@@ -39,6 +39,11 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
     case invalidProofSetting(apiKey: String, value: String)
     /// `"proof": "required"` (a key shipped in apps) on a key whose role is not `client`.
     case proofOnNonClientKey(apiKey: String, role: Role)
+    case invalidAuditKeyId(String)
+    case unreadableAuditKey(path: String, reason: String)
+    case invalidAuditKey(path: String, KeyError)
+    /// The audit key is one of the App Store signing keys; it must be a key of its own.
+    case auditKeyIsSigningKey(app: String, keyId: String)
     /// The apps cannot be checked against App Store signed data (e.g. a bundle ID twice).
     case appStoreVerification(SignedDataConfigurationError)
     /// The offer rules file cannot be read.
@@ -76,6 +81,11 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
             "API key \(apiKey): proof '\(value)' is not known (use \"required\" for a key shipped in apps, \"optional\" or nothing for a backend's)"
         case .proofOnNonClientKey(let apiKey, let role):
             "API key \(apiKey): \"proof\": \"required\" marks a key shipped in apps, which must have role client, not \(role.rawValue)"
+        case .invalidAuditKeyId(let keyId): "auditKey: keyId '\(keyId)' is not a valid key ID"
+        case .unreadableAuditKey(let path, let reason): "auditKey: cannot read \(path) (\(reason))"
+        case .invalidAuditKey(let path, let error): "auditKey: \(path) is \(error)"
+        case .auditKeyIsSigningKey(let app, let keyId):
+            "auditKey: it is the signing key \(keyId) of app \(app); the audit key must be a P-256 key of its own"
         case .appStoreVerification(let error): "cannot verify App Store data with these apps: \(error)"
         case .invalidOfferRules(let faults): faults.joined(separator: "; ")
         }

@@ -23,6 +23,8 @@ public struct ServiceSettings: Sendable, Equatable {
     public var connectionTimeout = 15
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
+    /// Seconds appended records may go without a signed audit checkpoint.
+    public var checkpointInterval = 60
     /// Seconds a signed app transaction sent as proof may be old (by its `receiptCreationDate`).
     public var appTransactionMaxAge = AppStoreVerification.defaultAppTransactionMaxAge
 
@@ -71,6 +73,9 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_TRUSTED_PROXIES", flag: "--trusted-proxies") { $0.trustedProxies = list($1) },
         Setting(variable: "OFFER_SIGNER_CONNECTION_TIMEOUT", flag: "--connection-timeout") {
             $0.connectionTimeout = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_CHECKPOINT_INTERVAL", flag: "--checkpoint-interval") {
+            $0.checkpointInterval = try positive($1)
         },
         Setting(variable: "OFFER_SIGNER_APP_TRANSACTION_MAX_AGE", flag: "--app-transaction-max-age") {
             $0.appTransactionMaxAge = try positive($1)

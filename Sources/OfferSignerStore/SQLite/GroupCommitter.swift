@@ -9,9 +9,13 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     /// may fail alone (its result is a failure); a thrown error rolls back the whole batch.
     /// Called on the writer thread only, one batch at a time.
     typealias Writer = @Sendable (_ batch: [Item], _ db: SQLiteConnection) throws -> [Result<Output, any Error>]
+    /// Told each batch's outcome on the writer thread, once it is committed (its results) or
+    /// rolled back (the error), before its callers wake: observers see batches in order.
+    typealias Observer = @Sendable (_ outcome: Result<[Result<Output, any Error>], any Error>) -> Void
 
     private let database: SQLiteDatabase
     private let writeBatch: Writer
+    private let observe: Observer?
     private let queue = Mutex(Queue())
     /// Signalled once each time the writer leaves idleness (items arrived, or `close`).
     private let wake = DispatchSemaphore(value: 0)
@@ -37,9 +41,10 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         case stop
     }
 
-    init(database: SQLiteDatabase, name: String, writeBatch: @escaping Writer) {
+    init(database: SQLiteDatabase, name: String, observe: Observer? = nil, writeBatch: @escaping Writer) {
         self.database = database
         self.writeBatch = writeBatch
+        self.observe = observe
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.start()
@@ -92,8 +97,10 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         var results: [Result<Output, any Error>]
         do {
             results = try database.write { db in try writeBatch(batch.map(\.item), db) }
+            observe?(.success(results))
         } catch {
             results = Array(repeating: .failure(error), count: batch.count)
+            observe?(.failure(error))
         }
         for (waiter, result) in zip(batch, results) {
             waiter.result = result
