@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerCore
 import Synchronization
 
 /// Group commit: callers on many threads hand in items and block; one writer thread takes
@@ -16,7 +17,7 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     private let database: SQLiteDatabase
     private let writeBatch: Writer
     private let observe: Observer?
-    private let queue = Mutex(Queue())
+    private let queue = PlainMutex(Queue())
     /// Signalled once each time the writer leaves idleness (items arrived, or `close`).
     private let wake = DispatchSemaphore(value: 0)
 
