@@ -58,7 +58,8 @@ public final class ServiceRuntime: Sendable {
         let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
         server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(
             host: host, port: port, connectionLimit: settings.maxConnections,
-            perAddressConnectionLimit: settings.maxConnectionsPerAddress, connectionTimeoutSeconds: settings.connectionTimeout))
+            perAddressConnectionLimit: settings.maxConnectionsPerAddress, connectionTimeoutSeconds: settings.connectionTimeout,
+            requestTimeoutSeconds: settings.requestTimeout))
         do {
             try server.start()
         } catch {

@@ -20,7 +20,18 @@ enum TestAppStore {
     static let x5c = ["leaf.pem", "intermediate.pem", "root.pem"].map { Data(der($0)).base64EncodedString() }
 
     static func sign(_ payload: [String: Any]) -> String {
-        sign(payloadSegment: Base64URL.encode(json(payload).utf8), key: leafKey, x5c: x5c)
+        sign(payloadJSON: json(payload))
+    }
+
+    /// Signs payload JSON as written (numbers no `JSONSerialization` would write included).
+    static func sign(payloadJSON: String) -> String {
+        sign(payloadSegment: Base64URL.encode(payloadJSON.utf8), key: leafKey, x5c: x5c)
+    }
+
+    /// The payload of a signed JWS, as JSON values.
+    static func payload(of jws: String) -> [String: Any] {
+        let segment = jws.split(separator: ".")[1]
+        return try! JSONSerialization.jsonObject(with: Data(Base64URL.decode(String(segment))!)) as! [String: Any]
     }
 
     /// The forged chain in Fixtures/forged-chain: Apple's shape and OIDs under a root the tests never trust.

@@ -93,6 +93,9 @@ public struct KeyConfiguration: Sendable {
             guard trust == .backend || role == .client else { throw fail(.proofOnNonClientKey(apiKey: entry.name, role: role)) }
             apiKeys.append(APIKey(name: entry.name, role: role, tokenHash: hash, trust: trust))
         }
+        if apiKeys.isEmpty {
+            warnings.append("\(path) lists no API keys (apiKeys is empty): every route that needs one answers 401")
+        }
         var auditKey: AuditKey?
         if let entry = file.auditKey {
             auditKey = try Self.auditKey(entry, apps: apps, folder: folder, path: path, warnings: &warnings)

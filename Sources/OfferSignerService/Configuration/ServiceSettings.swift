@@ -21,6 +21,8 @@ public struct ServiceSettings: Sendable, Equatable {
     public var maxConnectionsPerAddress = 128
     /// Seconds a connection may stay idle.
     public var connectionTimeout = 15
+    /// Seconds a request's head and body may take to arrive (plus one per MiB of body).
+    public var requestTimeout = 10
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
     /// Seconds appended records may go without a signed audit checkpoint.
@@ -76,6 +78,9 @@ public struct ServiceSettings: Sendable, Equatable {
         },
         Setting(variable: "OFFER_SIGNER_CHECKPOINT_INTERVAL", flag: "--checkpoint-interval") {
             $0.checkpointInterval = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_REQUEST_TIMEOUT", flag: "--request-timeout") {
+            $0.requestTimeout = try positive($1)
         },
         Setting(variable: "OFFER_SIGNER_APP_TRANSACTION_MAX_AGE", flag: "--app-transaction-max-age") {
             $0.appTransactionMaxAge = try positive($1)

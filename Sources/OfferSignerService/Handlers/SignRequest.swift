@@ -57,8 +57,8 @@ struct SignRequest: Decodable {
             guard proof.signedTransaction != nil else {
                 throw .invalidRequest("'userId' may be empty only with a 'signedTransaction' (a customer without an app account token)")
             }
-        } else if !InputRules.isUserId(userId) {
-            throw .invalidRequest("'userId' must be 1–256 printable characters (no control or invisible characters such as U+2063)")
+        } else if let refusal = InputRules.userIdRefusal(userId, field: "'userId'") {
+            throw .invalidRequest(refusal)
         }
         for (name, value) in [("signedTransaction", proof.signedTransaction), ("signedAppTransaction", proof.signedAppTransaction)] {
             if let value, value.isEmpty { throw .invalidRequest("'\(name)' must be a compact JWS, not empty") }
