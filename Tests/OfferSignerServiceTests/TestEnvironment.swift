@@ -14,6 +14,8 @@ final class TestEnvironment {
     static let otherBundleId = "com.example.other"
     static let otherProduct = "com.example.other.plus_monthly"
     static let tokens: [Role: String] = [.client: "client-token", .marketing: "marketing-token", .auditor: "auditor-token", .admin: "admin-token"]
+    /// The token of `client-app-key`, a client key shipped in apps (`"proof": "required"`).
+    static let appToken = "client-app-token"
 
     let folder: URL
     let database: SQLiteDatabase
@@ -82,7 +84,8 @@ final class TestEnvironment {
             apps: apps,
             apiKeys: apiKeys ?? Role.allCases.map {
                 KeysFile.APIKeyEntry(name: "\($0.rawValue)-key", role: $0.rawValue, tokenSHA256: SHA256Digest.hex(Array(tokens[$0]!.utf8)))
-            },
+            } + [KeysFile.APIKeyEntry(name: "client-app-key", role: "client", tokenSHA256: SHA256Digest.hex(Array(appToken.utf8)),
+                                      proof: "required")],
             auditKey: auditKey ? KeysFile.AuditKeyEntry(keyId: "AUDITKEY01", privateKeyPath: "audit.p8") : nil)
         return try JSONEncoder().encode(file)
     }

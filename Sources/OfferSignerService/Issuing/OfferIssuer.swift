@@ -2,10 +2,11 @@ import Foundation
 import OfferSignerCore
 import OfferSignerStore
 
-/// The signing use case: finds the app and offer, decides the user's eligibility from the
-/// stored history, signs with the app's active key and returns only after the signature's
-/// record is durably in the log (counted against the offer's daily quota). It knows no HTTP:
-/// the sign endpoint, offline tools and the retention endpoint all issue through it.
+/// The signing use case: finds the app and offer, verifies and binds the customer's proof
+/// (demanded of keys shipped in apps), decides the user's eligibility from the stored
+/// history, signs with the app's active key and returns only after the signature's record is
+/// durably in the log (counted against the offer's daily quota). It knows no HTTP: the sign
+/// endpoint, offline tools and the retention endpoint all issue through it.
 ///
 /// With an `UnknownUserLookup`, a user with no known history whose request names a
 /// `transactionId` has that transaction's history fetched (within the lookup's timeout) before
@@ -16,6 +17,8 @@ public struct OfferIssuer: Sendable {
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
     let activity: OfferActivity
+    /// Verifies the customer's proof.
+    let appStore: AppStoreVerification
     /// The environments whose signed data the service accepts, hence keeps history of.
     let acceptedEnvironments: Set<String>
     let clock: WallClock
@@ -30,6 +33,7 @@ public struct OfferIssuer: Sendable {
         history = dependencies.history
         signatures = dependencies.signatures
         activity = dependencies.activity
+        appStore = dependencies.appStore
         acceptedEnvironments = dependencies.appStore.acceptedEnvironments
         clock = dependencies.clock
         metrics = dependencies.metrics
@@ -47,17 +51,21 @@ public struct OfferIssuer: Sendable {
         guard acceptedEnvironments.contains(request.environment.rawValue) else {
             throw .environmentNotAccepted(request.environment, accepted: acceptedEnvironments)
         }
+        let proven = try provenTransaction(for: request, userId: userId, bundleId: app.bundleId)
         let rule = try offer(request.offerId, productId: request.productId, bundleId: app.bundleId)
         let now = clock.now
         let decision: EligibilityDecision
         do {
-            var userHistory = try history.history(userId: userId, bundleId: app.bundleId)
+            let check = EligibilityCheck(history: history)
+            var userHistory = try check.history(userId: userId, bundleId: app.bundleId, provenSubscription: proven?.originalTransactionId,
+                                                environment: request.environment)
             if userHistory.transactions.isEmpty, let unknownUsers, let transactionId = request.transactionId,
                unknownUsers.lookUp(bundleId: app.bundleId, transactionId: transactionId) == .fetched {
-                userHistory = try history.history(userId: userId, bundleId: app.bundleId)
+                userHistory = try check.history(userId: userId, bundleId: app.bundleId, provenSubscription: proven?.originalTransactionId,
+                                                environment: request.environment)
             }
-            decision = try EligibilityCheck(history: history).decide(userHistory: userHistory, rule: rule, productId: request.productId,
-                                                                     environment: request.environment, now: now)
+            decision = try check.decide(userHistory: userHistory, rule: rule, productId: request.productId,
+                                        environment: request.environment, now: now)
         } catch {
             throw .internalFailure(error)
         }
@@ -69,7 +77,7 @@ public struct OfferIssuer: Sendable {
         let offer = PromotionalOfferRequest(
             bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId, offerId: rule.offerId,
             appAccountToken: userId, nonce: SecureRandom.timeOrderedUUID(now: now).uuidString.lowercased(),
-            timestamp: now.milliseconds, transactionId: request.transactionId)
+            timestamp: now.milliseconds, transactionId: proven?.originalTransactionId ?? request.transactionId)
         let issued: IssuedOffer
         do {
             issued = try app.signer.issue(offer, format: request.format)
