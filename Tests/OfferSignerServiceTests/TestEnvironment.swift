@@ -1,7 +1,7 @@
 import Foundation
 import OfferSignerCore
 import OfferSignerHTTP
-import OfferSignerStore
+@testable import OfferSignerStore
 @testable import OfferSignerService
 
 /// A service wired in process over a temporary SQLite database, with Apple's test key as the
@@ -88,6 +88,16 @@ final class TestEnvironment {
                                       proof: "required")],
             auditKey: auditKey ? KeysFile.AuditKeyEntry(keyId: "AUDITKEY01", privateKeyPath: "audit.p8") : nil)
         return try JSONEncoder().encode(file)
+    }
+
+    /// A database with room for only a few records beyond its schema (whatever the schema's
+    /// size), to see what a full disk does.
+    static func nearlyFullDatabase(at path: String) throws -> SQLiteDatabase {
+        let schemaPages = try { () throws -> Int64 in
+            let empty = try SQLiteDatabase(path: path)
+            return try empty.write { db in try db.scalar("PRAGMA page_count") } ?? 0
+        }()
+        return try SQLiteDatabase(path: path, maxPageCount: Int(schemaPages) + 6)
     }
 
     var router: Router<ServiceContext> { ServiceRouter.make(dependencies) }
