@@ -32,7 +32,8 @@ public final class ServiceRuntime: Sendable {
         let roots = try AppStoreVerification.roots(from: settings.appleRoots)
         let appStore: AppStoreVerification
         do {
-            appStore = try AppStoreVerification(roots: roots, environments: Set(settings.environments), configuration: configuration)
+            appStore = try AppStoreVerification(roots: roots, environments: Set(settings.environments), configuration: configuration,
+                                                appTransactionMaxAge: settings.appTransactionMaxAge)
         } catch {
             throw .configuration(ConfigurationError(file: settings.keys, fault: .appStoreVerification(error)))
         }

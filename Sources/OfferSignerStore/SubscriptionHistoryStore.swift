@@ -17,10 +17,11 @@ public protocol SubscriptionHistoryStore: Sendable {
     /// subscriptions (same environment and `originalTransactionId`) that lack the token.
     func history(userId: String, bundleId: String) throws -> UserHistory
 
-    /// The user (lowercased app account token) of the subscription `originalTransactionId` in
-    /// `bundleId` and `environment`: the token of its latest transaction that carries one; nil
-    /// when none does or the subscription is unknown.
-    func user(ofSubscription originalTransactionId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String?
+    /// One subscription's transactions and renewal states: those in `bundleId` and
+    /// `environment` with this `originalTransactionId`, whatever app account token they carry,
+    /// or none. For a customer who proved with an Apple-signed transaction that the
+    /// subscription is theirs; empty when nothing of it is stored.
+    func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory
 
     /// The subscription group a product belongs to, as verified transactions of `environment`
     /// reported it.

@@ -73,13 +73,7 @@ struct AvailabilityTests {
     func readinessFollowsTheLog() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        // A file with room for a few records beyond its schema (whatever the schema's size).
-        let path = folder.appendingPathComponent("r.sqlite").path
-        let schemaPages = try { () throws -> Int64 in
-            let empty = try SQLiteDatabase(path: path)
-            return try empty.write { db in try db.scalar("PRAGMA page_count") } ?? 0
-        }()
-        let database = try SQLiteDatabase(path: path, maxPageCount: Int(schemaPages) + 6)
+        let database = try TestEnvironment.nearlyFullDatabase(at: folder.appendingPathComponent("r.sqlite").path)
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         let env = try TestEnvironment(signatures: log)

@@ -142,16 +142,26 @@ struct RetentionEndpointTests {
         #expect(try env.signatureLog.verifyIntegrity().records == 0)
     }
 
-    @Test("a subscription the history does not know, or whose transactions carry no app account token, gets no offer")
-    func unknownUser() throws {
+    @Test("a subscription whose transactions carry no app account token is judged on its own history; an unknown one gets no offer")
+    func tokenlessAndUnknown() throws {
         let (env, flow) = try lapsedSubscriber()
-        flow.notify(flow.period("anon0", original: "anon", user: nil, from: -150, to: -60, reason: "PURCHASE"))
-        try put(env, offerRule())
-        for original in ["anon", "never-seen"] {
-            let response = ask(env, original: original)
-            #expect(response.json as NSDictionary == ["message": ["messageIdentifier": Self.fallbackMessage]] as NSDictionary, "\(original)")
+        for month in 0..<3 {
+            let start = -150.0 + Double(30 * month)
+            flow.notify(flow.period("anon-\(month)", original: "anon", user: nil, from: start, to: start + 30,
+                                    reason: month == 0 ? "PURCHASE" : "RENEWAL"))
         }
-        #expect(try env.signatureLog.verifyIntegrity().records == 0)
+        try put(env, offerRule())
+        let tokenless = ask(env, original: "anon")
+        let offer = try #require(tokenless.json["promotionalOffer"] as? [String: Any], "\(tokenless.text)")
+        let claims = try claims(try #require(offer["promotionalOfferSignatureV2"] as? String))
+        #expect(claims["transactionId"] as? String == "anon")
+        let nonce = try #require(claims["nonce"] as? String)
+        let logged = try #require(try env.signatureLog.signature(nonce: nonce)).record
+        #expect(logged.userId == "" && logged.transactionId == "anon" && logged.source == .retention)
+
+        let unknown = ask(env, original: "never-seen")
+        #expect(unknown.json as NSDictionary == ["message": ["messageIdentifier": Self.fallbackMessage]] as NSDictionary)
+        #expect(try env.signatureLog.verifyIntegrity().records == 1)
     }
 
     @Test("Apple repeating a request gets the same answer, never a second signature, even while the first is being answered")
@@ -218,7 +228,7 @@ struct RetentionEndpointTests {
         let signed: String
         switch kind {
         case "forgedChain":
-            signed = TestAppStore.forge(payload)
+            signed = TestAppStore.forged(TestAppStore.sign(payload))
         case "tampered":
             var parts = TestAppStore.sign(payload).split(separator: ".").map(String.init)
             var changed = payload

@@ -44,6 +44,29 @@ struct HistoryStoreTests {
         #expect(history.renewals == [renewal])
     }
 
+    @Test("one subscription's history: its transactions whatever token they carry, its renewal info, in one environment and app")
+    func subscriptionHistory() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let store = SQLiteHistoryStore(database: try temp.open())
+        defer { store.close() }
+        let renewal = SubscriptionRenewalState(originalTransactionId: "o1", environment: .production, expirationIntent: 1, signedDate: Self.t0)
+        _ = try store.record(batch: [
+            Self.stored(Self.transaction("t1", user: nil)), Self.stored(Self.transaction("t2", user: "user-1")),
+            Self.stored(Self.transaction("t3", original: "o2", user: nil)),
+            Self.stored(Self.transaction("t4", environment: .sandbox, user: nil)),
+            .renewal(StoredRenewal(renewal: renewal, signedRenewalInfo: "r")),
+        ])
+        let history = try store.history(originalTransactionId: "o1", environment: .production, bundleId: "com.example.app")
+        #expect(history.transactions.map(\.transactionId).sorted() == ["t1", "t2"])
+        #expect(history.renewals == [renewal])
+        #expect(try store.history(originalTransactionId: "o1", environment: .sandbox, bundleId: "com.example.app")
+                    .transactions.map(\.transactionId) == ["t4"])
+        #expect(try store.history(originalTransactionId: "o1", environment: .production, bundleId: "com.example.other") == UserHistory(),
+                "another app knows nothing of it, not even its renewal info")
+        #expect(try store.history(originalTransactionId: "o9", environment: .production, bundleId: "com.example.app") == UserHistory())
+    }
+
     @Test("the same transaction and subscription IDs in Production and Sandbox are kept apart; the newest copy wins in each")
     func environmentsApart() throws {
         let temp = TemporaryDatabase()

@@ -144,24 +144,4 @@ struct RetentionStoresTests {
         }
         #expect(Set(concurrent.withLock { $0 }).count == 1, "every concurrent caller gets the one answer kept")
     }
-
-    @Test("the user of a subscription is the app account token of its latest transaction that has one")
-    func userOfSubscription() throws {
-        let temp = TemporaryDatabase()
-        defer { temp.cleanup() }
-        let history = SQLiteHistoryStore(database: try temp.open())
-        defer { history.close() }
-        func stored(_ id: String, user: String?, day: Double, environment: AppStoreEnvironment = .production) -> HistoryItem {
-            .transaction(StoredTransaction(transaction: SubscriptionTransaction(
-                transactionId: id, originalTransactionId: "1000", bundleId: "com.a", productId: "p", subscriptionGroupIdentifier: "g",
-                environment: environment, purchaseDate: Self.t0 + day * 86_400, expiresDate: Self.t0 + (day + 30) * 86_400,
-                appAccountToken: user, signedDate: Self.t0), signedTransaction: "jws"))
-        }
-        _ = try history.record(batch: [stored("a", user: "Old-User", day: 0), stored("b", user: "New-User", day: 30),
-                                       stored("c", user: nil, day: 60), stored("s", user: "sandbox-user", day: 0, environment: .sandbox)])
-        #expect(try history.user(ofSubscription: "1000", bundleId: "com.a", environment: .production) == "new-user")
-        #expect(try history.user(ofSubscription: "1000", bundleId: "com.a", environment: .sandbox) == "sandbox-user")
-        #expect(try history.user(ofSubscription: "1000", bundleId: "com.b", environment: .production) == nil)
-        #expect(try history.user(ofSubscription: "9999", bundleId: "com.a", environment: .production) == nil)
-    }
 }

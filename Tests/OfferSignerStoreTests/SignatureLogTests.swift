@@ -89,6 +89,30 @@ struct SignatureLogTests {
         _ = try log.append(record(timestamp: 1_800_000_000_000 + 86_400_000 + 10), quota: quota)
     }
 
+    @Test("customers without an app account token (empty userId) each have the quota of their proven subscription")
+    func quotaWithoutToken() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let log = try SQLiteSignatureLog(database: try temp.open())
+        defer { log.close() }
+        let quota = SignatureQuota(maxCount: 1)
+        func tokenless(_ subscription: String?) -> SignatureRecord {
+            var tokenless = record(user: "")
+            tokenless.transactionId = subscription
+            return tokenless
+        }
+        _ = try log.append(tokenless("2000000000000001"), quota: quota)
+        #expect(throws: SignatureLogError.self) { try log.append(tokenless("2000000000000001"), quota: quota) }
+        _ = try log.append(tokenless("2000000000000002"), quota: quota)
+        // A user with a token is counted by the token alone, whatever transaction is logged.
+        var first = record(user: "user-1")
+        first.transactionId = "2000000000000003"
+        _ = try log.append(first, quota: quota)
+        var second = record(user: "user-1")
+        second.transactionId = "2000000000000004"
+        #expect(throws: SignatureLogError.self) { try log.append(second, quota: quota) }
+    }
+
     @Test("a full disk refuses the append as unavailable and loses nothing committed")
     func diskFull() throws {
         let temp = TemporaryDatabase()

@@ -133,7 +133,7 @@ struct CustomerHistorySync: Sendable {
                 case .notASubscriptionTransaction, .renewalWithoutSubscription:
                     ignored += 1
                     return
-                case .invalidSignedData:
+                case .invalidSignedData, .appTransactionWithoutDate, .appTransactionTooOld, .appTransactionFromTheFuture:
                     throw .refused(item: item, reason: error.description)
                 }
             }

@@ -2,11 +2,12 @@ import Foundation
 import OfferSignerCore
 import OfferSignerStore
 
-/// The signing use case: finds the app and offer, decides the user's eligibility from the
-/// stored history, signs with the app's active key and returns only after the signature's
-/// record is durably in the log (counted against the offer's daily quota). It knows no HTTP:
-/// the sign endpoint, offline tools and the retention endpoint all issue through it. Quotas are
-/// the offer's whoever asks: retention offers count against the same per-user quota.
+/// The signing use case: finds the app and offer, verifies and binds the customer's proof
+/// (demanded of keys shipped in apps), decides the user's eligibility from the stored
+/// history, signs with the app's active key and returns only after the signature's record is
+/// durably in the log (counted against the offer's daily quota). It knows no HTTP: the sign
+/// endpoint, offline tools and the retention endpoint all issue through it. Quotas are the
+/// offer's whoever asks: retention offers count against the same quota.
 ///
 /// With an `UnknownUserLookup`, a user with no known history whose request names a
 /// `transactionId` has that transaction's history fetched (within the lookup's timeout) before
@@ -17,6 +18,8 @@ public struct OfferIssuer: Sendable {
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
     let activity: OfferActivity
+    /// Verifies the customer's proof.
+    let appStore: AppStoreVerification
     /// The environments whose signed data the service accepts, hence keeps history of.
     let acceptedEnvironments: Set<String>
     let clock: WallClock
@@ -31,6 +34,7 @@ public struct OfferIssuer: Sendable {
         history = dependencies.history
         signatures = dependencies.signatures
         activity = dependencies.activity
+        appStore = dependencies.appStore
         acceptedEnvironments = dependencies.appStore.acceptedEnvironments
         clock = dependencies.clock
         metrics = dependencies.metrics
@@ -48,17 +52,28 @@ public struct OfferIssuer: Sendable {
         guard acceptedEnvironments.contains(request.environment.rawValue) else {
             throw .environmentNotAccepted(request.environment, accepted: acceptedEnvironments)
         }
+        // The App Store's own signed request proves a retention offer's subscription.
+        let proven: String?
+        if let subscription = request.appStoreSubscription {
+            proven = subscription
+        } else {
+            proven = try provenTransaction(for: request, userId: userId, bundleId: app.bundleId)?.originalTransactionId
+        }
         let rule = try offer(request.offerId, productId: request.productId, bundleId: app.bundleId)
         let now = clock.now
         let decision: EligibilityDecision
         do {
-            var userHistory = try history.history(userId: userId, bundleId: app.bundleId)
-            if userHistory.transactions.isEmpty, let unknownUsers, let transactionId = request.transactionId,
+            let check = EligibilityCheck(history: history)
+            var userHistory = try check.history(userId: userId, bundleId: app.bundleId, provenSubscription: proven,
+                                                environment: request.environment)
+            // A retention request never waits on the App Store Server API: Apple waits only briefly.
+            if userHistory.transactions.isEmpty, request.source != .retention, let unknownUsers, let transactionId = request.transactionId,
                unknownUsers.lookUp(bundleId: app.bundleId, transactionId: transactionId) == .fetched {
-                userHistory = try history.history(userId: userId, bundleId: app.bundleId)
+                userHistory = try check.history(userId: userId, bundleId: app.bundleId, provenSubscription: proven,
+                                                environment: request.environment)
             }
-            decision = try EligibilityCheck(history: history).decide(userHistory: userHistory, rule: rule, productId: request.productId,
-                                                                     environment: request.environment, now: now)
+            decision = try check.decide(userHistory: userHistory, rule: rule, productId: request.productId,
+                                        environment: request.environment, now: now)
         } catch {
             throw .internalFailure(error)
         }
@@ -70,7 +85,7 @@ public struct OfferIssuer: Sendable {
         let offer = PromotionalOfferRequest(
             bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId, offerId: rule.offerId,
             appAccountToken: userId, nonce: SecureRandom.timeOrderedUUID(now: now).uuidString.lowercased(),
-            timestamp: now.milliseconds, transactionId: request.transactionId)
+            timestamp: now.milliseconds, transactionId: proven ?? request.transactionId)
         let issued: IssuedOffer
         do {
             issued = try app.signer.issue(offer, format: request.format)

@@ -3,7 +3,9 @@ import OfferSignerCore
 import OfferSignerStore
 
 /// The Retention Messaging use case: verifies the App Store's real-time request, finds the
-/// user through the subscription's `originalTransactionId`, tries the app's retention rules
+/// user through the subscription's `originalTransactionId` (the request, signed by the App
+/// Store, proves the subscription, so its own history counts even without an app account
+/// token), tries the app's retention rules
 /// in priority order and answers with the first that answers — signing its promotional offer
 /// through `OfferIssuer` (same eligibility, dates, quota and log as `/v1/offers/sign`, source
 /// `retention`) — and records the answer under the request's `requestIdentifier`, so that a
@@ -53,11 +55,11 @@ public struct RetentionResponder: Sendable {
         if let recorded { return RetentionAnswer(repeating: recorded) }
 
         let payload = request.payload
-        let userId: String?
+        let userId: String
         let candidates: [RetentionRule]
         do {
-            userId = try history.user(ofSubscription: payload.originalTransactionId, bundleId: request.bundleId,
-                                      environment: request.environment)
+            userId = Self.user(of: try history.history(originalTransactionId: payload.originalTransactionId,
+                                                       environment: request.environment, bundleId: request.bundleId))
             candidates = RetentionRule.inPriorityOrder(try rules.rules(RetentionRule.self, bundleId: request.bundleId)
                 .map(\.rule).filter { $0.applies(productId: payload.productId, locale: payload.userLocale) })
         } catch {
@@ -74,9 +76,17 @@ public struct RetentionResponder: Sendable {
         return answer
     }
 
+    /// The user of a subscription: the app account token (lowercased) of its latest
+    /// transaction that carries one; empty when none does (or the subscription is unknown).
+    static func user(of subscription: UserHistory) -> String {
+        subscription.transactions.filter { $0.appAccountToken != nil }
+            .max { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }?
+            .appAccountToken?.lowercased() ?? ""
+    }
+
     /// What `rule` answers, or nil when it passes the request on to the next rule.
     private func answer(by rule: RetentionRule, _ request: VerifiedRealtimeRequest, identifier: String,
-                        userId: String?) throws(RetentionRefusal) -> RetentionAnswer? {
+                        userId: String) throws(RetentionRefusal) -> RetentionAnswer? {
         guard let offerId = rule.offerId else {
             if let product = rule.alternateProductId {
                 return .alternateProduct(rule.messageIdentifier, productId: product, ruleId: rule.ruleId)
@@ -84,10 +94,6 @@ public struct RetentionResponder: Sendable {
             return .message(rule.messageIdentifier, ruleId: rule.ruleId)
         }
         let fallback = rule.fallbackMessageIdentifier.map { RetentionAnswer.message($0, ruleId: rule.ruleId) }
-        guard let userId else {
-            note(rule, "no app account token is known for the subscription, so no offer can be judged", request, identifier)
-            return fallback
-        }
         let payload = request.payload
         let product: String
         do {
@@ -114,7 +120,7 @@ public struct RetentionResponder: Sendable {
             case .quotaExceeded(_, let maxCount, _):
                 note(rule, "the user has had \(maxCount) signatures of '\(offerId)' in 24 hours", request, identifier)
             case .offerNotFound, .productNotInOffer, .jwsUnavailable, .notAPromotionalOfferFormat, .unknownApp, .appNotNamed,
-                 .environmentNotAccepted:
+                 .environmentNotAccepted, .proofRequired, .proofMismatch, .invalidProof:
                 note(rule, "its offer cannot be signed: \(error)", request, identifier, level: .warning)
             case .logUnavailable(let reason):
                 throw .logUnavailable(reason: reason)
@@ -127,13 +133,13 @@ public struct RetentionResponder: Sendable {
 
     /// Records the answer; a failure is logged, not answered: the offer is already signed and
     /// logged, and the customer should see it.
-    private func record(_ answer: RetentionAnswer, for request: VerifiedRealtimeRequest, identifier: String, userId: String?) {
+    private func record(_ answer: RetentionAnswer, for request: VerifiedRealtimeRequest, identifier: String, userId: String) {
         let payload = request.payload
         do {
             _ = try requests.record(AnsweredRetentionRequest(
                 requestIdentifier: identifier, bundleId: request.bundleId, environment: request.environment,
                 originalTransactionId: payload.originalTransactionId, productId: payload.productId, userLocale: payload.userLocale,
-                userId: userId, ruleId: answer.ruleId, answer: answer.kind, signatureNonce: answer.signatureNonce,
+                userId: userId.isEmpty ? nil : userId, ruleId: answer.ruleId, answer: answer.kind, signatureNonce: answer.signatureNonce,
                 responseJSON: answer.json, signedDate: payload.signedDate, answeredAt: clock.now))
         } catch {
             logger.log(.error, "retention answer not recorded; a repeat of the request will be answered afresh",

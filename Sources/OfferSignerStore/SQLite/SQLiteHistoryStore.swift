@@ -124,13 +124,18 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
         }
     }
 
-    public func user(ofSubscription originalTransactionId: String, bundleId: String,
-                     environment: AppStoreEnvironment) throws -> String? {
+    /// Driven by the (environment, `original_transaction_id`) index of both tables. Renewal
+    /// infos name no app, so they count only when the app has transactions of the subscription.
+    public func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
         try database.read { db in
-            try db.query("""
-                SELECT user_id FROM transactions WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
-                    AND user_id IS NOT NULL ORDER BY purchase_ms DESC LIMIT 1
-                """, [.text(environment.rawValue), .text(originalTransactionId), .text(bundleId)]) { $0.text(0) }.first
+            let transactions = try db.query("""
+                SELECT \(Self.transactionColumns) FROM transactions
+                WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
+                """, [.text(environment.rawValue), .text(originalTransactionId), .text(bundleId)], row: Self.transaction).compactMap { $0 }
+            guard !transactions.isEmpty else { return UserHistory() }
+            let renewals = try db.query("SELECT \(Self.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
+                                        [.text(environment.rawValue), .text(originalTransactionId)], row: Self.renewal).compactMap { $0 }
+            return UserHistory(transactions: transactions, renewals: renewals)
         }
     }
 
