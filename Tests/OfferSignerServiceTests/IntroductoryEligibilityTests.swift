@@ -174,4 +174,41 @@ struct IntroductoryEligibilityTests {
         #expect(env.send("GET", "/v1/audit/signatures", role: .auditor, query: ["source": "nobody"]).status == 400)
         #expect(env.send("GET", "/v1/audit/integrity", role: .auditor).json["ok"] as? Bool == true)
     }
+
+    /// An introductory-eligibility request with the app key (`"proof": "required"`).
+    func askAsApp(_ env: TestEnvironment, user: String, transactionId: String = "2000000777", signedTransaction: String? = nil,
+                  signedAppTransaction: String? = nil) -> TestResponse {
+        var body: [String: Any] = ["productId": TestEnvironment.product, "userId": user, "transactionId": transactionId]
+        body["signedTransaction"] = signedTransaction
+        body["signedAppTransaction"] = signedAppTransaction
+        return env.send("POST", "/v1/offers/introductory-eligibility", role: nil, json: TestAppStore.json(body),
+                        headers: ["Authorization": "Bearer \(TestEnvironment.appToken)"])
+    }
+
+    @Test("a key shipped in apps must prove the customer as for signing; the proof binds the user and the transaction")
+    func proof() throws {
+        let env = try TestEnvironment()
+        let flow = AppStoreFlow(env: env)
+        let bare = askAsApp(env, user: Self.user)
+        #expect(bare.status == 403 && bare.code == "proof_required", "\(bare.text)")
+
+        // The customer's own transaction (a trial, then lapsed): proven, and Apple's default then says no.
+        let own = flow.period("t1", original: "t0", user: Self.user, from: -100, to: -93, reason: "PURCHASE", offerType: 1,
+                              discount: "FREE_TRIAL", price: 0)
+        let proven = askAsApp(env, user: Self.user, transactionId: "t0", signedTransaction: own)
+        #expect(proven.status == 200, "\(proven.text)")
+        #expect(proven.json["allowIntroductoryOffer"] as? Bool == false && AppStoreFlow.failed(proven) == ["introductoryOfferRedeemed"])
+        #expect(try env.historyStore.history(userId: Self.user, bundleId: TestEnvironment.bundleId).transactions.map(\.transactionId) == ["t1"],
+                "the proven transaction is stored like any verified one")
+
+        // Someone else's user ID, or another transaction ID, with that proof: refused.
+        let otherUser = askAsApp(env, user: "someone-else", transactionId: "t0", signedTransaction: own)
+        #expect(otherUser.status == 403 && otherUser.code == "proof_mismatch", "\(otherUser.text)")
+        let otherTransaction = askAsApp(env, user: Self.user, transactionId: "999", signedTransaction: own)
+        #expect(otherTransaction.status == 403 && otherTransaction.code == "proof_mismatch")
+        // A forged chain is refused as invalid signed data.
+        let forged = askAsApp(env, user: Self.user, transactionId: "t0", signedTransaction: TestAppStore.forged(own))
+        #expect(forged.status == 400 && forged.code == "invalid_signed_data")
+        #expect(try env.signatureLog.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 10).count == 1)
+    }
 }

@@ -26,10 +26,11 @@ struct IntroductoryEligibilityHandler {
         try RateLimits.check(dependencies.rateLimits.signPerAPIKey, context.callerName, what: "signing requests for this API key")
         let body = try request.decodeJSON(IntroductoryEligibilityRequest.self)
         try body.validate()
-        try RateLimits.check(dependencies.rateLimits.signPerUser, body.userId.lowercased(), what: "signing requests for this user")
+        try RateLimits.check(dependencies.rateLimits.signPerUser, body.rateLimitSubject, what: "signing requests for this user")
         let answer = try issuer.issue(IntroductoryOfferRequest(
             bundleId: body.bundleId, productId: body.productId, userId: body.userId, transactionId: body.transactionId,
-            environment: body.environment, requestedBy: context.callerName, requestId: context.requestId))
+            environment: body.environment, requestedBy: context.callerName, requestId: context.requestId, proof: body.proof,
+            callerTrust: context.principal?.trust ?? .app))  // the route needs a key; none is believed least
         let eligibility = answer.issued.eligibility
         return try HTTPResponse.json(Response(allowIntroductoryOffer: eligibility.allowIntroductoryOffer, jws: answer.issued.jws,
                                               nonce: eligibility.nonce, keyIdentifier: eligibility.keyIdentifier,

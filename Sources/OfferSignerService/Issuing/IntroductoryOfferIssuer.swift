@@ -6,12 +6,15 @@ import OfferSignerStore
 /// introductory-offer rule of the product or its group, if any) whether the user gets the
 /// product's introductory offer, signs that answer — allowed or not, since StoreKit takes a
 /// signed `false` to withhold the offer — with the app's active key, and returns only after
-/// its record is durably in the signature log. No HTTP here.
+/// its record is durably in the signature log. Proof of the customer is demanded, verified and
+/// bound as for signing (a key shipped in apps must send the customer's signed transaction).
+/// No HTTP here.
 public struct IntroductoryOfferIssuer: Sendable {
     let keyRing: KeyRing
     let rules: any RuleStore
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
+    let appStore: AppStoreVerification
     let acceptedEnvironments: Set<String>
     let clock: WallClock
     let metrics: Metrics
@@ -22,6 +25,7 @@ public struct IntroductoryOfferIssuer: Sendable {
         rules = dependencies.rules
         history = dependencies.history
         signatures = dependencies.signatures
+        appStore = dependencies.appStore
         acceptedEnvironments = dependencies.appStore.acceptedEnvironments
         clock = dependencies.clock
         metrics = dependencies.metrics
@@ -37,12 +41,15 @@ public struct IntroductoryOfferIssuer: Sendable {
         guard acceptedEnvironments.contains(request.environment.rawValue) else {
             throw .environmentNotAccepted(request.environment, accepted: acceptedEnvironments)
         }
+        let proven = try provenSubscription(for: request, userId: userId, bundleId: app.bundleId)
         let now = clock.now
         let decision: EligibilityDecision
         let rule: IntroductoryOfferRule?
         do {
-            let userHistory = try history.history(userId: userId, bundleId: app.bundleId)
-            let group = try EligibilityCheck(history: history).group(
+            let check = EligibilityCheck(history: history)
+            let userHistory = try check.history(userId: userId, bundleId: app.bundleId, provenSubscription: proven,
+                                                environment: request.environment)
+            let group = try check.group(
                 of: [request.productId], bundleId: app.bundleId, environment: request.environment, userHistory: userHistory)
             rule = IntroductoryOfferRule.deciding(try rules.rules(IntroductoryOfferRule.self, bundleId: app.bundleId).map(\.rule),
                                                   productId: request.productId, group: group)

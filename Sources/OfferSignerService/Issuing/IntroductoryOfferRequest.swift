@@ -6,7 +6,8 @@ public struct IntroductoryOfferRequest: Sendable {
     /// The app; nil when exactly one app is configured.
     public var bundleId: String?
     public var productId: String
-    /// The app account token; the issuer lowercases it, as Apple does.
+    /// The app account token; the issuer lowercases it, as Apple does. Empty only with a
+    /// verified `proof.signedTransaction` (a customer without an app account token).
     public var userId: String
     /// Any transaction of the customer (their `appTransactionId` is accepted): the JWS's
     /// `transactionId`, which Apple requires.
@@ -17,9 +18,15 @@ public struct IntroductoryOfferRequest: Sendable {
     public var requestedBy: String
     /// The request ID the log record keeps.
     public var requestId: String
+    /// The customer's Apple-signed transaction and app transaction, as for signing: a verified
+    /// transaction binds the answer to its subscription and lets an empty `userId` be signed.
+    public var proof: CustomerProof
+    /// How far the caller's word is believed: a key shipped in apps must send proof.
+    public var callerTrust: CallerTrust
 
     public init(bundleId: String?, productId: String, userId: String, transactionId: String,
-                environment: AppStoreEnvironment = .production, requestedBy: String, requestId: String) {
+                environment: AppStoreEnvironment = .production, requestedBy: String, requestId: String,
+                proof: CustomerProof = CustomerProof(), callerTrust: CallerTrust = .backend) {
         self.bundleId = bundleId
         self.productId = productId
         self.userId = userId
@@ -27,6 +34,8 @@ public struct IntroductoryOfferRequest: Sendable {
         self.environment = environment
         self.requestedBy = requestedBy
         self.requestId = requestId
+        self.proof = proof
+        self.callerTrust = callerTrust
     }
 }
 
