@@ -4,7 +4,7 @@
 #   make bench  the benchmark (see bench/README.md)
 
 SWIFT ?= swift
-DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev pkg-config
+DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev postgresql pkg-config
 BENCH_PACKAGES := wrk openssl curl python3 python3-cryptography
 DEV_DIR ?= var/dev
 DATABASE ?= var/offer-signer.sqlite

@@ -8,8 +8,7 @@ public final class ServiceRuntime: Sendable {
     public let settings: ServiceSettings
     public let dependencies: ServiceDependencies
     private let server: HTTPServer
-    private let signatureLog: SQLiteSignatureLog
-    private let historyStore: SQLiteHistoryStore
+    private let stores: Stores
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -32,20 +31,23 @@ public final class ServiceRuntime: Sendable {
         } catch {
             throw .configuration(ConfigurationError(file: settings.keys, fault: .appStoreVerification(error)))
         }
-        let database: SQLiteDatabase
+        let location: DatabaseLocation
         do {
-            database = try SQLiteDatabase(path: settings.database)
-            signatureLog = try SQLiteSignatureLog(database: database)
-            historyStore = SQLiteHistoryStore(database: database)
+            location = try settings.databaseLocation
+        } catch {
+            throw .database(path: DatabaseLocation.redacted(settings.database), reason: error.description)
+        }
+        do {
+            stores = try Stores.open(location)
             dependencies = ServiceDependencies(
-                keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database), signatures: signatureLog,
-                history: historyStore, appStore: appStore,
+                keyRing: KeyRing(configuration), offers: stores.offers, signatures: stores.signatures,
+                history: stores.history, appStore: appStore,
                 rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                        notificationsPerAddress: settings.notificationRatePerAddress),
                 trustedProxies: Set(settings.trustedProxies),
                 logger: logger)
         } catch {
-            throw .database(path: settings.database, reason: "\(error)")
+            throw .database(path: location.description, reason: "\(error)")
         }
         let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
         server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(
@@ -54,12 +56,11 @@ public final class ServiceRuntime: Sendable {
         do {
             try server.start()
         } catch {
-            signatureLog.close()
-            historyStore.close()
+            stores.close()
             throw .cannotListen(error)
         }
         logger.log(.info, "offer-signer listening", [
-            "listen": .string("\(host):\(server.port)"), "database": .string(settings.database), "keys": .string(settings.keys),
+            "listen": .string("\(host):\(server.port)"), "database": .string(location.description), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
         ])
     }
@@ -93,7 +94,6 @@ public final class ServiceRuntime: Sendable {
     /// Stops accepting, lets running requests finish, then closes the log.
     public func stop() {
         server.stop()
-        signatureLog.close()
-        historyStore.close()
+        stores.close()
     }
 }

@@ -2,27 +2,23 @@ import Foundation
 import OfferSignerCore
 import OfferSignerStore
 
-/// The stores of a database opened by a command-line tool, beside or instead of a running
-/// service (SQLite WAL lets both work on one file).
+/// The stores of a database opened by a command-line tool, beside or instead of running
+/// services (SQLite WAL, or PostgreSQL, lets both work on one database).
 public final class OfflineStores {
-    public let database: SQLiteDatabase
-    public let offers: SQLiteOfferStore
-    public let signatures: SQLiteSignatureLog
-    public let history: SQLiteHistoryStore
+    public let stores: Stores
+    public var offers: any OfferStore { stores.offers }
+    public var signatures: any SignatureLog { stores.signatures }
+    public var history: any SubscriptionHistoryStore { stores.history }
 
-    public init(path: String) throws(StartupError) {
+    public init(location: DatabaseLocation) throws(StartupError) {
         do {
-            database = try SQLiteDatabase(path: path)
-            offers = try SQLiteOfferStore(database: database)
-            signatures = try SQLiteSignatureLog(database: database)
-            history = SQLiteHistoryStore(database: database)
+            stores = try Stores.open(location, followOfferChanges: false)
         } catch {
-            throw .database(path: path, reason: "\(error)")
+            throw .database(path: location.description, reason: "\(error)")
         }
     }
 
     deinit {
-        signatures.close()
-        history.close()
+        stores.close()
     }
 }

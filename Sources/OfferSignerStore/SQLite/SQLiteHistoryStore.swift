@@ -111,14 +111,14 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
     public func history(userId: String, bundleId: String) throws -> UserHistory {
         try database.read { db in
             let transactions = try db.query("""
-                SELECT \(Self.transactionColumns) FROM transactions WHERE (environment, original_transaction_id) IN
+                SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE (environment, original_transaction_id) IN
                     (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ?1 AND user_id = ?2)
                     AND +bundle_id = ?1
-                """, [.text(bundleId), .text(userId)], row: Self.transaction).compactMap { $0 }
+                """, [.text(bundleId), .text(userId)], row: { HistoryRows.transaction($0) }).compactMap { $0 }
             let subscriptions = Set(transactions.map { Subscription(environment: $0.environment, original: $0.originalTransactionId) })
             let renewals = try subscriptions.sorted().flatMap { subscription in
-                try db.query("SELECT \(Self.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
-                             [.text(subscription.environment.rawValue), .text(subscription.original)], row: Self.renewal).compactMap { $0 }
+                try db.query("SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
+                             [.text(subscription.environment.rawValue), .text(subscription.original)], row: { HistoryRows.renewal($0) }).compactMap { $0 }
             }
             return UserHistory(transactions: transactions, renewals: renewals)
         }

@@ -82,7 +82,7 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
 
     public func signature(nonce: String) throws -> LoggedSignature? {
         try database.read { db in
-            try db.query("\(Self.selectColumns) WHERE nonce = ?", [.text(nonce)], row: Self.logged).first
+            try db.query("\(SignatureRows.select) WHERE nonce = ?", [.text(nonce)]) { try SignatureRows.logged($0) }.first
         }
     }
 
@@ -108,87 +108,23 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
             values.append(.integer(to))
         }
         values.append(.integer(Int64(limit)))
-        let sql = "\(Self.selectColumns) WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?"
-        return try database.read { db in try db.query(sql, values, row: Self.logged) }
+        let sql = "\(SignatureRows.select) WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?"
+        return try database.read { db in try db.query(sql, values) { try SignatureRows.logged($0) } }
     }
 
     public func verifyIntegrity() throws -> IntegrityReport {
         try database.read { db in
-            var previous = SignatureChain.genesis
-            var sequence: Int64 = 1
-            var count = 0
-            var bad: LoggedSignature?
-            let statement = try db.statement("\(Self.selectColumns) ORDER BY seq")
-            var unreadable: UnreadableSignatureRecord?
-            while try statement.step() {
-                count += 1
-                guard bad == nil, unreadable == nil else { continue }
-                do {
-                    let entry = try Self.logged(SQLiteRow(statement: statement))
-                    bad = SignatureChain.firstBrokenLink(in: [entry], expectedPrevious: &previous, expectedSequence: &sequence)
-                } catch let error as UnreadableSignatureRecord {
-                    unreadable = error
-                }
-            }
-            if let unreadable {
-                return IntegrityReport(ok: false, records: count, problem: "\(unreadable.description): it was changed after it was written")
-            }
-            if let bad {
-                return IntegrityReport(ok: false, records: count, firstBadRecord: bad,
-                                       problem: Self.describe(bad, expectedSequence: sequence, expectedPrevious: previous))
-            }
-            // The walk ended intact; it must end where the last commit said the chain ends.
-            let recorded = try db.query("SELECT seq, hash FROM signature_chain_head WHERE id = 1") { ($0.int64(0), $0.text(1)) }.first
-            let end = (sequence - 1, previous)
-            if let recorded, recorded != end {
-                return IntegrityReport(ok: false, records: count, problem: recorded.0 > end.0
-                    ? "the log ends at record \(end.0) but was committed up to record \(recorded.0): records were removed from its end"
-                    : "the log's last record \(end.0) does not match the recorded end of the chain (record \(recorded.0))")
-            }
-            return IntegrityReport(ok: true, records: count)
+            var verifier = ChainVerifier()
+            let statement = try db.statement("\(SignatureRows.select) ORDER BY seq")
+            while try statement.step() { verifier.visit(SQLiteRow(statement: statement)) }
+            let recorded = try db.query("SELECT seq, hash FROM signature_chain_head WHERE id = 1") { (sequence: $0.int64(0), hash: $0.text(1)) }.first
+            return verifier.report(recordedEnd: recorded)
         }
     }
 
     public func isReady() -> Bool {
         (try? database.read { db in try db.scalar("SELECT 1") }) == 1
     }
-
-    private static func describe(_ entry: LoggedSignature, expectedSequence: Int64, expectedPrevious: String) -> String {
-        if entry.sequence != expectedSequence {
-            return "record \(entry.sequence) stands where record \(expectedSequence) was expected: records are missing or reordered"
-        }
-        if entry.previousHash != expectedPrevious {
-            return "record \(entry.sequence) does not link to the record before it"
-        }
-        return "record \(entry.sequence) was changed after it was written: its hash does not match its contents"
-    }
-
-    private static let selectColumns = """
-        SELECT seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id, timestamp_ms, signature,
-               transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash FROM signatures
-        """
-
-    private static func logged(_ row: SQLiteRow) throws -> LoggedSignature {
-        guard let format = SignatureFormat(rawValue: row.text(2)) else {
-            throw UnreadableSignatureRecord(sequence: row.int64(0), problem: "its format '\(row.text(2))' is neither legacy nor jws")
-        }
-        return LoggedSignature(
-            sequence: row.int64(0),
-            record: SignatureRecord(
-                nonce: row.text(1), format: format, bundleId: row.text(3), productId: row.text(4),
-                offerId: row.text(5), userId: row.text(6), keyId: row.text(7), timestamp: row.int64(8),
-                signature: row.text(9), transactionId: row.optionalText(10), apiKeyName: row.text(11),
-                requestId: row.text(12), recordedAt: row.int64(13)),
-            previousHash: row.text(14), hash: row.text(15))
-    }
-}
-
-/// A stored record that is not a record this service writes (its columns were changed).
-struct UnreadableSignatureRecord: Error, CustomStringConvertible {
-    let sequence: Int64
-    let problem: String
-
-    var description: String { "record \(sequence) cannot be read: \(problem)" }
 }
 
 /// One record waiting to be appended.

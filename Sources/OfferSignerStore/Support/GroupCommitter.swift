@@ -4,14 +4,14 @@ import Synchronization
 /// Group commit: callers on many threads hand in items and block; one writer thread takes
 /// every item waiting, writes them all in one transaction with one sync, and wakes each
 /// caller with its own result. Durability then costs one sync per batch, not per request.
+/// The engine is the `commit` closure's: it opens the transaction, writes and commits.
 final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
-    /// Writes a batch inside an open write transaction; returns one result per item. An item
-    /// may fail alone (its result is a failure); a thrown error rolls back the whole batch.
-    /// Called on the writer thread only, one batch at a time.
-    typealias Writer = @Sendable (_ batch: [Item], _ db: SQLiteConnection) throws -> [Result<Output, any Error>]
+    /// Writes a batch in one transaction and commits it; returns one result per item. An item
+    /// may fail alone (its result is a failure); a thrown error (the transaction rolled back)
+    /// fails the whole batch. Called on the writer thread only, one batch at a time.
+    typealias Commit = @Sendable (_ batch: [Item]) throws -> [Result<Output, any Error>]
 
-    private let database: SQLiteDatabase
-    private let writeBatch: Writer
+    private let commitBatch: Commit
     private let queue = Mutex(Queue())
     /// Signalled once each time the writer leaves idleness (items arrived, or `close`).
     private let wake = DispatchSemaphore(value: 0)
@@ -37,9 +37,8 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         case stop
     }
 
-    init(database: SQLiteDatabase, name: String, writeBatch: @escaping Writer) {
-        self.database = database
-        self.writeBatch = writeBatch
+    init(name: String, commit: @escaping Commit) {
+        commitBatch = commit
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.start()
@@ -91,7 +90,7 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     private func commit(_ batch: [Waiter]) {
         var results: [Result<Output, any Error>]
         do {
-            results = try database.write { db in try writeBatch(batch.map(\.item), db) }
+            results = try commitBatch(batch.map(\.item))
         } catch {
             results = Array(repeating: .failure(error), count: batch.count)
         }
