@@ -3,12 +3,15 @@ import Foundation
 
 /// Serves an `HTTPApplication` with GNU libmicrohttpd: one thread per connection (so a handler
 /// may block on a durable commit without stalling other clients), keep-alive, and the limits of
-/// `HTTPServerConfiguration`. This class only converts between libmicrohttpd and the
-/// `HTTPRequest`/`HTTPResponse` values; everything else lives in the application.
-public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon` and `port` change only in start() and stop(), which the owner calls from one thread; libmicrohttpd threads read only `application`
+/// `HTTPServerConfiguration`. This class converts between libmicrohttpd and the
+/// `HTTPRequest`/`HTTPResponse` values, and answers on its own what is wrong below the
+/// application: request framing (``RequestFraming``), too many query parameters, connections
+/// beyond the cap (503) and requests that do not arrive in time (``ConnectionWatchdog``).
+public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `watchdog` and `port` change only in start() and stop(), which the owner calls from one thread; libmicrohttpd threads read only the `let`s and `watchdog`, which start() sets before the daemon runs and stop() clears after it ended
     private let application: any HTTPApplication
     private let configuration: HTTPServerConfiguration
     private var daemon: OpaquePointer?
+    private var watchdog: ConnectionWatchdog?
     /// The port actually bound (useful with port 0).
     public private(set) var port: UInt16 = 0
 
@@ -28,30 +31,45 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon` and
             | MHD_USE_ITC.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let options = cmhd_options(
-            connection_limit: UInt32(configuration.connectionLimit),
-            per_ip_connection_limit: UInt32(configuration.perAddressConnectionLimit),
-            connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
+            connection_limit: UInt32(clamping: min(configuration.connectionLimit, 1 << 24) + configuration.overCapacityConnections),
+            per_ip_connection_limit: UInt32(clamping: configuration.perAddressConnectionLimit == 0 ? 0
+                : configuration.perAddressConnectionLimit + configuration.overCapacityConnections),
+            connection_timeout_seconds: UInt32(clamping: configuration.connectionTimeoutSeconds),
             connection_memory_limit: configuration.connectionMemoryLimit,
             thread_stack_size: 1 << 20)
+        let watchdog = ConnectionWatchdog(configuration: configuration)
+        self.watchdog = watchdog
         let context = Unmanaged.passUnretained(self).toOpaque()
         errno = 0
         let started = address.withSockaddr { sockaddr in
-            cmhd_start(flags, sockaddr, { cls, connection, url, method, _, data, size, state in
+            cmhd_start_server(flags, sockaddr, { cls, connection, url, method, version, data, size, state in
                 guard let cls, let connection, let url, let method, let size, let state else { return .NO }
                 let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-                return server.access(connection, url: url, method: method, data: data, size: size, state: state)
-            }, { _, _, state, _ in
+                return server.access(connection, url: url, method: method, version: version, data: data, size: size, state: state)
+            }, { cls, connection, state, _ in
+                if let cls, let connection {
+                    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().connectionState(connection)?.responded()
+                }
                 guard let state, let pending = state.pointee else { return }
                 Unmanaged<PendingRequest>.fromOpaque(pending).release()
                 state.pointee = nil
+            }, { cls, connection, socketContext, event in
+                guard let cls, let connection, let socketContext else { return }
+                Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().connection(connection, socketContext, event)
+            }, { cls, uri, connection in
+                guard let cls, let uri, let connection else { return nil }
+                Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().requestLine(uri, connection)
+                return nil
             }, context, options)
         }
         guard let started else {
+            self.watchdog = nil
             throw HTTPServerError.cannotListen(host: configuration.host, port: configuration.port,
                                                reason: errno == 0 ? "libmicrohttpd refused to start" : String(cString: strerror(errno)))
         }
         daemon = started
         port = cmhd_bound_port(started)
+        watchdog.start()
     }
 
     /// Stops accepting, closes connections and waits for handlers that are running.
@@ -60,17 +78,62 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon` and
             MHD_stop_daemon(daemon)
             self.daemon = nil
         }
+        watchdog?.stop()
+        watchdog = nil
+    }
+
+    /// A connection opened or closed: its `ConnectionState` lives in libmicrohttpd's socket context.
+    private func connection(_ connection: OpaquePointer, _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+                            _ event: MHD_ConnectionNotificationCode) {
+        switch event {
+        case .CONNECTION_NOTIFY_STARTED:
+            guard let watchdog else { return }
+            let state = watchdog.opened(socket: cmhd_connection_fd(connection), address: SocketAddress.describe(cmhd_client_address(connection)))
+            socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        case .CONNECTION_NOTIFY_CLOSED:
+            guard let opaque = socketContext.pointee else { return }
+            let state = Unmanaged<ConnectionState>.fromOpaque(opaque)
+            watchdog?.closed(state.takeUnretainedValue())
+            state.release()
+            socketContext.pointee = nil
+        }
+    }
+
+    private func connectionState(_ connection: OpaquePointer) -> ConnectionState? {
+        cmhd_socket_context(connection).map { Unmanaged<ConnectionState>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// The request line has arrived, before libmicrohttpd parses its query: a query with more
+    /// parameters than the limit is not parsed at all (see `cmhd_drop_query`) and answered 414.
+    private func requestLine(_ uri: UnsafePointer<CChar>, _ connection: OpaquePointer) {
+        guard let query = strchr(uri, Int32(UInt8(ascii: "?"))) else { return }
+        var parameters = 1
+        var cursor = query + 1
+        while cursor.pointee != 0 {
+            if cursor.pointee == CChar(UInt8(ascii: "&")) { parameters += 1 }
+            cursor += 1
+        }
+        guard parameters > configuration.maxQueryParameters else { return }
+        cmhd_drop_query(uri)
+        connectionState(connection)?.refuseQuery()
     }
 
     private func access(
-        _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
         data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let existing = state.pointee else {
             let method = String(cString: method)
             let path = String(cString: url)
-            let pending = PendingRequest(method: method, path: path, route: application.resolve(method: method, path: path))
+            let pending = PendingRequest(method: method, path: path, route: resolve(method: method, path: path))
             state.pointee = Unmanaged.passRetained(pending).toOpaque()
+            let connectionState = connectionState(connection)
+            let tooManyParameters = connectionState?.headReceived() ?? false
+            if let refusal = refusal(connection, connectionState, version: version.map { String(cString: $0) } ?? "",
+                                     tooManyParameters: tooManyParameters) {
+                connectionState?.answering()
+                return queue(connection, pending, refusal, close: true)
+            }
             let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
                 .flatMap { Int(String(cString: $0)) }
             if let declared, declared > pending.policy.limit {
@@ -84,6 +147,7 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon` and
         }
         let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
         if size.pointee > 0 {
+            connectionState(connection)?.bodyReceived(size.pointee)
             pending.append(UnsafeRawBufferPointer(start: data, count: size.pointee))
             size.pointee = 0
             return .YES
@@ -91,10 +155,43 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon` and
         return pending.responded ? .YES : respond(connection, pending)
     }
 
+    /// The route; HEAD on a path with a GET route but no HEAD route is answered as GET, and
+    /// libmicrohttpd leaves the body out (RFC 9110 §9.3.2).
+    private func resolve(method: String, path: String) -> ResolvedRoute {
+        let resolved = application.resolve(method: method, path: path)
+        guard method == "HEAD", case .methodNotAllowed = resolved.target else { return resolved }
+        let get = application.resolve(method: "GET", path: path)
+        guard case .route = get.target else { return resolved }
+        return get
+    }
+
+    /// What the server answers on its own from a request head, before the application sees it.
+    private func refusal(_ connection: OpaquePointer, _ state: ConnectionState?, version: String,
+                         tooManyParameters: Bool) -> HTTPResponse? {
+        if state?.overCapacity == true {
+            var problem = HTTPProblem.unavailable("the server is at its connection limit; retry shortly")
+            problem.headers.set("Retry-After", "1")
+            return problem.response
+        }
+        if tooManyParameters {
+            return HTTPProblem(status: 414, code: "uri_too_long", title: "URI too long",
+                               detail: "the query has more than \(configuration.maxQueryParameters) parameters").response
+        }
+        return RequestFraming.problem(version: version, headers: Self.values(connection, kind: .HEADER_KIND, named: RequestFraming.fields))?.response
+    }
+
     private func respond(_ connection: OpaquePointer, _ pending: PendingRequest, beforeBody: Bool = false) -> MHD_Result {
-        pending.responded = true
+        connectionState(connection)?.answering()  // the handler's time is not the client's
         let response = application.respond(to: request(connection, pending, complete: !beforeBody), route: pending.route)
+        return queue(connection, pending, response)
+    }
+
+    /// Queues `response` as the answer to `pending`; with `close`, the connection closes after it.
+    private func queue(_ connection: OpaquePointer, _ pending: PendingRequest, _ response: HTTPResponse, close: Bool = false) -> MHD_Result {
+        pending.responded = true
         pending.removeSpool()
+        var response = response
+        if close { response.headers.set("Connection", "close") }
         let created = response.body.withUnsafeBytes { body in
             MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY)
         }
@@ -118,11 +215,13 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon` and
             remoteAddress: SocketAddress.describe(cmhd_client_address(connection)))
     }
 
-    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
-        let collector = PairCollector()
+    /// The values of `kind`, in order; only those named in `names` (lowercase) when given.
+    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind, named names: [String]? = nil) -> [(name: String, value: String)] {
+        let collector = PairCollector(names: names)
         _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
             guard let cls, let key else { return .YES }
             let collector = Unmanaged<PairCollector>.fromOpaque(cls).takeUnretainedValue()
+            if let names = collector.names, !names.contains(where: { strcasecmp($0, key) == 0 }) { return .YES }
             collector.pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
             return .YES
         }, Unmanaged.passUnretained(collector).toOpaque())
@@ -216,5 +315,10 @@ private final class PendingRequest {
 }
 
 private final class PairCollector {
+    let names: [String]?
     var pairs: [(name: String, value: String)] = []
+
+    init(names: [String]?) {
+        self.names = names
+    }
 }

@@ -5,18 +5,30 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String
     /// 0 picks a free port.
     public var port: UInt16
-    /// Connections served at once; libmicrohttpd refuses more.
+    /// Connections served at once. Up to ``overCapacityConnections`` more are accepted only to
+    /// be answered 503 with `Retry-After`; beyond those, libmicrohttpd refuses connections.
     public var connectionLimit: Int
-    /// Connections one client address may hold open (0: no limit).
+    /// Connections one client address may hold open (0: no limit); beyond it, as beyond
+    /// ``connectionLimit``, a connection is answered 503.
     public var perAddressConnectionLimit: Int
     /// A connection idle this long is closed.
     public var connectionTimeoutSeconds: Int
     /// Memory for one connection's headers and buffers.
     public var connectionMemoryLimit: Int
+    /// The time a request's head and body may take to arrive, counted from when the connection
+    /// is ready for it (opened, or the previous response sent); a connection that overruns it
+    /// is answered 408 and closed. It also bounds a kept-alive connection's idle time.
+    public var requestTimeoutSeconds: Int
+    /// Each body byte extends the request's time by 1/this of a second, so that an upload
+    /// arriving at least this fast is never cut off.
+    public var minimumUploadBytesPerSecond: Int
+    /// Query parameters parsed; a request with more is answered 414.
+    public var maxQueryParameters: Int
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, connectionLimit: Int = 1000,
-        perAddressConnectionLimit: Int = 0, connectionTimeoutSeconds: Int = 15, connectionMemoryLimit: Int = 64 * 1024
+        perAddressConnectionLimit: Int = 0, connectionTimeoutSeconds: Int = 15, connectionMemoryLimit: Int = 64 * 1024,
+        requestTimeoutSeconds: Int = 10, minimumUploadBytesPerSecond: Int = 1 << 20, maxQueryParameters: Int = 256
     ) {
         self.host = host
         self.port = port
@@ -24,7 +36,14 @@ public struct HTTPServerConfiguration: Sendable {
         self.perAddressConnectionLimit = perAddressConnectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.connectionMemoryLimit = connectionMemoryLimit
+        self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.minimumUploadBytesPerSecond = minimumUploadBytesPerSecond
+        self.maxQueryParameters = maxQueryParameters
     }
+
+    /// Connections accepted beyond ``connectionLimit`` only to be answered 503: a tenth of the
+    /// limit, at least 8.
+    public var overCapacityConnections: Int { max(8, min(connectionLimit, 1 << 24) / 10) }
 
     /// Parses `HOST:PORT` (`[::1]:8080` for IPv6).
     public static func parseListen(_ text: String) -> (host: String, port: UInt16)? {

@@ -2,13 +2,15 @@ import Foundation
 import OfferSignerCore
 import OfferSignerStore
 
-/// `make run`'s first-run set-up: a development keys file with a fresh P-256 key and random
-/// API tokens, and a demo offer. Later runs reuse both. The key is for development only.
+/// `make run`'s first-run set-up: a development keys file with a fresh P-256 signing key, a
+/// separate P-256 audit key for checkpoints, random API tokens, and a demo offer. Later runs
+/// reuse both. The keys are for development only.
 public struct DevelopmentSetup {
     public static let bundleId = "com.example.app"
     public static let productId = "com.example.app.pro_monthly"
     public static let offerId = "demo_winback"
     public static let keyId = "DEVKEY0001"
+    public static let auditKeyId = "DEVAUDIT01"
 
     public let folder: String
     public let database: String
@@ -51,6 +53,12 @@ public struct DevelopmentSetup {
         guard FileManager.default.createFile(atPath: keyPath, contents: Data(key.pkcs8PEM.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw StartupError.cannotWrite(path: keyPath, what: "the development key")
         }
+        let auditKeyFile = "AuditKey_\(Self.auditKeyId).p8"
+        let auditKeyPath = (folder as NSString).appendingPathComponent(auditKeyFile)
+        guard FileManager.default.createFile(atPath: auditKeyPath, contents: Data(try P256PrivateKey.generate().pkcs8PEM.utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw StartupError.cannotWrite(path: auditKeyPath, what: "the development audit key")
+        }
         var tokens: [Role: String] = [:]
         var apiKeys: [KeysFile.APIKeyEntry] = []
         for role in Role.allCases {
@@ -60,7 +68,8 @@ public struct DevelopmentSetup {
         }
         let file = KeysFile(apps: [KeysFile.App(
             bundleId: Self.bundleId, appAppleId: 1234567890, issuerId: "00000000-0000-0000-0000-000000000000",
-            signingKeys: [KeysFile.SigningKeyEntry(keyId: Self.keyId, privateKeyPath: keyFile, active: true)])], apiKeys: apiKeys)
+            signingKeys: [KeysFile.SigningKeyEntry(keyId: Self.keyId, privateKeyPath: keyFile, active: true)])], apiKeys: apiKeys,
+            auditKey: KeysFile.AuditKeyEntry(keyId: Self.auditKeyId, privateKeyPath: auditKeyFile))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard FileManager.default.createFile(atPath: keysPath, contents: try encoder.encode(file), attributes: [.posixPermissions: 0o600]) else {
@@ -72,9 +81,10 @@ public struct DevelopmentSetup {
     private func createdMessage(tokens: [Role: String], listen: String) -> String {
         var text = """
         ================================================================================
-        DEVELOPMENT KEYS — for development only. The P-256 key in \(folder) was generated
-        here and is NOT an App Store key: StoreKit will not accept its signatures. See the
-        README for plugging in your real In-App Purchase key.
+        DEVELOPMENT KEYS — for development only. The P-256 keys in \(folder) were generated
+        here: the signing key is NOT an App Store key (StoreKit will not accept its
+        signatures), the audit key signs checkpoints of the signature log. See the README for
+        plugging in your real In-App Purchase key.
 
         API tokens (shown once; only their SHA-256 is stored in \(keysPath)):
 

@@ -7,6 +7,12 @@ public struct ServiceDependencies: Sendable {
     public var keyRing: KeyRing
     public var offers: any OfferStore
     public var signatures: any SignatureLog
+    /// Signed checkpoints of the signature log kept beside it (nil: none are kept).
+    public var checkpoints: (any CheckpointStore)?
+    /// Signs checkpoints while the service runs (nil: it does not).
+    public var checkpointer: AuditCheckpointer?
+    /// Bounds the integrity walks running at once.
+    public var integrityRuns: ConcurrencyGate
     public var history: any SubscriptionHistoryStore
     /// Verifies App Store signed data.
     public var appStore: AppStoreVerification
@@ -18,7 +24,9 @@ public struct ServiceDependencies: Sendable {
     public var logger: Logger
 
     public init(keyRing: KeyRing, offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore,
-                appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+                appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger(),
+                checkpoints: (any CheckpointStore)? = nil, checkpointer: AuditCheckpointer? = nil,
+                integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2)) {
         self.keyRing = keyRing
         self.offers = offers
         self.signatures = signatures
@@ -29,5 +37,8 @@ public struct ServiceDependencies: Sendable {
         self.clock = clock
         self.metrics = metrics
         self.logger = logger
+        self.checkpoints = checkpoints
+        self.checkpointer = checkpointer
+        self.integrityRuns = integrityRuns
     }
 }

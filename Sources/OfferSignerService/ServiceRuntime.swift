@@ -9,6 +9,7 @@ public final class ServiceRuntime: Sendable {
     public let dependencies: ServiceDependencies
     private let server: HTTPServer
     private let stores: Stores
+    private let checkpointer: AuditCheckpointer
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -37,6 +38,7 @@ public final class ServiceRuntime: Sendable {
         } catch {
             throw .database(path: DatabaseLocation.redacted(settings.database), reason: error.description)
         }
+        var dependencies: ServiceDependencies
         do {
             stores = try Stores.open(location)
             dependencies = ServiceDependencies(
@@ -45,20 +47,27 @@ public final class ServiceRuntime: Sendable {
                 rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                        notificationsPerAddress: settings.notificationRatePerAddress),
                 trustedProxies: Set(settings.trustedProxies),
-                logger: logger)
+                logger: logger, checkpoints: stores.checkpoints)
         } catch {
             throw .database(path: location.description, reason: "\(error)")
         }
+        checkpointer = AuditCheckpointer(log: stores.signatures, store: stores.checkpoints, keyRing: dependencies.keyRing,
+                                         logger: logger, interval: .seconds(settings.checkpointInterval))
+        dependencies.checkpointer = checkpointer
+        self.dependencies = dependencies
+        Self.reportAuditState(stores.signatures, configuration, logger)
         let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
         server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(
             host: host, port: port, connectionLimit: settings.maxConnections,
-            perAddressConnectionLimit: settings.maxConnectionsPerAddress, connectionTimeoutSeconds: settings.connectionTimeout))
+            perAddressConnectionLimit: settings.maxConnectionsPerAddress, connectionTimeoutSeconds: settings.connectionTimeout,
+            requestTimeoutSeconds: settings.requestTimeout))
         do {
             try server.start()
         } catch {
             stores.close()
             throw .cannotListen(error)
         }
+        checkpointer.start()
         logger.log(.info, "offer-signer listening", [
             "listen": .string("\(host):\(server.port)"), "database": .string(location.description), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
@@ -91,9 +100,22 @@ public final class ServiceRuntime: Sendable {
         return .failure(refusal)
     }
 
-    /// Stops accepting, lets running requests finish, then closes the log.
+    /// Stops accepting, lets running requests finish, signs the last checkpoint, then closes the log.
     public func stop() {
         server.stop()
+        checkpointer.stop()
         stores.close()
+    }
+
+    /// Says loudly at start what an operator must know about the audit trail: a log that takes
+    /// no appends (tampered with), or no audit key to sign checkpoints with.
+    private static func reportAuditState(_ log: any SignatureLog, _ configuration: KeyConfiguration, _ logger: Logger) {
+        if case .notReady(let reason) = log.readiness() {
+            logger.log(.error, "SIGNATURE LOG REFUSES APPENDS: no signature will be issued until an operator restores the database "
+                       + "or runs `offer-signer audit accept-truncation` (see README, Audits)", ["reason": .string(reason)])
+        }
+        if configuration.auditKey == nil {
+            logger.log(.warning, "the keys file names no auditKey: the signature log is not anchored by signed checkpoints (see README, Audits)")
+        }
     }
 }

@@ -13,6 +13,9 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
     case rootInvalid(path: String, CertificateError)
     /// The database cannot be opened (or created, or migrated).
     case database(path: String, reason: String)
+    /// An offline command was pointed at a database that does not exist (only `serve` and
+    /// `dev-setup` create one).
+    case databaseMissing(path: String)
     /// The listening address cannot be bound.
     case cannotListen(HTTPServerError)
     /// A file the development setup writes cannot be written.
@@ -25,6 +28,8 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
         case .rootUnreadable(let path): "\(path): cannot read this Apple root certificate (OFFER_SIGNER_APPLE_ROOTS)"
         case .rootInvalid(let path, let error): "\(path): not a DER or PEM X.509 certificate (\(error))"
         case .database(let path, let reason): "\(path): cannot open the database: \(reason)"
+        case .databaseMissing(let path):
+            "\(path): no database here; only `serve` and `dev-setup` create one (check --database / OFFER_SIGNER_DATABASE)"
         case .cannotListen(let error): error.description
         case .cannotWrite(let path, let what): "\(path): cannot write \(what)"
         }

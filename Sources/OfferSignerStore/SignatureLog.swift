@@ -15,11 +15,32 @@ public protocol SignatureLog: Sendable {
     /// Records matching `filter` with sequence above `afterSequence`, oldest first.
     func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature]
 
-    /// Walks the whole chain and reports the first record that does not link.
-    func verifyIntegrity() throws -> IntegrityReport
+    /// Walks the whole chain (records and accepted gaps) and reports the first entry that
+    /// does not link, does not match a checkpoint of `options`, or fails its record check.
+    func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport
 
-    /// Whether the log can be read and written now.
-    func isReady() -> Bool
+    /// Whether the log can be read and written now. After an append failed (disk full, the
+    /// chain's end not matching its recorded end) it is not ready until a write succeeds again.
+    func readiness() -> SignatureLogReadiness
+
+    /// The chain's end as this process last committed it (or found it when opening the log).
+    func committedEnd() -> ChainLink
+}
+
+extension SignatureLog {
+    /// `verifyIntegrity` of the hash chain alone.
+    public func verifyIntegrity() throws -> IntegrityReport {
+        try verifyIntegrity(IntegrityOptions())
+    }
+}
+
+/// Whether the signature log can take appends.
+public enum SignatureLogReadiness: Sendable, Equatable {
+    case ready
+    /// Why not.
+    case notReady(String)
+
+    public var isReady: Bool { self == .ready }
 }
 
 /// At most `maxCount` signatures of one offer (app and offer ID) to one user within `window`
@@ -40,11 +61,15 @@ public enum SignatureLogError: Error, CustomStringConvertible, Sendable {
     case quotaExceeded(retryAfterSeconds: Int)
     /// The record could not be durably written (disk full, database error, shutting down).
     case unavailable(String)
+    /// The log does not end where its last commit said it ends (records cut off its end, the
+    /// recorded end deleted or changed): nothing is appended until an operator acts.
+    case endMismatch(ChainEndMismatch)
 
     public var description: String {
         switch self {
         case .quotaExceeded(let seconds): "signature quota used up; retry in \(seconds) s"
         case .unavailable(let reason): "the signature log cannot be written: \(reason)"
+        case .endMismatch(let mismatch): "the signature log was tampered with and takes no appends: \(mismatch)"
         }
     }
 }
@@ -73,19 +98,51 @@ public struct SignatureFilter: Sendable, Hashable {
     }
 }
 
+/// What an integrity walk checks besides the hash chain itself.
+public struct IntegrityOptions: Sendable {
+    /// Chain positions vouched for by checkpoints whose signatures the caller has verified:
+    /// the entry at each position must have that hash, and the log must reach it.
+    public var checkpoints: [ChainLink]
+    /// Checks one record's own signature; returns why it is wrong, or nil. Nil: not checked.
+    public var recordCheck: (@Sendable (SignatureRecord) -> String?)?
+
+    public init(checkpoints: [ChainLink] = [], recordCheck: (@Sendable (SignatureRecord) -> String?)? = nil) {
+        self.checkpoints = checkpoints
+        self.recordCheck = recordCheck
+    }
+}
+
 /// The outcome of walking the hash chain.
 public struct IntegrityReport: Sendable, Hashable {
     public var ok: Bool
+    /// Signature records in the log (accepted gaps not counted).
     public var records: Int
     /// The first record that does not link to the one before it, or whose hash is wrong.
     public var firstBadRecord: LoggedSignature?
+    /// The sequence of the first entry at fault (a record or a gap), when one is.
+    public var firstBadSequence: Int64?
     /// What is wrong with it.
     public var problem: String?
+    /// Gaps operators accepted after records were cut off the end: always listed, so a loss stays visible.
+    public var gaps: [ChainGap]
+    /// Checkpoints that matched the chain.
+    public var checkpointsMatched: Int
+    /// Checkpoints that fall in an accepted gap, so there is nothing left to compare them with.
+    public var checkpointsInGaps: Int
+    /// Records whose signature was checked (nil when signatures were not asked for).
+    public var signaturesChecked: Int?
 
-    public init(ok: Bool, records: Int, firstBadRecord: LoggedSignature? = nil, problem: String? = nil) {
+    public init(ok: Bool, records: Int, firstBadRecord: LoggedSignature? = nil, firstBadSequence: Int64? = nil,
+                problem: String? = nil, gaps: [ChainGap] = [], checkpointsMatched: Int = 0, checkpointsInGaps: Int = 0,
+                signaturesChecked: Int? = nil) {
         self.ok = ok
         self.records = records
         self.firstBadRecord = firstBadRecord
+        self.firstBadSequence = firstBadSequence ?? firstBadRecord?.sequence
         self.problem = problem
+        self.gaps = gaps
+        self.checkpointsMatched = checkpointsMatched
+        self.checkpointsInGaps = checkpointsInGaps
+        self.signaturesChecked = signaturesChecked
     }
 }

@@ -6,44 +6,50 @@ import Foundation
 public final class Stores: Sendable {
     public let location: DatabaseLocation
     public let offers: any OfferStore
-    public let signatures: any SignatureLog
+    public let signatures: any RepairableSignatureLog
     public let history: any SubscriptionHistoryStore
+    public let checkpoints: any CheckpointStore
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void
 
-    private init(location: DatabaseLocation, offers: any OfferStore, signatures: any SignatureLog,
-                 history: any SubscriptionHistoryStore, schemaVersion: Int, close: @escaping @Sendable () -> Void) {
+    private init(location: DatabaseLocation, offers: any OfferStore, signatures: any RepairableSignatureLog,
+                 history: any SubscriptionHistoryStore, checkpoints: any CheckpointStore, schemaVersion: Int,
+                 close: @escaping @Sendable () -> Void) {
         self.location = location
         self.offers = offers
         self.signatures = signatures
         self.history = history
+        self.checkpoints = checkpoints
         self.schemaVersion = schemaVersion
         closeAll = close
     }
 
     /// Opens the database at `location`.
-    /// - Parameter followOfferChanges: keep the offer rules in step with changes other
-    ///   processes make (what `serve` needs; a one-shot command does not).
-    public static func open(_ location: DatabaseLocation, followOfferChanges: Bool = true) throws -> Stores {
+    /// - Parameters:
+    ///   - creating: false for tools that work on an existing database only (a missing SQLite
+    ///     file, or a PostgreSQL database without the schema, is refused, nothing created).
+    ///   - followOfferChanges: keep the offer rules in step with changes other processes make
+    ///     (what `serve` needs; a one-shot command does not).
+    public static func open(_ location: DatabaseLocation, creating: Bool = true, followOfferChanges: Bool = true) throws -> Stores {
         switch location {
         case .sqlite(let path):
-            let database = try SQLiteDatabase(path: path)
+            let database = try SQLiteDatabase(path: path, creating: creating)
             let signatures = try SQLiteSignatureLog(database: database)
             let history = SQLiteHistoryStore(database: database)
             let version = try database.read { db in try SQLiteSchema.version(db) }
             return Stores(location: location, offers: try SQLiteOfferStore(database: database), signatures: signatures,
-                          history: history, schemaVersion: version) {
+                          history: history, checkpoints: SQLiteCheckpointStore(database: database), schemaVersion: version) {
                 signatures.close()
                 history.close()
             }
         case .postgreSQL(let url):
-            let database = try PostgreSQLDatabase(url: url)
+            let database = try PostgreSQLDatabase(url: url, creating: creating)
             let offers = try PostgreSQLOfferStore(database: database, followChanges: followOfferChanges)
-            let signatures = PostgreSQLSignatureLog(database: database)
+            let signatures = try PostgreSQLSignatureLog(database: database)
             let history = PostgreSQLHistoryStore(database: database)
             return Stores(location: location, offers: offers, signatures: signatures, history: history,
-                          schemaVersion: try database.schemaVersion()) {
+                          checkpoints: PostgreSQLCheckpointStore(database: database), schemaVersion: try database.schemaVersion()) {
                 offers.close()
                 signatures.close()
                 history.close()

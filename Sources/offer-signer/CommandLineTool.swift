@@ -21,12 +21,19 @@ enum CommandLineTool {
       offers apply FILE       Apply a JSON array of offer rules as one change set.
       offers list             List the offer rules.
       history import FILE|-   Verify and store NDJSON signed App Store data (one item per line).
-      audit verify            Check the signature log's hash chain (exit 1 if tampered).
+      audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures]
+                              Check the signature log's hash chain, against kept checkpoints
+                              and every record's signature (exit 1 if tampered).
       audit export --format csv|ndjson [--from T] [--to T]
                               Stream the signature log.
+      audit checkpoints       Print the stored signed checkpoints as NDJSON.
+      audit accept-truncation --reason TEXT
+                              Record, as a gap in the chain, records cut off the log's end
+                              that no backup brings back; signing resumes after it.
 
     offers, history and audit take the options of serve (--database, --keys, --apple-roots,
-    --environments) and the same OFFER_SIGNER_* variables.
+    --environments) and the same OFFER_SIGNER_* variables; they refuse a database that does
+    not exist (exit 2) and never create one.
 
     Run `offer-signer serve` with OFFER_SIGNER_KEYS pointing at your keys file; see README.md.
     """

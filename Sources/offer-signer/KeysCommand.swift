@@ -48,6 +48,12 @@ enum KeysCommand {
                     print(key.publicKey.pem.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
                 }
             }
+            if let audit = configuration.auditKey {
+                print("audit key \(audit.keyId) (signs checkpoints; give auditors this public key)")
+                print(audit.publicKey.pem.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+            } else {
+                print("no audit key: checkpoints of the signature log are not signed (see README, Audits)")
+            }
             for key in configuration.apiKeys { print("api key \(key.name): role \(key.role.rawValue)") }
             for warning in configuration.warnings { print(warning) }
             return 0

@@ -45,15 +45,71 @@ enum OfflineCommands {
     static func audit(_ arguments: [String]) -> Int32 {
         switch arguments.first {
         case "verify":
-            return run(Array(arguments.dropFirst())) { _, stores in
-                let report = try stores.signatures.verifyIntegrity()
-                if report.ok {
-                    print("OK: \(report.records) records, hash chain intact")
-                    return 0
+            let flags: Set<String> = ["--checkpoints", "--audit-public-key"]
+            let options: CommandLineOptions
+            do {
+                options = try CommandLineOptions(Array(arguments.dropFirst()), allowed: flags.union(ServiceSettings.flags), switches: ["--signatures"])
+            } catch {
+                return usage("audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures] [serve options] (\(error.description))")
+            }
+            guard let signatures = options["--signatures"].map({ $0 == "true" ? true : $0 == "false" ? false : nil }) ?? false else {
+                return usage("--signatures takes no value (or =true, =false)")
+            }
+            let verification = AuditVerification(checkpointFile: options["--checkpoints"],
+                                                 auditPublicKeyFiles: options.values("--audit-public-key"), checkSignatures: signatures)
+            return run(options) { settings, stores in
+                do {
+                    return try verification.run(settings: settings, log: stores.signatures) { print($0) } ? 0 : 1
+                } catch {
+                    printError("\(error)")
+                    return 2
                 }
-                print("TAMPERED: \(report.problem ?? "the chain is broken") (\(report.records) records)")
-                if let bad = report.firstBadRecord { print("first bad record: sequence \(bad.sequence), nonce \(bad.record.nonce)") }
-                return 1
+            }
+        case "checkpoints":
+            return run(Array(arguments.dropFirst())) { _, stores in
+                var after: Int64 = 0
+                while true {
+                    let page = try stores.checkpoints.checkpoints(afterId: after, limit: 1000)
+                    for stored in page { print(String(decoding: try JSONCoding.encoder.encode(stored.checkpoint), as: UTF8.self)) }
+                    guard let last = page.last, page.count == 1000 else { return 0 }
+                    after = last.id
+                }
+            }
+        case "accept-truncation":
+            let options: CommandLineOptions
+            do {
+                options = try CommandLineOptions(Array(arguments.dropFirst()), allowed: ServiceSettings.flags.union(["--reason"]))
+            } catch {
+                return usage("audit accept-truncation --reason TEXT [serve options] (\(error.description))")
+            }
+            guard let reason = options["--reason"]?.trimmingCharacters(in: .whitespacesAndNewlines), !reason.isEmpty else {
+                return usage("audit accept-truncation --reason TEXT: say what happened to the records that were lost")
+            }
+            return run(options) { settings, stores in
+                let actor = "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "unknown")
+                let gap: ChainGap
+                do {
+                    gap = try stores.signatures.acceptTruncation(by: actor, reason: reason, at: Date())
+                } catch {
+                    printError("not accepted: \(error)")
+                    return 1
+                }
+                print("accepted gap at entry \(gap.sequence): \(gap.summary)")
+                print("appends resume at entry \(gap.sequence + 1); every integrity report lists this gap")
+                let link = ChainLink(sequence: gap.sequence, hash: gap.hash)
+                switch Result(catching: { try KeyConfiguration.load(path: settings.keys) }) {
+                case .success(let configuration):
+                    guard let key = configuration.auditKey else {
+                        print("no checkpoint signed: the keys file names no auditKey")
+                        return 0
+                    }
+                    let checkpoint = try AuditCheckpoint.sign(link, at: Date().milliseconds, keyId: key.keyId, key: key.privateKey)
+                    try stores.checkpoints.add(checkpoint)
+                    print("checkpoint (keep a copy): " + String(decoding: try JSONCoding.encoder.encode(checkpoint), as: UTF8.self))
+                case .failure(let error):
+                    print("no checkpoint signed: \(error)")
+                }
+                return 0
             }
         case "export":
             let exportFlags: Set<String> = ["--format", "--from", "--to"]
@@ -77,7 +133,7 @@ enum OfflineCommands {
                 return 0
             }
         default:
-            return usage("audit verify | audit export --format csv|ndjson [--from T] [--to T]")
+            return usage("audit verify | audit export --format csv|ndjson [--from T] [--to T] | audit checkpoints | audit accept-truncation --reason TEXT")
         }
     }
 
@@ -91,12 +147,16 @@ enum OfflineCommands {
         }
     }
 
-    /// `run` with the options already parsed.
+    /// `run` with the options already parsed. A missing database is a usage error (exit 2):
+    /// these tools never create one.
     private static func run(_ options: CommandLineOptions, _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
         do {
             let settings = try ServiceSettings.resolve(options: options, environment: ProcessInfo.processInfo.environment)
             let stores = try OfflineStores(location: try settings.databaseLocation)
             return try body(settings, stores)
+        } catch StartupError.databaseMissing(let path) {
+            printError(StartupError.databaseMissing(path: path).description)
+            return 2
         } catch let error as CustomStringConvertible {
             printError(error.description)
             return 1

@@ -11,6 +11,11 @@ enum RawHTTPClient {
         let fd = try connect(port: port, timeoutSeconds: timeoutSeconds)
         defer { close(fd) }
         _ = write(fd, request)
+        return readAll(fd)
+    }
+
+    /// Everything the server sends until it closes (or the receive timeout passes).
+    static func readAll(_ fd: Int32) -> String {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -19,6 +24,12 @@ enum RawHTTPClient {
             received.append(contentsOf: buffer[0..<n])
         }
         return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Whether the server has sent something or closed, without reading it.
+    static func peerClosed(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0
     }
 
     /// An open connection to 127.0.0.1:port with a receive timeout.

@@ -21,6 +21,7 @@ struct RoleTableTests {
         ("GET", "/v1/audit/signatures/n1", [.auditor, .admin]),
         ("POST", "/v1/audit/verify", [.auditor, .admin]),
         ("GET", "/v1/audit/integrity", [.auditor, .admin]),
+        ("GET", "/v1/audit/checkpoints", [.auditor, .admin]),
         ("GET", "/v1/audit/offer-changes", [.auditor, .admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
         ("GET", "/healthz", nil),

@@ -185,6 +185,7 @@ struct FailingSignatureLog: SignatureLog {
     }
     func signature(nonce: String) throws -> LoggedSignature? { nil }
     func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] { [] }
-    func verifyIntegrity() throws -> IntegrityReport { IntegrityReport(ok: true, records: 0) }
-    func isReady() -> Bool { false }
+    func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport { IntegrityReport(ok: true, records: 0) }
+    func readiness() -> SignatureLogReadiness { .notReady("disk I/O error") }
+    func committedEnd() -> ChainLink { .genesis }
 }

@@ -20,10 +20,21 @@ enum TestAppStore {
     static let x5c = ["leaf.pem", "intermediate.pem", "root.pem"].map { Data(der($0)).base64EncodedString() }
 
     static func sign(_ payload: [String: Any]) -> String {
+        sign(payloadJSON: json(payload))
+    }
+
+    /// Signs payload JSON as written (numbers no `JSONSerialization` would write included).
+    static func sign(payloadJSON: String) -> String {
         let header = ["alg": "ES256", "x5c": x5c] as [String: Any]
-        let input = Base64URL.encode(json(header).utf8) + "." + Base64URL.encode(json(payload).utf8)
+        let input = Base64URL.encode(json(header).utf8) + "." + Base64URL.encode(payloadJSON.utf8)
         let der = try! leafKey.signDER(Array(input.utf8))
         return input + "." + Base64URL.encode(ECDSASignatureEncoding.raw(fromDER: der)!)
+    }
+
+    /// The payload of a signed JWS, as JSON values.
+    static func payload(of jws: String) -> [String: Any] {
+        let segment = jws.split(separator: ".")[1]
+        return try! JSONSerialization.jsonObject(with: Data(Base64URL.decode(String(segment))!)) as! [String: Any]
     }
 
     static func json(_ object: [String: Any]) -> String {

@@ -25,30 +25,38 @@ final class TestEnvironment {
     /// - Parameters:
     ///   - secondApp: also configure ``otherBundleId`` (appAppleId 5678), with its own key.
     ///   - environments: the App Store environments accepted (`OFFER_SIGNER_ENVIRONMENTS`).
+    ///   - readers, auditReaders: the sizes of the serving and audit reader pools.
     init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), signatures: (any SignatureLog)? = nil,
-         secondApp: Bool = false, environments: Set<String> = ["Production", "Sandbox"]) throws {
+         secondApp: Bool = false, environments: Set<String> = ["Production", "Sandbox"],
+         readers: Int = 16, auditReaders: Int = 4) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("offer-signer-service-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("testSigningKey.p8"),
                                          to: folder.appendingPathComponent("active.p8"))
         try P256PrivateKey.generate().pkcs8PEM.write(to: folder.appendingPathComponent("old.p8"), atomically: true, encoding: .utf8)
         try P256PrivateKey.generate().pkcs8PEM.write(to: folder.appendingPathComponent("other.p8"), atomically: true, encoding: .utf8)
-        for name in ["active.p8", "old.p8", "other.p8"] {
+        try P256PrivateKey.generate().pkcs8PEM.write(to: folder.appendingPathComponent("audit.p8"), atomically: true, encoding: .utf8)
+        for name in ["active.p8", "old.p8", "other.p8", "audit.p8"] {
             chmod(folder.appendingPathComponent(name).path, 0o600)
         }
         try Self.keysFile(secondApp: secondApp).write(to: folder.appendingPathComponent("keys.json"))
-        database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path)
+        database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path, maxReaders: readers, maxAuditReaders: auditReaders)
         signatureLog = try SQLiteSignatureLog(database: database)
         historyStore = SQLiteHistoryStore(database: database)
         self.now = now
         let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)
         let fixedNow = now
+        let log = signatures ?? signatureLog
+        let keyRing = KeyRing(configuration)
+        let checkpoints = SQLiteCheckpointStore(database: database)
         dependencies = ServiceDependencies(
-            keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database),
-            signatures: signatures ?? signatureLog, history: historyStore,
+            keyRing: keyRing, offers: try SQLiteOfferStore(database: database),
+            signatures: log, history: historyStore,
             appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: environments,
                                                configuration: configuration),
-            clock: .fixed(fixedNow), logger: .silent)
+            clock: .fixed(fixedNow), logger: .silent, checkpoints: checkpoints,
+            checkpointer: AuditCheckpointer(log: log, store: checkpoints, keyRing: keyRing, clock: .fixed(fixedNow), logger: .silent,
+                                            interval: .seconds(60)))
     }
 
     deinit {
@@ -59,7 +67,7 @@ final class TestEnvironment {
 
     var keysPath: String { folder.appendingPathComponent("keys.json").path }
 
-    static func keysFile(apiKeys: [KeysFile.APIKeyEntry]? = nil, secondApp: Bool = false) throws -> Data {
+    static func keysFile(apiKeys: [KeysFile.APIKeyEntry]? = nil, secondApp: Bool = false, auditKey: Bool = true) throws -> Data {
         var apps = [KeysFile.App(bundleId: bundleId, appAppleId: 1234, issuerId: "issuer-1", signingKeys: [
             KeysFile.SigningKeyEntry(keyId: "ACTIVEKEY1", privateKeyPath: "active.p8", active: true),
             KeysFile.SigningKeyEntry(keyId: "OLDKEY0001", privateKeyPath: "old.p8", active: false),
@@ -73,7 +81,8 @@ final class TestEnvironment {
             apps: apps,
             apiKeys: apiKeys ?? Role.allCases.map {
                 KeysFile.APIKeyEntry(name: "\($0.rawValue)-key", role: $0.rawValue, tokenSHA256: SHA256Digest.hex(Array(tokens[$0]!.utf8)))
-            })
+            },
+            auditKey: auditKey ? KeysFile.AuditKeyEntry(keyId: "AUDITKEY01", privateKeyPath: "audit.p8") : nil)
         return try JSONEncoder().encode(file)
     }
 

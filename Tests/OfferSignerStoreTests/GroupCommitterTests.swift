@@ -84,4 +84,25 @@ struct GroupCommitterTests {
         #expect(throws: GroupCommitterClosed.self) { try committer.submit(2).get() }
         committer.close()
     }
+
+    @Test("the observer sees every batch's outcome, committed or rolled back, before its callers wake")
+    func observer() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let outcomes = LockedArray<String>()
+        let committer = GroupCommitter<Int, Int>(database: try temp.open(), name: "observed-writer", observe: { outcome in
+            switch outcome {
+            case .success(let results): outcomes.append("committed \(results.count)")
+            case .failure: outcomes.append("rolled back")
+            }
+        }) { batch, _ in
+            if batch.contains(13) { throw BatchFailed() }
+            return batch.map { .success($0) }
+        }
+        defer { committer.close() }
+        _ = committer.submit(1)
+        #expect(outcomes.values == ["committed 1"])
+        _ = committer.submit(13)
+        #expect(outcomes.values == ["committed 1", "rolled back"])
+    }
 }

@@ -114,7 +114,7 @@ extension StorageContract {
             #expect(try log.signatures(matching: window, afterSequence: 0, limit: 10).map(\.record.nonce) == ["q1", "q2"])
             #expect(try log.signatures(matching: SignatureFilter(offerId: "none"), afterSequence: 0, limit: 10).isEmpty)
             #expect(try log.signature(nonce: "missing") == nil)
-            #expect(log.isReady())
+            #expect(log.readiness().isReady)
         }
 
         @Test("integrity check names the first changed, removed or reordered record", arguments: Engine.allCases)

@@ -12,12 +12,21 @@ public enum SignatureChain {
 
     /// Every field, length-prefixed, in a fixed order: no two different records share bytes.
     static func canonicalBytes(of record: SignatureRecord, sequence: Int64, previousHash: String) -> [UInt8] {
-        let fields: [String?] = [
+        canonicalBytes(fields: [
             "offer-signer.signature.v1", previousHash, String(sequence), record.nonce, record.format.rawValue,
             record.bundleId, record.productId, record.offerId, record.userId, record.keyId,
             String(record.timestamp), record.signature, record.transactionId, record.apiKeyName,
             record.requestId, String(record.recordedAt),
-        ]
+        ])
+    }
+
+    /// SHA-256 (hex) of `fields` in the chain's canonical form (the first names the entry's kind).
+    static func hash(fields: [String?]) -> String {
+        SHA256Digest.hex(canonicalBytes(fields: fields))
+    }
+
+    /// Each field as `length:bytes;`, a missing one as `-;`.
+    static func canonicalBytes(fields: [String?]) -> [UInt8] {
         var bytes: [UInt8] = []
         for field in fields {
             guard let field else {

@@ -87,9 +87,11 @@ extension HistoryFacts {
         return newest
     }
 
-    /// Whole days in `interval`, rounded down (so -0.5 days is -1).
+    /// Whole days in `interval`, rounded down (so -0.5 days is -1), within ±1,000,000,000 so
+    /// that no interval (however far the dates) traps the conversion; NaN is 0.
     static func wholeDays(_ interval: TimeInterval) -> Int {
-        Int((interval / 86_400).rounded(.down))
+        let days = (interval / 86_400).rounded(.down)
+        return days.isNaN ? 0 : Int(min(max(days, -1_000_000_000), 1_000_000_000))
     }
 
     /// The total length of the union of `periods`, overlaps counted once.

@@ -3,9 +3,11 @@ import Foundation
 /// RFC 3339 timestamps in UTC.
 public enum RFC3339 {
     /// `2026-11-30T05:45:33Z` (fractions of a second are dropped). Formatted with `gmtime_r`:
-    /// it runs for every signature and log line, where Foundation's formatter is costly.
+    /// it runs for every signature and log line, where Foundation's formatter is costly. A date
+    /// outside 0000–9999 is written as the nearest end of that range.
     public static func string(from date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        let whole = date.timeIntervalSince1970.rounded(.down)
+        var seconds = time_t(whole.isNaN ? 0 : min(max(whole, -62_167_219_200), 253_402_300_799))
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
@@ -14,6 +16,10 @@ public enum RFC3339 {
         let year = (0..<1000).contains(fullYear) ? String(String(fullYear + 10_000).dropFirst()) : String(fullYear)
         return "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
+
+    /// The instants the interface accepts where it is given a time to keep (offer rules'
+    /// `startsAt` and `endsAt`): 2000-01-01T00:00:00Z up to the end of 2100.
+    public static let acceptedRange = Date(timeIntervalSince1970: 946_684_800)..<Date(timeIntervalSince1970: 4_133_980_800)
 
     /// Parses an RFC 3339 date-time (section 5.6), as JSON Schema's `date-time` format reads it:
     /// `2026-11-30T05:45:33Z`, optionally with a fraction of a second, with `Z` or an offset

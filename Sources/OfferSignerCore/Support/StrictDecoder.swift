@@ -47,9 +47,18 @@ public struct StrictDecoder: Decoder {
 }
 
 extension JSONDecoder {
-    /// Decodes `type`, refusing a key that its decoding does not read, at any depth.
+    /// Decodes `type`, refusing a key that its decoding does not read, at any depth, and a key
+    /// that appears twice in one object; a number that does not fit its field is refused
+    /// naming the field.
     public func decodeStrictly<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decode(StrictBox<T>.self, from: data).value
+        let value: T
+        do {
+            value = try decode(StrictBox<T>.self, from: data).value
+        } catch {
+            throw JSONNumberFault.named(error, in: data) { _ = try decode(StrictBox<T>.self, from: $0) }
+        }
+        try JSONDuplicateKeys.refuse(in: data)
+        return value
     }
 }
 

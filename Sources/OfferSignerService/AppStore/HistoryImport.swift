@@ -73,12 +73,15 @@ struct HistoryImport {
     enum LineRefusal: Error, CustomStringConvertible {
         case notAnItem
         case ambiguousItem
+        /// A key written twice in one object (its path): a reader could take either copy.
+        case duplicateKey(String)
         case refused(SignedItemRefusal)
 
         var description: String {
             switch self {
             case .notAnItem: "not a JSON object with signedTransactionInfo, signedRenewalInfo or signedPayload"
             case .ambiguousItem: "each line needs exactly one of signedTransactionInfo, signedRenewalInfo or signedPayload"
+            case .duplicateKey(let path): "the key '\(path)' appears twice"
             case .refused(let refusal): refusal.description
             }
         }
@@ -86,6 +89,9 @@ struct HistoryImport {
 
     private func verify(_ text: String) -> Result<HistoryItem, LineRefusal> {
         guard let item = try? JSONDecoder().decode(Item.self, from: Data(text.utf8)) else { return .failure(.notAnItem) }
+        if let duplicate = JSONDuplicateKeys.first(in: text.utf8) {
+            return .failure(.duplicateKey(duplicate.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")))
+        }
         let verified: Result<HistoryItem, SignedItemRefusal>
         switch (item.signedTransactionInfo, item.signedRenewalInfo, item.signedPayload) {
         case (let jws?, nil, nil): verified = Result { () throws(SignedItemRefusal) in try ingestor.verifyTransaction(jws) }

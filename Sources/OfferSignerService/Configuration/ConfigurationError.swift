@@ -35,6 +35,11 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
     case unknownRole(apiKey: String, role: String)
     case invalidTokenHash(apiKey: String)
     case duplicateToken(apiKey: String)
+    case invalidAuditKeyId(String)
+    case unreadableAuditKey(path: String, reason: String)
+    case invalidAuditKey(path: String, KeyError)
+    /// The audit key is one of the App Store signing keys; it must be a key of its own.
+    case auditKeyIsSigningKey(app: String, keyId: String)
     /// The apps cannot be checked against App Store signed data (e.g. a bundle ID twice).
     case appStoreVerification(SignedDataConfigurationError)
     /// The offer rules file cannot be read.
@@ -68,6 +73,11 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
         case .invalidTokenHash(let apiKey):
             "API key \(apiKey): tokenSHA256 must be 64 lowercase hex characters (see `offer-signer keys hash-token`)"
         case .duplicateToken(let apiKey): "API key \(apiKey) has the same token as another key"
+        case .invalidAuditKeyId(let keyId): "auditKey: keyId '\(keyId)' is not a valid key ID"
+        case .unreadableAuditKey(let path, let reason): "auditKey: cannot read \(path) (\(reason))"
+        case .invalidAuditKey(let path, let error): "auditKey: \(path) is \(error)"
+        case .auditKeyIsSigningKey(let app, let keyId):
+            "auditKey: it is the signing key \(keyId) of app \(app); the audit key must be a P-256 key of its own"
         case .appStoreVerification(let error): "cannot verify App Store data with these apps: \(error)"
         case .invalidOfferRules(let faults): faults.joined(separator: "; ")
         }

@@ -1,18 +1,21 @@
 import Foundation
 import OfferSignerCore
 
-/// The keys file, loaded and checked: each app's signing keys (read from their PKCS#8 files)
-/// and the API keys. Loading fails with a message naming the file and the fault.
+/// The keys file, loaded and checked: each app's signing keys (read from their PKCS#8 files),
+/// the API keys and the audit key. Loading fails with a message naming the file and the fault.
 public struct KeyConfiguration: Sendable {
     /// Configured apps by bundle ID.
     public let apps: [String: AppKeys]
     public let apiKeys: [APIKey]
+    /// The key that signs checkpoints of the signature log; nil when the file names none.
+    public let auditKey: AuditKey?
     /// Things an operator should fix that do not stop the service (e.g. key file permissions).
     public let warnings: [String]
 
-    public init(apps: [AppKeys], apiKeys: [APIKey], warnings: [String] = []) {
+    public init(apps: [AppKeys], apiKeys: [APIKey], auditKey: AuditKey? = nil, warnings: [String] = []) {
         self.apps = Dictionary(apps.map { ($0.bundleId, $0) }, uniquingKeysWith: { first, _ in first })
         self.apiKeys = apiKeys
+        self.auditKey = auditKey
         self.warnings = warnings
     }
 
@@ -50,16 +53,12 @@ public struct KeyConfiguration: Sendable {
                 guard seenKeyIds.insert(entry.keyId).inserted else { throw fail(.duplicateKeyId(app: app.bundleId, keyId: entry.keyId)) }
                 let keyURL = entry.privateKeyPath.hasPrefix("/") ? URL(fileURLWithPath: entry.privateKeyPath)
                     : folder.appendingPathComponent(entry.privateKeyPath)
-                let pem: String
-                do {
-                    pem = try String(contentsOf: keyURL, encoding: .utf8)
-                } catch {
-                    throw fail(.unreadablePrivateKey(app: app.bundleId, keyId: entry.keyId, path: keyURL.path, reason: Self.reason(error)))
-                }
                 let privateKey: P256PrivateKey
-                do {
-                    privateKey = try P256PrivateKey(pkcs8PEM: pem)
-                } catch {
+                switch Self.privateKey(at: keyURL) {
+                case .success(let key): privateKey = key
+                case .failure(.unreadable(let reason)):
+                    throw fail(.unreadablePrivateKey(app: app.bundleId, keyId: entry.keyId, path: keyURL.path, reason: reason))
+                case .failure(.invalid(let error)):
                     throw fail(.invalidPrivateKey(app: app.bundleId, keyId: entry.keyId, path: keyURL.path, error))
                 }
                 if let warning = FilePermissions.warning(for: keyURL.path) { warnings.append(warning) }
@@ -89,7 +88,14 @@ public struct KeyConfiguration: Sendable {
             guard seenHashes.insert(entry.tokenSHA256).inserted else { throw fail(.duplicateToken(apiKey: entry.name)) }
             apiKeys.append(APIKey(name: entry.name, role: role, tokenHash: hash))
         }
-        return KeyConfiguration(apps: apps, apiKeys: apiKeys, warnings: warnings)
+        if apiKeys.isEmpty {
+            warnings.append("\(path) lists no API keys (apiKeys is empty): every route that needs one answers 401")
+        }
+        var auditKey: AuditKey?
+        if let entry = file.auditKey {
+            auditKey = try Self.auditKey(entry, apps: apps, folder: folder, path: path, warnings: &warnings)
+        }
+        return KeyConfiguration(apps: apps, apiKeys: apiKeys, auditKey: auditKey, warnings: warnings)
     }
 
     /// The app for `bundleId`, or the only app when `bundleId` is nil and exactly one is configured.
@@ -98,7 +104,28 @@ public struct KeyConfiguration: Sendable {
         return apps.count == 1 ? apps.values.first : nil
     }
 
-    private static func reason(_ error: any Error) -> String {
+    /// Why a PKCS#8 key file could not be used.
+    enum KeyFileFailure: Error {
+        case unreadable(String)
+        case invalid(KeyError)
+    }
+
+    /// The P-256 key in the PKCS#8 PEM file at `url`.
+    static func privateKey(at url: URL) -> Result<P256PrivateKey, KeyFileFailure> {
+        let pem: String
+        do {
+            pem = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            return .failure(.unreadable(reason(error)))
+        }
+        do {
+            return .success(try P256PrivateKey(pkcs8PEM: pem))
+        } catch {
+            return .failure(.invalid(error))
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code)))

@@ -2,10 +2,12 @@ import Foundation
 import OfferSignerCore
 
 /// The keys file as written on disk (see the README's configuration section and
-/// keys.example): apps with their signing keys, and API keys. Read with strict keys.
+/// keys.example): apps with their signing keys, API keys, and the audit key that signs
+/// checkpoints of the signature log. Read with strict keys.
 public struct KeysFile: Codable, Sendable {
     public var apps: [App]
     public var apiKeys: [APIKeyEntry]
+    public var auditKey: AuditKeyEntry?
 
     public struct App: Codable, Sendable {
         public var bundleId: String
@@ -56,16 +58,30 @@ public struct KeysFile: Codable, Sendable {
         }
     }
 
-    enum CodingKeys: String, CodingKey { case apps, apiKeys }
+    /// The P-256 key that signs checkpoints of the signature log; never an App Store key.
+    public struct AuditKeyEntry: Codable, Sendable {
+        public var keyId: String
+        /// Relative paths resolve against the keys file's folder.
+        public var privateKeyPath: String
 
-    public init(apps: [App], apiKeys: [APIKeyEntry]) {
+        public init(keyId: String, privateKeyPath: String) {
+            self.keyId = keyId
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case apps, apiKeys, auditKey }
+
+    public init(apps: [App], apiKeys: [APIKeyEntry], auditKey: AuditKeyEntry? = nil) {
         self.apps = apps
         self.apiKeys = apiKeys
+        self.auditKey = auditKey
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         apps = try container.decode([App].self, forKey: .apps)
         apiKeys = try container.decodeIfPresent([APIKeyEntry].self, forKey: .apiKeys) ?? []
+        auditKey = try container.decodeIfPresent(AuditKeyEntry.self, forKey: .auditKey)
     }
 }

@@ -23,8 +23,12 @@ public struct ServiceSettings: Sendable, Equatable {
     public var maxConnectionsPerAddress = 128
     /// Seconds a connection may stay idle.
     public var connectionTimeout = 15
+    /// Seconds a request's head and body may take to arrive (plus one per MiB of body).
+    public var requestTimeout = 10
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
+    /// Seconds appended records may go without a signed audit checkpoint.
+    public var checkpointInterval = 60
 
     public init() {}
 
@@ -71,6 +75,12 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_TRUSTED_PROXIES", flag: "--trusted-proxies") { $0.trustedProxies = list($1) },
         Setting(variable: "OFFER_SIGNER_CONNECTION_TIMEOUT", flag: "--connection-timeout") {
             $0.connectionTimeout = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_CHECKPOINT_INTERVAL", flag: "--checkpoint-interval") {
+            $0.checkpointInterval = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_REQUEST_TIMEOUT", flag: "--request-timeout") {
+            $0.requestTimeout = try positive($1)
         },
     ]
 

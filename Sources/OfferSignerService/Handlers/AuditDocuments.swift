@@ -100,13 +100,24 @@ enum PageCursor {
 }
 
 /// RFC 4180 CSV. A field that a spreadsheet would run as a formula (starting with `=`, `+`,
-/// `-`, `@`, tab or carriage return; user IDs come from clients) gets a leading `'`.
+/// `-`, `@`, tab or carriage return; user IDs come from clients) gets a leading `'`. Both
+/// checks look at code points, not characters: `=` or `,` followed by a combining mark is one
+/// character to Swift, but still a formula or a separator to a spreadsheet.
 enum CSV {
     static func row(_ fields: [String]) -> String {
         fields.map { field in
-            let safe = field.first.map { "=+-@\t\r".contains($0) } == true ? "'" + field : field
-            return safe.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + safe.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : safe
+            let safe = field.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } == true ? "'" + field : field
+            guard safe.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else {
+                return safe
+            }
+            var quoted = String.UnicodeScalarView()
+            quoted.append("\"")
+            for scalar in safe.unicodeScalars {
+                if scalar == "\"" { quoted.append("\"") }
+                quoted.append(scalar)
+            }
+            quoted.append("\"")
+            return String(quoted)
         }.joined(separator: ",") + "\r\n"
     }
 }

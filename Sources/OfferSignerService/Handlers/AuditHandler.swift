@@ -3,7 +3,7 @@ import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
 
-/// The auditor's routes: issued signatures, verification, integrity, offer changes.
+/// The auditor's routes: issued signatures, verification, integrity, checkpoints, offer changes.
 struct AuditHandler {
     let dependencies: ServiceDependencies
 
@@ -77,25 +77,6 @@ struct AuditHandler {
                 && r.timestamp == body.timestamp && r.signature == body.signature
         } ?? false
         return try HTTPResponse.json(VerifyResponse(validSignature: valid, issuedHere: issuedHere, record: entry.map(SignatureRecordDocument.init)))
-    }
-
-    struct IntegrityResponse: Encodable {
-        let report: IntegrityReport
-
-        enum Keys: String, CodingKey { case ok, records, firstBadRecord, problem }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(report.ok, forKey: .ok)
-            try c.encode(report.records, forKey: .records)
-            try c.encode(report.firstBadRecord.map(SignatureRecordDocument.init), forKey: .firstBadRecord)
-            try c.encode(report.problem, forKey: .problem)
-        }
-    }
-
-    /// `GET /v1/audit/integrity`: walks the hash chain.
-    func integrity(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        try HTTPResponse.json(IntegrityResponse(report: try dependencies.signatures.verifyIntegrity()))
     }
 
     /// `GET /v1/audit/offer-changes`: every change to offer rules, oldest first, optionally

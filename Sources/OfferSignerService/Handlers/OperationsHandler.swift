@@ -26,13 +26,15 @@ struct OperationsHandler {
         try HTTPResponse.json(["status": "ok"])
     }
 
-    /// Ready when the database answers and every app has an active key.
+    /// Ready when the signature log takes appends (its last durable append did not fail, or a
+    /// write succeeded since) and every app has an active key.
     func ready(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let databaseReady = dependencies.signatures.isReady()
+        let log = dependencies.signatures.readiness()
         let keysReady = !dependencies.keyRing.current.apps.isEmpty
-        let body = ["status": databaseReady && keysReady ? "ready" : "not ready",
-                    "database": databaseReady ? "ok" : "unavailable", "keys": keysReady ? "ok" : "missing"]
-        return try HTTPResponse.json(body, status: databaseReady && keysReady ? 200 : 503)
+        // The reason stays out of this open route's answer (it may name SQL); appends log it.
+        let body = ["status": log.isReady && keysReady ? "ready" : "not ready",
+                    "database": log.isReady ? "ok" : "unavailable", "keys": keysReady ? "ok" : "missing"]
+        return try HTTPResponse.json(body, status: log.isReady && keysReady ? 200 : 503)
     }
 
     func metrics(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {

@@ -47,8 +47,8 @@ struct SignRequest: Decodable {
         if let transactionId, !Identifier.isValid(transactionId, maxLength: 64) {
             throw .invalidRequest("'transactionId' must be 1–64 visible ASCII characters")
         }
-        guard InputRules.isUserId(userId) else {
-            throw .invalidRequest("'userId' must be 1–256 printable characters (no control or invisible characters such as U+2063)")
+        if let refusal = InputRules.userIdRefusal(userId, field: "'userId'") {
+            throw .invalidRequest(refusal)
         }
     }
 }

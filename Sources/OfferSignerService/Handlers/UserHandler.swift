@@ -89,8 +89,8 @@ struct UserHandler {
 
     private func userId(_ context: ServiceContext) throws -> String {
         let userId = try context.parameters.require("userId")
-        guard InputRules.isUserId(userId) else {
-            throw HTTPProblem.invalidRequest("the user ID must be 1–256 printable characters")
+        if let refusal = InputRules.userIdRefusal(userId, field: "the user ID") {
+            throw HTTPProblem.invalidRequest(refusal)
         }
         return userId.lowercased()
     }

@@ -100,6 +100,12 @@ public struct OfferIssuer: Sendable {
                 logger.log(.error, "signature log append failed; no signature issued",
                            ["requestId": .string(record.requestId), "reason": .string(reason)])
                 throw .logUnavailable(reason: reason)
+            case .endMismatch(let mismatch):
+                logger.log(.error, "SIGNATURE LOG TAMPERED: it does not end where its last commit recorded it; "
+                           + "no signature is issued until an operator restores it from a backup or runs "
+                           + "`offer-signer audit accept-truncation` (see README, Audits)",
+                           ["requestId": .string(record.requestId), "reason": .string(mismatch.description)])
+                throw .logUnavailable(reason: mismatch.description)
             }
         }
     }

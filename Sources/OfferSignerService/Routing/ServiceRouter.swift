@@ -55,7 +55,8 @@ public enum ServiceRouter {
                    query: ["userId", "offerId", "productId", "bundleId", "keyId", "from", "to", "limit", "cursor"], handler: audit.signatures)
         router.add("GET", "/v1/audit/signatures/{nonce}", policy: .roles([.auditor]), handler: audit.signature)
         router.add("POST", "/v1/audit/verify", policy: .roles([.auditor]), handler: audit.verify)
-        router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), handler: audit.integrity)
+        router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), query: ["signatures"], handler: audit.integrity)
+        router.add("GET", "/v1/audit/checkpoints", policy: .roles([.auditor]), query: ["limit", "cursor"], handler: audit.checkpoints)
         router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), query: ["offerId", "bundleId", "limit", "cursor"],
                    handler: audit.offerChanges)
         router.add("GET", "/v1/keys", policy: .anyRole, handler: operations.keys)

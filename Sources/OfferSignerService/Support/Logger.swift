@@ -36,6 +36,12 @@ public struct Logger: Sendable {
     /// Writes one JSON object line with `time`, `level`, `message` and `fields`.
     public func log(_ level: Level, _ message: String, _ fields: [String: JSONValue] = [:]) {
         guard level >= minimumLevel else { return }
+        logAlways(level, message, fields)
+    }
+
+    /// `log` whatever the minimum level: for lines the log pipeline must keep whatever the
+    /// operator filters out (signed audit checkpoints).
+    public func logAlways(_ level: Level, _ message: String, _ fields: [String: JSONValue] = [:]) {
         var object: [String: JSONValue] = fields
         object["time"] = .string(RFC3339.string(from: Date()))
         object["level"] = .string(level.name)

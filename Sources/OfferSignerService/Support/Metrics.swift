@@ -1,19 +1,18 @@
 import Foundation
+import OfferSignerCore
 import Synchronization
 
 /// Counters and a latency histogram, rendered in the Prometheus text format.
 ///
 /// Every request counts itself here, from one thread per connection, so the counts are kept
-/// in shards, each behind its own `Mutex`, and a thread updates the shard its ID picks:
-/// with one shared lock the request threads queued on it (Swift's `Mutex` is a
-/// priority-inheritance futex, which sends every contended lock through the kernel).
-/// Rendering adds the shards up.
+/// in shards, each behind its own `PlainMutex`, and a thread updates the shard its ID picks:
+/// with one shared lock the request threads queued on it. Rendering adds the shards up.
 public final class Metrics: Sendable {
     private let shards: [Shard] = (0..<16).map { _ in Shard() }
 
     /// One shard of the counts.
     private final class Shard: Sendable {
-        let counts = Mutex(Counts())
+        let counts = PlainMutex(Counts())
     }
 
     /// The shard of the calling thread.

@@ -12,21 +12,34 @@ public final class PostgreSQLDatabase: Sendable {
     /// How long connecting or one statement may take.
     let timeout: Duration
     private let pool: Pool<PostgreSQLConnection>
+    /// Connections of the audit lane: long walks and exports never hold those signing needs.
+    private let auditPool: Pool<PostgreSQLConnection>
+
+    /// Which pool a read takes its connection from.
+    enum ReadLane: Sendable {
+        /// Requests that serve clients: signing, offers, eligibility, notifications.
+        case serving
+        /// Audit and administrative reads that may scan the whole log.
+        case audit
+    }
 
     /// Connects, then brings the schema up to date (see ``PostgreSQLSchema``).
     /// - Parameters:
     ///   - url: a `postgresql://` or `postgres://` URI; libpq's parameters and `PG*`
     ///     environment variables apply as libpq documents them.
     ///   - timeout: the longest one statement, or connecting, may take.
-    ///   - maxConnections: connections open at once from this process.
-    public init(url: String, timeout: Duration = .seconds(4), maxConnections: Int = 16) throws(PostgreSQLError) {
+    ///   - maxConnections: connections open at once from this process for serving (and as
+    ///     many as 4 more for audits).
+    ///   - creating: false for tools that must work on an existing database only.
+    public init(url: String, timeout: Duration = .seconds(4), maxConnections: Int = 16, creating: Bool = true) throws(PostgreSQLError) {
         self.url = url
         self.displayURL = DatabaseLocation.redacted(url)
         self.timeout = timeout
         let connector = Connector(url: url, timeout: timeout)
         pool = Pool(capacity: maxConnections, makeElement: { try connector.connect() }, isReusable: { !$0.isBroken })
+        auditPool = Pool(capacity: 4, makeElement: { try connector.connect() }, isReusable: { !$0.isBroken })
         do {
-            try pool.use { connection in try PostgreSQLSchema.migrate(connection) }
+            try pool.use { connection in try PostgreSQLSchema.migrate(connection, creating: creating) }
         } catch let error as PostgreSQLError {
             throw error
         } catch {
@@ -42,8 +55,8 @@ public final class PostgreSQLDatabase: Sendable {
     /// Runs `body` on a pooled connection, outside any explicit transaction. A connection that
     /// had been idle in the pool and turns out dead (the server restarted meanwhile) is
     /// replaced and `body` run once more.
-    func read<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
-        try reportingUnavailable { try withConnection { connection in
+    func read<T>(_ lane: ReadLane = .serving, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try reportingUnavailable { try withConnection(lane == .serving ? pool : auditPool) { connection in
             do {
                 return try body(connection)
             } catch let error as PostgreSQLError where error.connectionLost {
@@ -66,7 +79,7 @@ public final class PostgreSQLDatabase: Sendable {
         var conflicts = 0
         while true {
             do {
-                return try withConnection { connection in
+                return try withConnection(pool) { connection in
                     do {
                         try connection.execute("BEGIN")
                     } catch let error as PostgreSQLError where error.connectionLost {
@@ -110,7 +123,7 @@ public final class PostgreSQLDatabase: Sendable {
     /// `body` with a pooled connection; when it throws `Retry` (its connection was found
     /// dead), it runs once more on another connection made anew: the idle ones
     /// are dropped, as they most likely died with the same server.
-    private func withConnection<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+    private func withConnection<T>(_ pool: Pool<PostgreSQLConnection>, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         do {
             return try pool.use { connection in try body(connection) }
         } catch is Retry {

@@ -9,13 +9,24 @@ import OfferSignerCore
 /// against every committed record and the quota counts every instance's signatures. The
 /// commit is synchronous (`synchronous_commit` on) before any caller gets its record.
 public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
-    private let database: PostgreSQLDatabase
-    private let committer: GroupCommitter<Append, LoggedSignature>
+    let database: PostgreSQLDatabase
+    private let committer: GroupCommitter<LogWrite, LoggedSignature?>
+    let health: SignatureLogHealth
 
-    public init(database: PostgreSQLDatabase) {
+    /// How often a readiness check may try a write while the log is failing.
+    static let probeInterval = Duration.seconds(1)
+
+    /// Opens the log. One whose end does not match its recorded end opens, serves reads, and
+    /// refuses appends (and readiness) until an operator acts.
+    public init(database: PostgreSQLDatabase) throws {
         self.database = database
-        committer = GroupCommitter(name: "signature-log-writer") { batch in
-            try database.write { db in try Self.write(batch, db) }
+        let state = try database.read { db in try PostgreSQLChainEnd.read(db) }
+        let health = SignatureLogHealth(end: state.last, failure: state.mismatch.map { SignatureLogError.endMismatch($0).description })
+        self.health = health
+        committer = GroupCommitter(name: "signature-log-writer", observe: { outcome in
+            Self.observe(outcome, health)
+        }) { batch in
+            try database.write { db in try Self.write(batch, db, committed: health.committed) }
         }
     }
 
@@ -29,37 +40,87 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
     }
 
     public func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
-        switch committer.submit(Append(record: record, quota: quota)) {
-        case .success(let logged):
+        switch committer.submit(.append(record, quota)) {
+        case .success(let logged?):
             return logged
+        case .success(nil):
+            throw .unavailable("the writer returned no record")
         case .failure(let error as SignatureLogError):
             throw error
+        case .failure(let mismatch as ChainEndMismatch):
+            throw .endMismatch(mismatch)
         case .failure(let error):
             throw .unavailable(String(describing: error))
         }
     }
 
-    /// Writes a batch inside the open transaction: locks the chain's end, refuses nonces
-    /// already logged and appends beyond a quota, inserts the rest in one statement and moves
-    /// the recorded end.
-    private static func write(_ batch: [Append], _ db: PostgreSQLConnection) throws -> [Result<LoggedSignature, any Error>] {
-        let headRow = try db.query("SELECT seq, hash FROM signature_chain_head WHERE id = 1 FOR UPDATE")
-        guard headRow.count == 1 else { throw PostgreSQLError(message: "signature_chain_head has no row: the schema was changed by hand") }
-        var head = (sequence: headRow[0].int64(0), hash: headRow[0].text(1))
-        // Every insert holds the lock taken above, so no nonce can be logged meanwhile.
-        let taken = Set(try db.query("SELECT nonce FROM signatures WHERE nonce = ANY($1::text[])",
-                                     [.textArray(batch.map(\.record.nonce))]).map { $0.text(0) })
-        var quotas = try QuotaWindow(batch, db)
+    /// Ready when the database answers and the last batch committed; after a failed batch
+    /// (the database was unreachable, say), not ready until a probe write, at most one a
+    /// second, commits again.
+    public func readiness() -> SignatureLogReadiness {
+        guard let failure = health.failure(probeInterval: Self.probeInterval) else {
+            return database.isReachable() ? .ready : .notReady("the database cannot be reached")
+        }
+        guard failure.probeDue else { return .notReady(failure.reason) }
+        switch committer.submit(.probe) {
+        case .success: return .ready
+        case .failure(let mismatch as ChainEndMismatch): return .notReady(SignatureLogError.endMismatch(mismatch).description)
+        case .failure(let error): return .notReady("the signature log cannot be written: \(error)")
+        }
+    }
+
+    /// The chain's end as this instance last committed it; other instances may have extended
+    /// the chain since.
+    public func committedEnd() -> ChainLink {
+        health.committed
+    }
+
+    /// Records each batch's outcome, as the SQLite log does.
+    private static func observe(_ outcome: Result<[Result<LoggedSignature?, any Error>], any Error>, _ health: SignatureLogHealth) {
+        switch outcome {
+        case .success(let results):
+            let last = results.reversed().lazy.compactMap { try? $0.get() }.first
+            health.committed(through: last.map { ChainLink(sequence: $0.sequence, hash: $0.hash) })
+        case .failure(let error as PostgreSQLError) where error.isUniqueViolation:
+            break
+        case .failure(let mismatch as ChainEndMismatch):
+            health.failed(SignatureLogError.endMismatch(mismatch).description)
+        case .failure(let error):
+            health.failed("the signature log cannot be written: \(error)")
+        }
+    }
+
+    /// Writes a batch inside the open transaction: takes the chain lock, checks the chain's
+    /// end against its recorded end, refuses nonces already logged and appends beyond a quota,
+    /// inserts the rest in one statement and moves the recorded end.
+    private static func write(_ batch: [LogWrite], _ db: PostgreSQLConnection, committed: ChainLink) throws -> [Result<LoggedSignature?, any Error>] {
+        try PostgreSQLChainEnd.lock(db)
+        let state = try PostgreSQLChainEnd.read(db, committed: committed)
+        if let mismatch = state.mismatch { throw mismatch }
+        var head = state.last
+        let appends = batch.compactMap { item -> Append? in
+            guard case .append(let record, let quota) = item else { return nil }
+            return Append(record: record, quota: quota)
+        }
+        // Every insert holds the chain lock, so no nonce can be logged meanwhile.
+        let taken = appends.isEmpty ? [] : Set(try db.query("SELECT nonce FROM signatures WHERE nonce = ANY($1::text[])",
+                                                             [.textArray(appends.map(\.record.nonce))]).map { $0.text(0) })
+        var quotas = try QuotaWindow(appends, db)
         var seen = Set<String>()
-        var results: [Result<LoggedSignature, any Error>] = []
+        var results: [Result<LoggedSignature?, any Error>] = []
         var rows: [LoggedSignature] = []
         for item in batch {
-            let record = item.record
+            guard case .append(let record, let quota) = item else {
+                try db.query("INSERT INTO signature_log_probe (filler) VALUES (decode(repeat('00', 4096), 'hex'))")
+                try db.query("DELETE FROM signature_log_probe")
+                results.append(.success(nil))
+                continue
+            }
             guard !taken.contains(record.nonce), seen.insert(record.nonce).inserted else {
                 results.append(.failure(SignatureLogError.unavailable("the nonce \(record.nonce) is already in the log")))
                 continue
             }
-            if let quota = item.quota, let retry = quotas.retryAfter(record, quota) {
+            if let quota, let retry = quotas.retryAfter(record, quota) {
                 results.append(.failure(SignatureLogError.quotaExceeded(retryAfterSeconds: retry)))
                 continue
             }
@@ -69,7 +130,7 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
             rows.append(logged)
             quotas.count(record)
             results.append(.success(logged))
-            head = (sequence, hash)
+            head = ChainLink(sequence: sequence, hash: hash)
         }
         guard !rows.isEmpty else { return results }
         try db.query("""
@@ -84,12 +145,12 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
                 .textArray(rows.map(\.record.apiKeyName)), .textArray(rows.map(\.record.requestId)),
                 .integerArray(rows.map(\.record.recordedAt)), .textArray(rows.map(\.previousHash)), .textArray(rows.map(\.hash)),
             ])
-        try db.query("UPDATE signature_chain_head SET seq = $1, hash = $2 WHERE id = 1", [.integer(head.sequence), .text(head.hash)])
+        try PostgreSQLChainEnd.record(head, db)
         return results
     }
 
     public func signature(nonce: String) throws -> LoggedSignature? {
-        try database.read { db in
+        try database.read(.audit) { db in
             try db.query("\(SignatureRows.select) WHERE nonce = $1", [.text(nonce)]).map { try SignatureRows.logged($0) }.first
         }
     }
@@ -112,34 +173,112 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
         if let to = filter.toTimestamp { add("timestamp_ms <", .integer(to)) }
         values.append(.integer(Int64(max(0, limit))))
         let sql = "\(SignatureRows.select) WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT $\(values.count)"
-        return try database.read { db in try db.query(sql, values).map { try SignatureRows.logged($0) } }
+        return try database.read(.audit) { db in try db.query(sql, values).map { try SignatureRows.logged($0) } }
     }
 
-    /// Walks the whole chain, a page at a time, in one read-only snapshot (records committed
-    /// meanwhile by any instance are left for the next check).
-    public func verifyIntegrity() throws -> IntegrityReport {
-        try database.read { db in
+    /// Walks every record and accepted gap, a page at a time, in one read-only snapshot of the
+    /// audit lane (records committed meanwhile by any instance are left for the next check).
+    public func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport {
+        try database.read(.audit) { db in
             try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { try? db.execute("COMMIT") }
-            let recorded = try db.query("SELECT seq, hash FROM signature_chain_head WHERE id = 1").map { (sequence: $0.int64(0), hash: $0.text(1)) }.first
-            var verifier = ChainVerifier()
-            var after = Int64.min
-            while true {
-                let page = try db.query("\(SignatureRows.select) WHERE seq > $1 ORDER BY seq LIMIT \(Self.pageSize)", [.integer(after)])
-                for index in 0..<page.count { verifier.visit(page[index]) }
-                guard page.count == Self.pageSize else { break }
-                after = page[page.count - 1].int64(0)
-            }
-            return verifier.report(recordedEnd: recorded)
+            return try Self.walk(db, options)
         }
     }
 
-    /// Records read per page by `verifyIntegrity`.
+    /// The accepted gaps, in sequence order.
+    public func gaps() throws -> [ChainGap] {
+        try database.read(.audit) { db in try Self.gaps(db) }
+    }
+
+    /// Records read per page by a walk.
     static let pageSize = 5000
 
-    public func isReady() -> Bool {
-        database.isReachable()
+    /// Walks the chain `db` holds: records and gaps merged in sequence order, then the
+    /// recorded end and the checkpoints beyond it (see ``ChainWalk``).
+    static func walk(_ db: PostgreSQLConnection, _ options: IntegrityOptions) throws -> IntegrityReport {
+        var walk = ChainWalk(options)
+        var gaps = try Self.gaps(db)[...]
+        var after = Int64.min
+        while true {
+            let page = try db.query("\(SignatureRows.select) WHERE seq > $1 ORDER BY seq LIMIT \(pageSize)", [.integer(after)])
+            for index in 0..<page.count {
+                let row = page[index]
+                let sequence = row.int64(0)
+                while let gap = gaps.first, gap.sequence < sequence {
+                    walk.visit(gap)
+                    gaps.removeFirst()
+                }
+                if walk.failed {
+                    walk.visitCounted()
+                    continue
+                }
+                do {
+                    walk.visit(try SignatureRows.logged(row))
+                } catch let unreadable as UnreadableSignatureRecord {
+                    walk.visit(unreadable: unreadable)
+                }
+            }
+            guard page.count == pageSize else { break }
+            after = page[page.count - 1].int64(0)
+        }
+        for gap in gaps { walk.visit(gap) }
+        return walk.report(recorded: try PostgreSQLChainEnd.read(db).recorded)
     }
+
+    static func gaps(_ db: PostgreSQLConnection) throws -> [ChainGap] {
+        try db.query("""
+            SELECT seq, resumed_after_seq, prev_hash, lost_through_seq, lost_through_hash, accepted_by, reason, accepted_at_ms, hash
+            FROM signature_log_gaps ORDER BY seq
+            """).map { row in
+            let lost: ChainLink? = row.isNull(3) || row.isNull(4) ? nil : ChainLink(sequence: row.int64(3), hash: row.text(4))
+            return ChainGap(sequence: row.int64(0), resumedAfter: ChainLink(sequence: row.int64(1), hash: row.text(2)),
+                            lostThrough: lost, acceptedBy: row.text(5), reason: row.text(6), acceptedAt: row.int64(7), hash: row.text(8))
+        }
+    }
+}
+
+extension PostgreSQLSignatureLog: RepairableSignatureLog {
+    /// Accepts records cut off the end as a gap in the chain, as the SQLite log does, under
+    /// the chain lock so no instance appends meanwhile.
+    public func acceptTruncation(by actor: String, reason: String, at time: Date) throws(TruncationRefusal) -> ChainGap {
+        do {
+            return try database.write { db throws -> ChainGap in
+                try PostgreSQLChainEnd.lock(db)
+                let state = try PostgreSQLChainEnd.read(db, committed: health.committed)
+                guard let mismatch = state.mismatch else { throw TruncationRefusal.nothingLost }
+                guard mismatch.isTruncation else { throw TruncationRefusal.notATruncation(mismatch) }
+                let kept = try Self.walk(db, IntegrityOptions())
+                if let sequence = kept.firstBadSequence, let problem = kept.problem {
+                    throw TruncationRefusal.keptRecordsBroken(sequence: sequence, problem: problem)
+                }
+                let lost = mismatch.lostThrough
+                let gap = ChainGap(sequence: (lost?.sequence ?? state.last.sequence) + 1, resumedAfter: state.last, lostThrough: lost,
+                                   acceptedBy: actor, reason: reason, acceptedAt: time.milliseconds)
+                try db.query("""
+                    INSERT INTO signature_log_gaps (seq, resumed_after_seq, prev_hash, lost_through_seq, lost_through_hash,
+                        accepted_by, reason, accepted_at_ms, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                    """, [.integer(gap.sequence), .integer(gap.resumedAfter.sequence), .text(gap.resumedAfter.hash),
+                          .optional(lost?.sequence), .optional(lost?.hash), .text(actor), .text(reason), .integer(gap.acceptedAt),
+                          .text(gap.hash)])
+                try PostgreSQLChainEnd.record(ChainLink(sequence: gap.sequence, hash: gap.hash), db)
+                return gap
+            }
+        } catch let refusal as TruncationRefusal {
+            throw refusal
+        } catch {
+            throw .unavailable(String(describing: error))
+        }
+    }
+}
+
+/// What the writer is asked to do.
+private enum LogWrite: Sendable {
+    /// Append a record, within the quota if one is given.
+    case append(SignatureRecord, SignatureQuota?)
+    /// Prove the log writable again: take the chain lock, check the chain's end and make a
+    /// durable write, as an append would.
+    case probe
 }
 
 /// One record waiting to be appended.

@@ -7,10 +7,10 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 
-    /// Opens (and, unless read-only, creates) the database at `path`.
-    init(path: String, readOnly: Bool) throws(SQLiteError) {
+    /// Opens (and, unless read-only or `creating` is false, creates) the database at `path`.
+    init(path: String, readOnly: Bool, creating: Bool = true) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {

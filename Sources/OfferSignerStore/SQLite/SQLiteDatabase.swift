@@ -3,24 +3,40 @@ import Foundation
 import Synchronization
 
 /// A SQLite database file in WAL mode with full durability: one writer connection reached
-/// only through `write { }`, and a bounded pool of reader connections for the rest.
+/// only through `write { }`, and two bounded pools of reader connections, so that long audit
+/// scans never hold the connections signing needs.
 public final class SQLiteDatabase: Sendable {
     public let path: String
     private let writer: Mutex<SQLiteConnection>
     private let readers: Pool<SQLiteConnection>
-    /// Readers open at once; more callers wait for one, so a burst of requests cannot open a
-    /// file descriptor each.
+    private let auditReaders: Pool<SQLiteConnection>
+    /// Serving readers open at once; more callers wait for one, so a burst of requests cannot
+    /// open a file descriptor each.
     public let maxReaders: Int
+    /// Readers of the audit lane (integrity walks, listings, exports) open at once.
+    public let maxAuditReaders: Int
 
-    /// Opens or creates the file and brings its schema up to date.
-    /// - Parameter maxPageCount: caps the file's size in pages (to test a full disk).
-    public init(path: String, maxPageCount: Int? = nil, maxReaders: Int = 16) throws(SQLiteError) {
+    /// Which reader pool a read takes its connection from.
+    public enum ReadLane: Sendable {
+        /// Requests that serve clients: signing, offers, eligibility, notifications.
+        case serving
+        /// Audit and administrative reads that may scan the whole log.
+        case audit
+    }
+
+    /// Opens the file (creating it, unless `creating` is false) and brings its schema up to date.
+    /// - Parameters:
+    ///   - creating: false for tools that must work on an existing database only: a missing
+    ///     file is then `SQLiteError` SQLITE_CANTOPEN, and no file or folder is made.
+    ///   - maxPageCount: caps the file's size in pages (to test a full disk).
+    public init(path: String, creating: Bool = true, maxPageCount: Int? = nil, maxReaders: Int = 16,
+                maxAuditReaders: Int = 4) throws(SQLiteError) {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
+        if creating, !folder.isEmpty {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        let writer = try SQLiteConnection(path: path, readOnly: false)
+        let writer = try SQLiteConnection(path: path, readOnly: false, creating: creating)
         try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
         if let maxPageCount {
             _ = try writer.scalar("PRAGMA max_page_count=\(maxPageCount)")
@@ -28,7 +44,9 @@ public final class SQLiteDatabase: Sendable {
         try SQLiteSchema.migrate(writer)
         self.writer = Mutex(writer)
         readers = Pool(capacity: maxReaders) { try SQLiteConnection(path: path, readOnly: true) }
+        auditReaders = Pool(capacity: maxAuditReaders) { try SQLiteConnection(path: path, readOnly: true) }
         self.maxReaders = readers.capacity
+        self.maxAuditReaders = auditReaders.capacity
     }
 
     /// Runs `body` in one IMMEDIATE transaction on the writer connection; commits if it
@@ -47,9 +65,9 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// Runs `body` on a reader connection (a consistent snapshot for the duration).
-    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try readers.use { connection in
+    /// Runs `body` on a reader connection of `lane` (a consistent snapshot for the duration).
+    func read<T>(_ lane: ReadLane = .serving, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try (lane == .serving ? readers : auditReaders).use { connection in
             try connection.run("BEGIN")
             defer { try? connection.run("COMMIT") }
             return try body(connection)

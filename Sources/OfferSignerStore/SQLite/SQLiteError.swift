@@ -10,6 +10,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The primary result code (the low byte of the extended one).
     public var code: Int32 { extendedCode & 0xff }
 
+    /// SQLITE_CONSTRAINT: a row broke a constraint (a unique nonce, say); the file is writable.
+    var isConstraintViolation: Bool { code == 19 }
+
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " [\(sql)]" }

@@ -132,7 +132,7 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
     }
 
     public func knownUsers(bundleId: String, environment: AppStoreEnvironment, afterUserId: String, limit: Int) throws -> [String] {
-        try database.read { db in
+        try database.read(.audit) { db in
             try db.query("""
                 SELECT DISTINCT user_id FROM transactions
                 WHERE bundle_id = ? AND user_id IS NOT NULL AND user_id > ? AND environment = ?

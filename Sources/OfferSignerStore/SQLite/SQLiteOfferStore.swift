@@ -4,16 +4,18 @@ import Synchronization
 
 /// Offer rules in SQLite, mirrored in memory so the signing path never reads the disk for
 /// them. The mirror is refreshed when another process (the `offers apply` command) changed
-/// the rules, checked at most once a second.
+/// the rules, checked at most once a second. Every sign request reads the mirror, so it is
+/// a `ReadMostly` and the time of the last check an atomic: readers never queue on a lock.
 public final class SQLiteOfferStore: OfferStore, Sendable {
     private let database: SQLiteDatabase
-    private let mirror = Mutex(Mirror())
+    private let mirror = ReadMostly(Mirror())
+    /// When the mirror was last checked against the database (`DispatchTime` nanoseconds).
+    private let checkedAt = Atomic<UInt64>(0)
 
-    /// The rules in memory, the newest change they reflect, and when that was last checked.
-    private struct Mirror {
+    /// The rules in memory and the newest change they reflect.
+    private struct Mirror: Sendable {
         var offers: [OfferKey: StoredOffer] = [:]
         var changeId: Int64 = -1
-        var checkedAt = DispatchTime(uptimeNanoseconds: 0)
     }
 
     public init(database: SQLiteDatabase) throws {
@@ -23,12 +25,12 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
 
     public func offer(bundleId: String, offerId: String) throws -> StoredOffer? {
         try refresh()
-        return mirror.withLock { $0.offers[OfferKey(bundleId: bundleId, offerId: offerId)] }
+        return mirror.read { $0.offers[OfferKey(bundleId: bundleId, offerId: offerId)] }
     }
 
     public func offers() throws -> [StoredOffer] {
         try refresh()
-        return mirror.withLock { Array($0.offers.values) }.sorted { OfferKey($0.rule) < OfferKey($1.rule) }
+        return mirror.read { Array($0.offers.values) }.sorted { OfferKey($0.rule) < OfferKey($1.rule) }
     }
 
     public func put(_ rule: OfferRule, by actor: String, at now: Date) throws -> StoredOffer {
@@ -86,19 +88,17 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
 
     /// Reloads the mirror when the newest change differs from the one it reflects.
     private func refresh(force: Bool = false) throws {
-        let now = DispatchTime.now()
-        let due = mirror.withLock { mirror -> Bool in
-            guard force || now.uptimeNanoseconds >= mirror.checkedAt.uptimeNanoseconds + 1_000_000_000 else { return false }
-            mirror.checkedAt = now
-            return true
-        }
-        guard due else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let last = checkedAt.load(ordering: .relaxed)
+        // One caller a second claims the check; the others go on with the mirror as it is.
+        guard force || (now >= last + 1_000_000_000
+                        && checkedAt.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged) else { return }
         try database.read { db in
             let newest = try db.scalar("SELECT COALESCE(MAX(id), 0) FROM offer_changes") ?? 0
-            guard force || newest != mirror.withLock({ $0.changeId }) else { return }
+            guard force || newest != mirror.read({ $0.changeId }) else { return }
             let rows = try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers", row: { try RuleCoding.storedOffer($0) })
             let offers = Dictionary(rows.map { (OfferKey($0.rule), $0) }, uniquingKeysWith: { first, _ in first })
-            mirror.withLock { mirror in
+            mirror.write { mirror in
                 // Change IDs only grow: a slower refresh must not install an older snapshot.
                 guard newest >= mirror.changeId else { return }
                 mirror.offers = offers
@@ -124,7 +124,7 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
         }
         sql += " ORDER BY id LIMIT ?"
         values.append(.integer(Int64(limit)))
-        return try database.read { db in
+        return try database.read(.audit) { db in
             try db.query(sql, values) { row in
                 OfferChange(id: row.int64(0), bundleId: row.text(1), offerId: row.text(2), version: row.int(3), action: row.text(4),
                             apiKeyName: row.text(5), changedAt: Date(milliseconds: row.int64(6)),

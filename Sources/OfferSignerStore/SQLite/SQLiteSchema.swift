@@ -111,6 +111,34 @@ enum SQLiteSchema {
             SELECT 1, seq, hash FROM signatures ORDER BY seq DESC LIMIT 1;
         """),
         version4,
+        // Anchors of the audit trail: signed checkpoints of the chain, gaps an operator accepted
+        // after records were cut off the end, and the row readiness probes write.
+        SQLiteMigration(version: 5, summary: "audit checkpoints, accepted gaps and the readiness probe", sql: """
+        CREATE TABLE signature_checkpoints (
+            id INTEGER PRIMARY KEY,
+            seq INTEGER NOT NULL,
+            chain_hash TEXT NOT NULL,
+            timestamp_ms INTEGER NOT NULL,
+            key_id TEXT NOT NULL,
+            signature TEXT NOT NULL
+        );
+        CREATE INDEX signature_checkpoints_by_seq ON signature_checkpoints(seq);
+        CREATE TABLE signature_log_gaps (
+            seq INTEGER PRIMARY KEY,
+            resumed_after_seq INTEGER NOT NULL,
+            prev_hash TEXT NOT NULL,
+            lost_through_seq INTEGER,
+            lost_through_hash TEXT,
+            accepted_by TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            accepted_at_ms INTEGER NOT NULL,
+            hash TEXT NOT NULL
+        );
+        CREATE TABLE signature_log_probe (
+            id INTEGER PRIMARY KEY,
+            filler BLOB NOT NULL
+        );
+        """),
     ]
 
 

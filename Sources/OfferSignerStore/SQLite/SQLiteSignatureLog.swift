@@ -2,17 +2,28 @@ import Foundation
 import OfferSignerCore
 
 /// The signature log in SQLite. Appends from many threads are group-committed: a single
-/// writer thread takes every append waiting, writes them in one transaction (extending the
-/// hash chain and checking quotas), commits with a full sync, then wakes their callers.
+/// writer thread takes every append waiting, checks that the chain still ends where the last
+/// commit recorded it, writes them in one transaction (extending the hash chain and checking
+/// quotas), commits with a full sync, then wakes their callers.
 public final class SQLiteSignatureLog: SignatureLog, Sendable {
-    private let database: SQLiteDatabase
-    private let committer: GroupCommitter<PendingAppend, LoggedSignature>
+    let database: SQLiteDatabase
+    private let committer: GroupCommitter<LogWrite, LoggedSignature?>
+    let health: SignatureLogHealth
 
+    /// How often a readiness check may try a write while the log is failing.
+    static let probeInterval = Duration.seconds(1)
+
+    /// Opens the log. One whose end does not match its recorded end opens, serves reads, and
+    /// refuses appends (and readiness) until an operator acts.
     public init(database: SQLiteDatabase) throws {
         self.database = database
-        let head = try database.read { db in try ChainHead(reading: db) }
-        committer = GroupCommitter(database: database, name: "signature-log-writer") { batch, db in
-            try Self.write(batch, extending: head, db)
+        let state = try database.read { db in try ChainHead.read(db) }
+        let health = SignatureLogHealth(end: state.last, failure: state.mismatch.map { SignatureLogError.endMismatch($0).description })
+        self.health = health
+        committer = GroupCommitter(database: database, name: "signature-log-writer", observe: { outcome in
+            Self.observe(outcome, health)
+        }) { batch, db in
+            try Self.write(batch, db, committed: health.committed)
         }
     }
 
@@ -26,31 +37,76 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
     }
 
     public func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
-        switch committer.submit(PendingAppend(record: record, quota: quota)) {
-        case .success(let logged):
+        switch committer.submit(.append(record, quota)) {
+        case .success(let logged?):
             return logged
+        case .success(nil):
+            throw .unavailable("the writer returned no record")
         case .failure(let error as SignatureLogError):
             throw error
+        case .failure(let mismatch as ChainEndMismatch):
+            throw .endMismatch(mismatch)
         case .failure(let error):
             throw .unavailable(String(describing: error))
         }
     }
 
-    /// Inserts a batch, extending the hash chain from `chain`'s committed head; the head
-    /// moves with the batch, and `chain` notices at the next batch if this one rolled back.
-    private static func write(_ batch: [PendingAppend], extending chain: ChainHead,
-                              _ db: SQLiteConnection) throws -> [Result<LoggedSignature, any Error>] {
-        var results: [Result<LoggedSignature, any Error>] = []
+    public func readiness() -> SignatureLogReadiness {
+        guard let failure = health.failure(probeInterval: Self.probeInterval) else {
+            return (try? database.read { db in try db.scalar("SELECT 1") }) == 1 ? .ready : .notReady("the database cannot be read")
+        }
+        guard failure.probeDue else { return .notReady(failure.reason) }
+        // With traffic kept away, no append may come to show the log writable again: try a
+        // durable write that needs what an append needs.
+        switch committer.submit(.probe) {
+        case .success: return .ready
+        case .failure(let mismatch as ChainEndMismatch): return .notReady(SignatureLogError.endMismatch(mismatch).description)
+        case .failure(let error): return .notReady("the signature log cannot be written: \(error)")
+        }
+    }
+
+    public func committedEnd() -> ChainLink {
+        health.committed
+    }
+
+    /// Records each batch's outcome: a commit clears a failure and moves the committed end; a
+    /// rolled-back batch is a failure, unless only a constraint refused it (a nonce used twice:
+    /// the log itself is writable).
+    private static func observe(_ outcome: Result<[Result<LoggedSignature?, any Error>], any Error>, _ health: SignatureLogHealth) {
+        switch outcome {
+        case .success(let results):
+            let last = results.reversed().lazy.compactMap { try? $0.get() }.first
+            health.committed(through: last.map { ChainLink(sequence: $0.sequence, hash: $0.hash) })
+        case .failure(let error as SQLiteError) where error.isConstraintViolation:
+            break
+        case .failure(let mismatch as ChainEndMismatch):
+            health.failed(SignatureLogError.endMismatch(mismatch).description)
+        case .failure(let error):
+            health.failed("the signature log cannot be written: \(error)")
+        }
+    }
+
+    /// Inserts a batch, extending the hash chain from its end, once that end is checked
+    /// against the recorded one; the recorded end moves with the batch.
+    private static func write(_ batch: [LogWrite], _ db: SQLiteConnection, committed: ChainLink) throws -> [Result<LoggedSignature?, any Error>] {
+        var results: [Result<LoggedSignature?, any Error>] = []
         results.reserveCapacity(batch.count)
-        var head = try chain.committed(db)
+        let start = try ChainHead.verifiedEnd(db, committed: committed)
+        var head = start
         for item in batch {
-            if let quota = item.quota, let retry = try quotaRetryAfter(db, item.record, quota) {
+            guard case .append(let record, let quota) = item else {
+                try db.run("INSERT INTO signature_log_probe (filler) VALUES (zeroblob(4096))")
+                try db.run("DELETE FROM signature_log_probe")
+                results.append(.success(nil))
+                continue
+            }
+            if let quota, let retry = try quotaRetryAfter(db, record, quota) {
                 results.append(.failure(SignatureLogError.quotaExceeded(retryAfterSeconds: retry)))
                 continue
             }
             let sequence = head.sequence + 1
-            let hash = SignatureChain.hash(of: item.record, sequence: sequence, previousHash: head.hash)
-            let r = item.record
+            let hash = SignatureChain.hash(of: record, sequence: sequence, previousHash: head.hash)
+            let r = record
             try db.run("""
                 INSERT INTO signatures (seq, nonce, format, bundle_id, product_id, offer_id, user_id, key_id,
                     timestamp_ms, signature, transaction_id, api_key_name, request_id, recorded_at_ms, prev_hash, hash)
@@ -60,9 +116,9 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
                       .optional(r.transactionId), .text(r.apiKeyName), .text(r.requestId), .integer(r.recordedAt),
                       .text(head.hash), .text(hash)])
             results.append(.success(LoggedSignature(sequence: sequence, record: r, previousHash: head.hash, hash: hash)))
-            head = ChainHead.Link(sequence: sequence, hash: hash)
+            head = ChainLink(sequence: sequence, hash: hash)
         }
-        try chain.advance(to: head, db)
+        if head != start { try ChainHead.record(head, db) }
         return results
     }
 
@@ -81,8 +137,8 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
     }
 
     public func signature(nonce: String) throws -> LoggedSignature? {
-        try database.read { db in
-            try db.query("\(SignatureRows.select) WHERE nonce = ?", [.text(nonce)]) { try SignatureRows.logged($0) }.first
+        try database.read(.audit) { db in
+            try db.query("\(Self.selectColumns) WHERE nonce = ?", [.text(nonce)], row: Self.logged).first
         }
     }
 
@@ -108,27 +164,22 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
             values.append(.integer(to))
         }
         values.append(.integer(Int64(limit)))
-        let sql = "\(SignatureRows.select) WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?"
-        return try database.read { db in try db.query(sql, values) { try SignatureRows.logged($0) } }
+        let sql = "\(Self.selectColumns) WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?"
+        return try database.read(.audit) { db in try db.query(sql, values, row: Self.logged) }
     }
 
-    public func verifyIntegrity() throws -> IntegrityReport {
-        try database.read { db in
-            var verifier = ChainVerifier()
-            let statement = try db.statement("\(SignatureRows.select) ORDER BY seq")
-            while try statement.step() { verifier.visit(SQLiteRow(statement: statement)) }
-            let recorded = try db.query("SELECT seq, hash FROM signature_chain_head WHERE id = 1") { (sequence: $0.int64(0), hash: $0.text(1)) }.first
-            return verifier.report(recordedEnd: recorded)
-        }
-    }
+    static let selectColumns = SignatureRows.select
 
-    public func isReady() -> Bool {
-        (try? database.read { db in try db.scalar("SELECT 1") }) == 1
+    static func logged(_ row: SQLiteRow) throws -> LoggedSignature {
+        try SignatureRows.logged(row)
     }
 }
 
-/// One record waiting to be appended.
-private struct PendingAppend {
-    let record: SignatureRecord
-    let quota: SignatureQuota?
+/// What the writer is asked to do.
+private enum LogWrite: Sendable {
+    /// Append a record, within the quota if one is given.
+    case append(SignatureRecord, SignatureQuota?)
+    /// Prove the log writable again: check the chain's end and make a durable write that
+    /// needs free pages (a row inserted and deleted), as an append would.
+    case probe
 }

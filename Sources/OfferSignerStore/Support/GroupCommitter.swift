@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerCore
 import Synchronization
 
 /// Group commit: callers on many threads hand in items and block; one writer thread takes
@@ -10,9 +11,13 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     /// may fail alone (its result is a failure); a thrown error (the transaction rolled back)
     /// fails the whole batch. Called on the writer thread only, one batch at a time.
     typealias Commit = @Sendable (_ batch: [Item]) throws -> [Result<Output, any Error>]
+    /// Told each batch's outcome on the writer thread, once it is committed (its results) or
+    /// rolled back (the error), before its callers wake: observers see batches in order.
+    typealias Observer = @Sendable (_ outcome: Result<[Result<Output, any Error>], any Error>) -> Void
 
     private let commitBatch: Commit
-    private let queue = Mutex(Queue())
+    private let observe: Observer?
+    private let queue = PlainMutex(Queue())
     /// Signalled once each time the writer leaves idleness (items arrived, or `close`).
     private let wake = DispatchSemaphore(value: 0)
 
@@ -37,8 +42,9 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         case stop
     }
 
-    init(name: String, commit: @escaping Commit) {
+    init(name: String, observe: Observer? = nil, commit: @escaping Commit) {
         commitBatch = commit
+        self.observe = observe
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.start()
@@ -91,8 +97,10 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         var results: [Result<Output, any Error>]
         do {
             results = try commitBatch(batch.map(\.item))
+            observe?(.success(results))
         } catch {
             results = Array(repeating: .failure(error), count: batch.count)
+            observe?(.failure(error))
         }
         for (waiter, result) in zip(batch, results) {
             waiter.result = result

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import OfferSignerCore
 
 /// A bounded pool of reusable elements, such as database connections (after GRDB's `Pool`).
 ///
@@ -12,7 +12,7 @@ final class Pool<Element: Sendable>: Sendable {
     private let makeElement: @Sendable () throws -> Element
     private let isReusable: @Sendable (Element) -> Bool
     /// Elements made and not in use, the most recently returned last.
-    private let idle = Mutex<[Element]>([])
+    private let idle = PlainMutex<[Element]>([])
     /// One permit per element that may be in use; a checkout takes one, waiting if none is left.
     private let permits: DispatchSemaphore
 

@@ -42,6 +42,9 @@ public enum SignedDataError: Error, Equatable, Sendable, CustomStringConvertible
     case invalidSignature
     /// The verified payload does not decode as the expected Apple type.
     case undecodablePayload(type: String, reason: String)
+    /// A number of the verified payload lies outside the range the service accepts for it
+    /// (see `AppStoreValueRanges`), e.g. a date near the 64-bit maximum.
+    case valueOutOfRange(field: String, value: Int64, expected: String)
     /// The payload names no app.
     case missingBundleId
     /// The payload's app is not configured.
@@ -95,6 +98,8 @@ public enum SignedDataError: Error, Equatable, Sendable, CustomStringConvertible
             "JWS signature does not verify under the leaf certificate's key"
         case .undecodablePayload(let type, let reason):
             "payload is not a valid \(type): \(reason)"
+        case .valueOutOfRange(let field, let value, let expected):
+            "payload field '\(field)' is \(value), not \(expected)"
         case .missingBundleId:
             "payload names no bundleId"
         case .unknownBundleId(let bundleId):

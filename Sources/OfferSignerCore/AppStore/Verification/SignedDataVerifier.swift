@@ -8,7 +8,8 @@ import Foundation
 /// `x5c` of exactly three certificates; the leaf and intermediate must chain to a configured
 /// root (never to the root the `x5c` carries), with Apple's OIDs, every certificate valid at
 /// the payload's `signedDate`; the ES256 signature must verify under the leaf key; the
-/// payload must decode; and the app and environment it names must be accepted.
+/// payload must decode, with every number in its range (`AppStoreValueRanges`: no date the
+/// service could not handle); and the app and environment it names must be accepted.
 ///
 /// Safe to share between threads; verified chains are cached for 15 minutes.
 public struct SignedDataVerifier: Sendable {
@@ -84,6 +85,7 @@ public struct SignedDataVerifier: Sendable {
     /// must come from the same app and environment as the notification.
     public func verifyNotification(_ signedPayload: String) throws(SignedDataError) -> VerifiedNotification {
         let payload = try verifiedPayload(signedPayload, as: ResponseBodyV2DecodedPayload.self)
+        try payload.checkRanges()
         let subject = NotificationSubject(payload)
         try checkApp(bundleId: subject.bundleId, appAppleId: subject.appAppleId, environment: subject.environment,
                      checksAppAppleId: true)
@@ -109,6 +111,7 @@ public struct SignedDataVerifier: Sendable {
     /// Verifies a signed transaction: its app must be configured and its environment accepted.
     public func verifyTransaction(_ jws: String) throws(SignedDataError) -> JWSTransactionDecodedPayload {
         let transaction = try verifiedPayload(jws, as: JWSTransactionDecodedPayload.self)
+        try transaction.checkRanges()
         try checkApp(bundleId: transaction.bundleId, appAppleId: nil, environment: transaction.rawEnvironment,
                      checksAppAppleId: false)
         return transaction
@@ -118,6 +121,7 @@ public struct SignedDataVerifier: Sendable {
     /// so, as in Apple's library, no app is checked).
     public func verifyRenewalInfo(_ jws: String) throws(SignedDataError) -> JWSRenewalInfoDecodedPayload {
         let renewalInfo = try verifiedPayload(jws, as: JWSRenewalInfoDecodedPayload.self)
+        try renewalInfo.checkRanges()
         try checkEnvironment(renewalInfo.rawEnvironment)
         return renewalInfo
     }

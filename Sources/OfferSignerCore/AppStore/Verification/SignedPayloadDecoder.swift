@@ -23,8 +23,9 @@ enum SignedPayloadDecoder {
         do {
             return try JSONDecoder().decode(type, from: payload)
         } catch {
+            let named = JSONNumberFault.named(error, in: payload) { _ = try JSONDecoder().decode(type, from: $0) }
             throw SignedDataError.undecodablePayload(type: String(describing: type),
-                                                     reason: DecodingErrorText.describe(error, subject: "the payload"))
+                                                     reason: DecodingErrorText.describe(named, subject: "the payload"))
         }
     }
 }

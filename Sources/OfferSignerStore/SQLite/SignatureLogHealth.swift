@@ -1,0 +1,51 @@
+import OfferSignerCore
+import Synchronization
+
+/// What the signature log's writer last did, as readiness and checkpoints see it: whether
+/// its last batch committed, and where the chain ended after its last committed append.
+/// Updated on the writer thread in batch order.
+final class SignatureLogHealth: Sendable {
+    private struct State {
+        /// Why the last batch failed, or nil when it committed.
+        var failure: String?
+        /// When a readiness probe last tried a write.
+        var lastProbe: ContinuousClock.Instant?
+        /// The chain's end after the last committed append.
+        var committed: ChainLink
+    }
+
+    private let state: Mutex<State>
+
+    /// A log found ending at `end`; `failure` when it cannot take appends from the start.
+    init(end: ChainLink, failure: String?) {
+        state = Mutex(State(failure: failure, committed: end))
+    }
+
+    /// The chain's end after the last committed append.
+    var committed: ChainLink { state.withLock { $0.committed } }
+
+    /// A batch committed; `end` is its last record's link (nil when it appended none).
+    func committed(through end: ChainLink?) {
+        state.withLock { state in
+            state.failure = nil
+            if let end { state.committed = end }
+        }
+    }
+
+    /// A batch failed for `reason`.
+    func failed(_ reason: String) {
+        state.withLock { $0.failure = reason }
+    }
+
+    /// The failure of the last batch, if it failed, and whether a probe write is due now (at
+    /// most one per `interval`; the caller that gets true makes it).
+    func failure(probeInterval interval: Duration) -> (reason: String, probeDue: Bool)? {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            guard let failure = state.failure else { return nil }
+            let due = state.lastProbe.map { now - $0 >= interval } ?? true
+            if due { state.lastProbe = now }
+            return (failure, due)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import OfferSignerCore
+@testable import OfferSignerStore
+import Testing
+@testable import OfferSignerService
+
+/// The audit and offline commands of the `offer-signer` executable, as an operator runs them.
+@Suite("offer-signer audit and offline commands", .enabled(if: OfferSignerBinary.exists))
+struct AuditCommandLineTests {
+    func run(_ arguments: [String]) throws -> CommandLineTests.Outcome {
+        try CommandLineTests.run(arguments, timeout: 60)
+    }
+
+    func signSome(_ env: TestEnvironment, _ count: Int) throws {
+        try env.putOffer(TestEnvironment.demoRule())
+        for n in 0..<count {
+            let response = env.send("POST", "/v1/offers/sign", json: #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "u\#(n)"}"#)
+            #expect(response.status == 200)
+        }
+    }
+
+    @Test("every offline command refuses a database that does not exist (exit 2, naming it) and creates nothing")
+    func missingDatabase() throws {
+        let env = try TestEnvironment()
+        let missing = env.folder.appendingPathComponent("nope/typo.sqlite").path
+        let rules = env.folder.appendingPathComponent("rules.json")
+        try "[]".write(to: rules, atomically: true, encoding: .utf8)
+        let commands: [[String]] = [
+            ["audit", "verify"], ["audit", "verify", "--signatures"], ["audit", "export", "--format", "csv"], ["audit", "checkpoints"],
+            ["audit", "accept-truncation", "--reason", "x"], ["offers", "list"], ["offers", "apply", rules.path],
+            ["history", "import", rules.path],
+        ]
+        for command in commands {
+            let outcome = try run(command + ["--database", missing, "--keys", env.keysPath])
+            #expect(outcome.status == 2, "\(command.joined(separator: " ")) exited \(outcome.status)")
+            #expect(outcome.errors.contains(missing), "\(command.joined(separator: " ")): \(outcome.errors)")
+            #expect(!outcome.output.contains("OK"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        #expect(!FileManager.default.fileExists(atPath: env.folder.appendingPathComponent("nope").path))
+    }
+
+    @Test("audit verify --checkpoints catches a rewritten chain that the hash walk alone passes; --signatures catches it too")
+    func verifyWithCheckpointsAndSignatures() throws {
+        let env = try TestEnvironment()
+        try signSome(env, 4)
+        let checkpoint = try #require(env.dependencies.checkpointer?.checkpointIfMoved())
+        let file = env.folder.appendingPathComponent("checkpoints.ndjson")
+        // As collected from the log pipeline: a prefix, other lines, the checkpoint line.
+        let line = #"{"chainHash":"\#(checkpoint.chainHash)","keyId":"\#(checkpoint.keyId)","level":"info","message":"audit checkpoint","sequence":\#(checkpoint.sequence),"signature":"\#(checkpoint.signature)","time":"2027-01-15T08:00:00Z","timestamp":\#(checkpoint.timestamp)}"#
+        try ["2027-01-15T08:00:00Z stderr F {\"message\":\"offer-signer listening\"}", "2027-01-15T08:00:01Z stderr F " + line, "not json"]
+            .joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let publicKey = env.folder.appendingPathComponent("audit.pub.pem")
+        try env.dependencies.keyRing.current.auditKey!.publicKey.pem.write(to: publicKey, atomically: true, encoding: .utf8)
+        let base = ["audit", "verify", "--database", env.database.path, "--keys", env.keysPath]
+
+        let intact = try run(base + ["--checkpoints", file.path, "--audit-public-key", publicKey.path, "--signatures"])
+        #expect(intact.status == 0, "\(intact.output) \(intact.errors)")
+        #expect(intact.output.contains("checkpoints: 1 given, 1 matched"))
+        #expect(intact.output.contains("signatures: 4 checked"))
+
+        try ChainForgery.rewrite(env.database) { sequence, record in
+            if sequence == 3 { record.userId = "mallory" }
+        }
+        #expect(try run(base).status == 0, "the hash walk alone is fooled")
+        let byCheckpoint = try run(base + ["--checkpoints", file.path])
+        #expect(byCheckpoint.status == 1 && byCheckpoint.output.contains("TAMPERED"))
+        let bySignature = try run(base + ["--signatures"])
+        #expect(bySignature.status == 1 && bySignature.output.contains("sequence 3"))
+
+        let wrongKey = env.folder.appendingPathComponent("other.pub.pem")
+        try P256PrivateKey.generate().publicKey.pem.write(to: wrongKey, atomically: true, encoding: .utf8)
+        let unsigned = try run(base + ["--checkpoints", file.path, "--audit-public-key", wrongKey.path])
+        #expect(unsigned.status == 1 && unsigned.output.contains("1 not signed by the audit key"))
+        let empty = env.folder.appendingPathComponent("empty.ndjson")
+        try "hello\n".write(to: empty, atomically: true, encoding: .utf8)
+        #expect(try run(base + ["--checkpoints", empty.path]).status == 2)
+    }
+
+    @Test("accept-truncation records the loss as a signed gap; verify then passes and lists it; checkpoints exports what the log holds")
+    func acceptTruncation() throws {
+        let env = try TestEnvironment()
+        try signSome(env, 4)
+        let options = ["--database", env.database.path, "--keys", env.keysPath]
+        #expect(try run(["audit", "accept-truncation"] + options).status == 2, "a reason is required")
+        let nothing = try run(["audit", "accept-truncation", "--reason", "none"] + options)
+        #expect(nothing.status == 1 && nothing.errors.contains("no loss to accept"))
+
+        try env.database.write { db in try db.run("DELETE FROM signatures WHERE seq >= 3") }
+        let tampered = try run(["audit", "verify"] + options)
+        #expect(tampered.status == 1 && tampered.output.contains("removed from its end"))
+
+        let accepted = try run(["audit", "accept-truncation", "--reason", "disk lost; snapshot of 02:00 restored"] + options)
+        #expect(accepted.status == 0, "\(accepted.errors)")
+        #expect(accepted.output.contains("records 3–4 were lost") && accepted.output.contains("checkpoint (keep a copy)"))
+        let verified = try run(["audit", "verify"] + options)
+        #expect(verified.status == 0 && verified.output.contains("accepted gap at entry 5"), "\(verified.output)")
+
+        let exported = try run(["audit", "checkpoints"] + options)
+        let checkpoints = try exported.output.split(separator: "\n").map { try JSONDecoder().decode(AuditCheckpoint.self, from: Data($0.utf8)) }
+        #expect(checkpoints.map(\.sequence) == [5])
+        #expect(checkpoints.first?.isValid(under: env.dependencies.keyRing.current.auditKey!.publicKey) == true)
+        // The running service (this process) signs on after the gap.
+        #expect(env.send("POST", "/v1/offers/sign", json: #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "later"}"#).status == 200)
+        #expect(try env.signatureLog.signatures(matching: SignatureFilter(userId: "later"), afterSequence: 0, limit: 1).first?.sequence == 6)
+    }
+}
