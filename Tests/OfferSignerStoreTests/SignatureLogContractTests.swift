@@ -176,5 +176,47 @@ extension StorageContract {
             defer { stores.close() }
             #expect(try stores.signatures.verifyIntegrity() == IntegrityReport(ok: true, records: 0))
         }
+
+        @Test("a cut-off end refuses appends and readiness until accepted as a gap; the chain then resumes after it",
+              arguments: Engine.allCases)
+        func acceptedTruncation(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            let log = stores.signatures
+            for n in 0..<4 { _ = try log.append(record(nonce: "c\(n)"), quota: nil) }
+            let lostEnd = log.committedEnd()
+            try database.execute("DELETE FROM signatures WHERE seq >= 3")
+            #expect(throws: SignatureLogError.self) { try log.append(record(nonce: "refused"), quota: nil) }
+            #expect(!log.readiness().isReady)
+
+            let gap = try log.acceptTruncation(by: "cli:ops", reason: "restored a snapshot", at: Date(timeIntervalSince1970: 1_800_000_100))
+            #expect(gap.sequence == 5 && gap.lostFrom == 3 && gap.lostThrough == lostEnd)
+            let next = try log.append(record(nonce: "after"), quota: nil)
+            #expect(next.sequence == 6 && next.previousHash == gap.hash)
+            let report = try log.verifyIntegrity(IntegrityOptions(checkpoints: [lostEnd]))
+            #expect(report.ok, "\(report.problem ?? "")")
+            #expect(report.records == 3 && report.gaps == [gap] && report.checkpointsMatched == 1)
+            #expect(log.readiness().isReady)
+            try database.execute("UPDATE signature_log_gaps SET reason = 'nothing happened'")
+            #expect(try log.verifyIntegrity().firstBadSequence == gap.sequence)
+        }
+
+        @Test("checkpoints are stored and listed in order, the furthest one is the latest", arguments: Engine.allCases)
+        func checkpoints(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            for sequence: Int64 in [3, 7, 5] {
+                try stores.checkpoints.add(AuditCheckpoint(sequence: sequence, chainHash: String(repeating: "a", count: 64),
+                                                           timestamp: 1_800_000_000_000 + sequence, keyId: "AUDIT", signature: "sig\(sequence)"))
+            }
+            let all = try stores.checkpoints.checkpoints(afterId: 0, limit: 10)
+            #expect(all.map(\.checkpoint.sequence) == [3, 7, 5])
+            #expect(try stores.checkpoints.checkpoints(afterId: all[0].id, limit: 1).map(\.checkpoint.sequence) == [7])
+            #expect(try stores.checkpoints.latest()?.signature == "sig7")
+        }
     }
 }
