@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerCore
 
 /// The stores of one database, opened together, for whichever engine its location names:
 /// what the service and the command-line tools hold, so nothing above the store knows the
@@ -12,10 +13,18 @@ public final class Stores: Sendable {
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void
+    private let engine: Engine
+
+    /// The database behind the stores, for what works on it whole (`db copy`).
+    private enum Engine: Sendable {
+        case sqlite(SQLiteDatabase)
+        case postgreSQL(PostgreSQLDatabase)
+    }
 
     private init(location: DatabaseLocation, offers: any OfferStore, signatures: any RepairableSignatureLog,
                  history: any SubscriptionHistoryStore, checkpoints: any CheckpointStore, schemaVersion: Int,
-                 close: @escaping @Sendable () -> Void) {
+                 engine: Engine, close: @escaping @Sendable () -> Void) {
+        self.engine = engine
         self.location = location
         self.offers = offers
         self.signatures = signatures
@@ -39,7 +48,8 @@ public final class Stores: Sendable {
             let history = SQLiteHistoryStore(database: database)
             let version = try database.read { db in try SQLiteSchema.version(db) }
             return Stores(location: location, offers: try SQLiteOfferStore(database: database), signatures: signatures,
-                          history: history, checkpoints: SQLiteCheckpointStore(database: database), schemaVersion: version) {
+                          history: history, checkpoints: SQLiteCheckpointStore(database: database), schemaVersion: version,
+                          engine: .sqlite(database)) {
                 signatures.close()
                 history.close()
             }
@@ -49,7 +59,8 @@ public final class Stores: Sendable {
             let signatures = try PostgreSQLSignatureLog(database: database)
             let history = PostgreSQLHistoryStore(database: database)
             return Stores(location: location, offers: offers, signatures: signatures, history: history,
-                          checkpoints: PostgreSQLCheckpointStore(database: database), schemaVersion: try database.schemaVersion()) {
+                          checkpoints: PostgreSQLCheckpointStore(database: database), schemaVersion: try database.schemaVersion(),
+                          engine: .postgreSQL(database)) {
                 offers.close()
                 signatures.close()
                 history.close()
@@ -61,5 +72,41 @@ public final class Stores: Sendable {
     /// offer changes.
     public func close() {
         closeAll()
+    }
+
+    /// Runs `body` on one connection reading one consistent snapshot of the whole database.
+    func readSnapshot<T>(_ body: (any CopyConnection) throws -> T) throws -> T {
+        switch engine {
+        case .sqlite(let database):
+            return try database.read(.audit) { db in try body(db) }
+        case .postgreSQL(let database):
+            return try database.read(.audit) { db in
+                try db.withoutLimits {
+                    try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    defer { try? db.execute("COMMIT") }
+                    return try body(db)
+                }
+            }
+        }
+    }
+
+    /// Runs `body` in one write transaction (all of it or nothing), without statement limits.
+    func writeTransaction<T>(_ body: (any CopyConnection) throws -> T) throws -> T {
+        switch engine {
+        case .sqlite(let database):
+            return try database.write { db in try body(db) }
+        case .postgreSQL(let database):
+            return try database.write { db in try db.withoutLimits { try body(db) } }
+        }
+    }
+
+    /// The chain's last entry (a record or an accepted gap), as the database holds it.
+    func chainEnd() throws -> ChainLink {
+        switch engine {
+        case .sqlite(let database):
+            return try database.read(.audit) { db in try ChainHead.read(db).last }
+        case .postgreSQL(let database):
+            return try database.read(.audit) { db in try PostgreSQLChainEnd.read(db).last }
+        }
     }
 }

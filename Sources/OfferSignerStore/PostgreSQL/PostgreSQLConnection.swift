@@ -43,13 +43,23 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
     /// large database, a copy), then restores the limits.
     func withoutTimeout<T>(_ body: () throws(PostgreSQLError) -> T) throws(PostgreSQLError) -> T {
         let limit = timeout
-        try execute("SET statement_timeout = 0; SET lock_timeout = 0")
+        try execute("SET statement_timeout = 0; SET lock_timeout = 0; SET idle_in_transaction_session_timeout = 0")
         timeout = .seconds(86_400)
         defer {
             timeout = limit
-            try? execute("SET statement_timeout = \(limit.milliseconds); SET lock_timeout = \(limit.milliseconds)")
+            try? execute("""
+                SET statement_timeout = \(limit.milliseconds); SET lock_timeout = \(limit.milliseconds);
+                SET idle_in_transaction_session_timeout = \(2 * limit.milliseconds)
+                """)
         }
         return try body()
+    }
+
+    /// ``withoutTimeout(_:)`` for a body that throws any error (a copy's).
+    func withoutLimits<T>(_ body: () throws -> T) throws -> T {
+        var result: Result<T, any Error>?
+        try withoutTimeout { () throws(PostgreSQLError) in result = Result { try body() } }
+        return try result!.get()
     }
 
     /// Runs one or more statements without parameters (the simple query protocol).
