@@ -13,7 +13,24 @@ import Synchronization
 /// tests then say so.
 public final class TestPostgreSQLCluster: Sendable {
     /// The cluster of this test process, started on first use; or why it could not start.
-    public static let shared: Result<TestPostgreSQLCluster, ClusterError> = start()
+    public static let shared: Result<TestPostgreSQLCluster, ClusterError> = start(suffix: "")
+
+    /// A cluster of its own, for a test that stops and starts the server (the shared one
+    /// serves other tests meanwhile). `destroy()` stops and removes it; so does the exit.
+    public static func startPrivate() throws(ClusterError) -> TestPostgreSQLCluster {
+        let number = privateClusters.withLock { count in
+            count += 1
+            return count
+        }
+        return try start(suffix: "-\(number)").get()
+    }
+
+    /// Stops the server at once and removes its folder.
+    public func destroy() {
+        _ = try? run("pg_ctl", ["-D", "\(folder)/data", "-m", "immediate", "-w", "-t", "30", "stop"])
+        try? FileManager.default.removeItem(atPath: folder)
+        atExitClusters.withLock { $0.removeAll { $0 === self } }
+    }
 
     /// The folder holding the data directory, the socket and the server log.
     public let folder: String
@@ -86,14 +103,14 @@ public final class TestPostgreSQLCluster: Sendable {
         return log.split(separator: "\n").suffix(20).joined(separator: "\n")
     }
 
-    private static func start() -> Result<TestPostgreSQLCluster, ClusterError> {
+    private static func start(suffix: String) -> Result<TestPostgreSQLCluster, ClusterError> {
         guard !disabled else { return .failure(.disabled) }
         do {
             stopAbandonedClusters()
             let binaries = try findBinaries()
             let runAsPostgres = getuid() == 0
             let folder = FileManager.default.temporaryDirectory
-                .appendingPathComponent("offer-signer-pg-\(ProcessInfo.processInfo.processIdentifier)").path
+                .appendingPathComponent("offer-signer-pg-\(ProcessInfo.processInfo.processIdentifier)\(suffix)").path
             try? FileManager.default.removeItem(atPath: folder)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -188,7 +205,8 @@ public final class TestPostgreSQLCluster: Sendable {
     private static func stopAbandonedClusters() {
         let temporary = FileManager.default.temporaryDirectory.path
         for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix("offer-signer-pg-") {
-            guard let pid = Int32(name.dropFirst("offer-signer-pg-".count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let owner = name.dropFirst("offer-signer-pg-".count).prefix { $0 != "-" }
+            guard let pid = Int32(owner), kill(pid, 0) != 0, errno == ESRCH else { continue }
             let folder = "\(temporary)/\(name)"
             if let text = try? String(contentsOfFile: "\(folder)/data/postmaster.pid", encoding: .utf8),
                let line = text.split(separator: "\n").first, let postmaster = Int32(line) {
@@ -201,17 +219,22 @@ public final class TestPostgreSQLCluster: Sendable {
     }
 
     private static func registerStopAtExit(_ cluster: TestPostgreSQLCluster) {
-        atExitCluster.withLock { $0 = cluster }
+        atExitClusters.withLock { $0.append(cluster) }
+        guard !atExitRegistered.exchange(true, ordering: .sequentiallyConsistent) else { return }
         atexit {
-            guard let cluster = atExitCluster.withLock({ $0 }) else { return }
-            _ = try? cluster.run("pg_ctl", ["-D", "\(cluster.folder)/data", "-m", "immediate", "-w", "-t", "30", "stop"])
-            try? FileManager.default.removeItem(atPath: cluster.folder)
+            for cluster in atExitClusters.withLock({ $0 }) {
+                _ = try? cluster.run("pg_ctl", ["-D", "\(cluster.folder)/data", "-m", "immediate", "-w", "-t", "30", "stop"])
+                try? FileManager.default.removeItem(atPath: cluster.folder)
+            }
         }
     }
 }
 
-/// The cluster `atexit` stops.
-private let atExitCluster = Mutex<TestPostgreSQLCluster?>(nil)
+/// The clusters `atexit` stops.
+private let atExitClusters = Mutex<[TestPostgreSQLCluster]>([])
+private let atExitRegistered = Atomic<Bool>(false)
+/// Private clusters started so far (for their folder names).
+private let privateClusters = Mutex(0)
 
 /// Why the test cluster is not there.
 public enum ClusterError: Error, CustomStringConvertible, Sendable {
