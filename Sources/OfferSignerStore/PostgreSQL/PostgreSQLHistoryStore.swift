@@ -108,27 +108,42 @@ public final class PostgreSQLHistoryStore: SubscriptionHistoryStore, Sendable {
                   .text(stored.signedRenewalInfo)]).affectedRows == 1
     }
 
-    /// The user's transactions with every transaction of the same subscriptions, then those
-    /// subscriptions' renewal infos: two statements. Rows of an environment this build does not
-    /// know are left out.
+    /// The user's transactions with every transaction of the same subscriptions, and those
+    /// subscriptions' renewal infos, in one statement (one round trip on the signing path):
+    /// each row is a transaction (kind 0, its columns first) or a renewal info (kind 1, its
+    /// columns after the transaction's). Rows of an environment this build does not know are
+    /// left out.
     public func history(userId: String, bundleId: String) throws -> UserHistory {
         try database.read { db in
-            let transactions = try db.query("""
-                SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE bundle_id = $1 AND (environment, original_transaction_id) IN
-                    (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = $1 AND user_id = $2)
-                ORDER BY environment, original_transaction_id, transaction_id
-                """, [.text(bundleId), .text(userId)]).map { HistoryRows.transaction($0) }.compactMap { $0 }
-            let subscriptions = Set(transactions.map { [$0.environment.rawValue, $0.originalTransactionId] }).sorted { $0.lexicographicallyPrecedes($1) }
-            guard !subscriptions.isEmpty else { return UserHistory(transactions: transactions) }
-            let renewals = try db.query("""
-                SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE (environment, original_transaction_id) IN
-                    (SELECT * FROM unnest($1::text[], $2::text[]))
-                ORDER BY environment, original_transaction_id
-                """, [.textArray(subscriptions.map { $0[0] }), .textArray(subscriptions.map { $0[1] })])
-                .map { HistoryRows.renewal($0) }.compactMap { $0 }
-            return UserHistory(transactions: transactions, renewals: renewals)
+            let rows = try db.query(Self.historySQL, [.text(bundleId), .text(userId)])
+            var history = UserHistory()
+            for index in 0..<rows.count {
+                let row = rows[index]
+                if row.int64(0) == 0 {
+                    if let transaction = HistoryRows.transaction(OffsetRow(row: row, offset: 1)) { history.transactions.append(transaction) }
+                } else if let renewal = HistoryRows.renewal(OffsetRow(row: row, offset: 1 + Self.transactionColumnCount)) {
+                    history.renewals.append(renewal)
+                }
+            }
+            return history
         }
     }
+
+    private static let transactionColumnCount: Int32 = 22
+    private static let historySQL = """
+        WITH t AS (
+            SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE bundle_id = $1 AND (environment, original_transaction_id) IN
+                (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = $1 AND user_id = $2)
+        )
+        SELECT 0, t.*, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text,
+               NULL::bigint FROM t
+        UNION ALL
+        SELECT 1, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint,
+               NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text,
+               NULL::bigint, NULL::text, NULL::text, NULL::bigint, \(HistoryRows.renewalColumns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
+        FROM renewals r WHERE (r.environment, r.original_transaction_id) IN (SELECT environment, original_transaction_id FROM t)
+        ORDER BY 1, 2, 4, 3, 24, 25
+        """
 
     public func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {
         try database.read { db in
@@ -146,4 +161,14 @@ public final class PostgreSQLHistoryStore: SubscriptionHistoryStore, Sendable {
                 """, [.text(bundleId), .text(afterUserId), .text(environment.rawValue), .integer(Int64(max(0, limit)))]).map { $0.text(0) }
         }
     }
+}
+
+/// A row read from column `offset` on, as if that were its first column.
+private struct OffsetRow: StoreRow {
+    let row: PostgreSQLRow
+    let offset: Int32
+
+    func isNull(_ column: Int32) -> Bool { row.isNull(column + offset) }
+    func int64(_ column: Int32) -> Int64 { row.int64(column + offset) }
+    func text(_ column: Int32) -> String { row.text(column + offset) }
 }
