@@ -13,16 +13,17 @@ import Synchronization
 /// tests then say so.
 public final class TestPostgreSQLCluster: Sendable {
     /// The cluster of this test process, started on first use; or why it could not start.
-    public static let shared: Result<TestPostgreSQLCluster, ClusterError> = start(suffix: "")
+    public static let shared: Result<TestPostgreSQLCluster, ClusterError> = start(suffix: "", durable: false)
 
     /// A cluster of its own, for a test that stops and starts the server (the shared one
     /// serves other tests meanwhile). `destroy()` stops and removes it; so does the exit.
-    public static func startPrivate() throws(ClusterError) -> TestPostgreSQLCluster {
+    /// - Parameter durable: fsync on, as in production (for measurements).
+    public static func startPrivate(durable: Bool = false) throws(ClusterError) -> TestPostgreSQLCluster {
         let number = privateClusters.withLock { count in
             count += 1
             return count
         }
-        return try start(suffix: "-\(number)").get()
+        return try start(suffix: "-\(number)", durable: durable).get()
     }
 
     /// Stops the server at once and removes its folder.
@@ -40,6 +41,8 @@ public final class TestPostgreSQLCluster: Sendable {
     /// The superuser the tests connect as (trust authentication, 127.0.0.1 only).
     public static let user = "offer_signer_test"
     private let runAsPostgres: Bool
+    /// Whether commits reach the disk (fsync on), as in production; off by default for speed.
+    private let durable: Bool
     private let databases = Mutex(0)
 
     /// Whether the PostgreSQL tests are turned off for this run (never in CI).
@@ -48,7 +51,8 @@ public final class TestPostgreSQLCluster: Sendable {
         return environment["OFFER_SIGNER_TEST_POSTGRESQL"] == "off" && environment["CI"] == nil
     }
 
-    private init(folder: String, port: Int, binaries: String, runAsPostgres: Bool) {
+    private init(folder: String, port: Int, binaries: String, runAsPostgres: Bool, durable: Bool) {
+        self.durable = durable
         self.folder = folder
         self.port = port
         self.binaries = binaries
@@ -85,7 +89,8 @@ public final class TestPostgreSQLCluster: Sendable {
     /// Starts the server (again), waiting until it accepts connections.
     public func startServer() throws(ClusterError) {
         try run("pg_ctl", ["-D", "\(folder)/data", "-l", "\(folder)/server.log", "-w", "-t", "60", "-o",
-                           "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200",
+                           "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c max_connections=200"
+                               + (durable ? "" : " -c fsync=off -c full_page_writes=off"),
                            "start"])
     }
 
@@ -103,7 +108,7 @@ public final class TestPostgreSQLCluster: Sendable {
         return log.split(separator: "\n").suffix(20).joined(separator: "\n")
     }
 
-    private static func start(suffix: String) -> Result<TestPostgreSQLCluster, ClusterError> {
+    private static func start(suffix: String, durable: Bool) -> Result<TestPostgreSQLCluster, ClusterError> {
         guard !disabled else { return .failure(.disabled) }
         do {
             stopAbandonedClusters()
@@ -120,7 +125,7 @@ public final class TestPostgreSQLCluster: Sendable {
                     throw ClusterError.failed(command: "chown \(folder)", output: String(cString: strerror(errno)))
                 }
             }
-            let cluster = TestPostgreSQLCluster(folder: folder, port: try freePort(), binaries: binaries, runAsPostgres: runAsPostgres)
+            let cluster = TestPostgreSQLCluster(folder: folder, port: try freePort(), binaries: binaries, runAsPostgres: runAsPostgres, durable: durable)
             try cluster.run("initdb", ["-D", "\(folder)/data", "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"])
             try cluster.startServer()
             registerStopAtExit(cluster)

@@ -1,5 +1,6 @@
 import Foundation
 import OfferSignerCore
+import Synchronization
 
 /// The signature log in PostgreSQL, one hash chain over every instance. Each instance
 /// group-commits its appends: one writer thread takes every append waiting and writes them in
@@ -12,6 +13,8 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
     let database: PostgreSQLDatabase
     private let committer: GroupCommitter<LogWrite, LoggedSignature?>
     let health: SignatureLogHealth
+    /// How long this instance's batches waited for the chain lock (for measuring the design).
+    let chainLockWaits = ChainLockWaits()
 
     /// How often a readiness check may try a write while the log is failing.
     static let probeInterval = Duration.seconds(1)
@@ -23,10 +26,11 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
         let state = try database.read { db in try PostgreSQLChainEnd.read(db) }
         let health = SignatureLogHealth(end: state.last, failure: state.mismatch.map { SignatureLogError.endMismatch($0).description })
         self.health = health
+        let waits = chainLockWaits
         committer = GroupCommitter(name: "signature-log-writer", observe: { outcome in
             Self.observe(outcome, health)
         }) { batch in
-            try database.write { db in try Self.write(batch, db, committed: health.committed) }
+            try database.write { db in try Self.write(batch, db, committed: health.committed, waits: waits) }
         }
     }
 
@@ -93,8 +97,11 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
     /// Writes a batch inside the open transaction: takes the chain lock, checks the chain's
     /// end against its recorded end, refuses nonces already logged and appends beyond a quota,
     /// inserts the rest in one statement and moves the recorded end.
-    private static func write(_ batch: [LogWrite], _ db: PostgreSQLConnection, committed: ChainLink) throws -> [Result<LoggedSignature?, any Error>] {
+    private static func write(_ batch: [LogWrite], _ db: PostgreSQLConnection, committed: ChainLink,
+                              waits: ChainLockWaits) throws -> [Result<LoggedSignature?, any Error>] {
+        let asked = ContinuousClock.now
         try PostgreSQLChainEnd.lock(db)
+        waits.add(ContinuousClock.now - asked, batchSize: batch.count)
         let state = try PostgreSQLChainEnd.read(db, committed: committed)
         if let mismatch = state.mismatch { throw mismatch }
         var head = state.last
@@ -270,6 +277,29 @@ extension PostgreSQLSignatureLog: RepairableSignatureLog {
             throw .unavailable(String(describing: error))
         }
     }
+}
+
+/// The time batches spent waiting for the chain lock, and how many there were.
+final class ChainLockWaits: Sendable {
+    struct Totals: Sendable {
+        var batches = 0
+        var items = 0
+        var waited: Duration = .zero
+        var longest: Duration = .zero
+    }
+
+    private let totals = Mutex(Totals())
+
+    func add(_ wait: Duration, batchSize: Int) {
+        totals.withLock { totals in
+            totals.batches += 1
+            totals.items += batchSize
+            totals.waited += wait
+            totals.longest = max(totals.longest, wait)
+        }
+    }
+
+    var current: Totals { totals.withLock { $0 } }
 }
 
 /// What the writer is asked to do.
