@@ -32,6 +32,10 @@ struct ChainLockMeasurement {
         }
     }
 
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
     /// Appends from `threadsPerInstance` threads to each log for `seconds`.
     func run(_ logs: [PostgreSQLSignatureLog]) -> Outcome {
         let latencies = Mutex<[Double]>([])
@@ -49,7 +53,7 @@ struct ChainLockMeasurement {
                                                      productId: "pro", offerId: "o", userId: "u\(n)", keyId: "K", timestamp: 1,
                                                      signature: "MEUCIQ", apiKeyName: "c", requestId: "r", recordedAt: 1)
                         if (try? log.append(record, quota: SignatureQuota(maxCount: 100))) != nil {
-                            mine.append(Double((ContinuousClock.now - start).milliseconds))
+                            mine.append(Self.milliseconds(ContinuousClock.now - start))
                         }
                         n += 1
                     }
@@ -62,10 +66,10 @@ struct ChainLockMeasurement {
         let sorted = latencies.withLock { $0 }.sorted()
         let totals = logs.map(\.chainLockWaits.current)
         let batches = totals.map(\.batches).reduce(0, +)
-        let waited = totals.map { Double($0.waited.milliseconds) }.reduce(0, +)
+        let waited = totals.map { Self.milliseconds($0.waited) }.reduce(0, +)
         let busy = Self.seconds * 1000 * Double(logs.count)
         return Outcome(appends: sorted.count, p50: sorted[sorted.count / 2], p99: sorted[sorted.count * 99 / 100], batches: batches,
-                       lockWaitShare: waited / busy, longestWait: Double(totals.map(\.longest.milliseconds).max() ?? 0))
+                       lockWaitShare: waited / busy, longestWait: totals.map { Self.milliseconds($0.longest) }.max() ?? 0)
     }
 
     @Test("one chain (two instances, one database, the chain lock) against two chains (two databases)")

@@ -37,11 +37,13 @@ extension PostgreSQLConnection: CopyConnection {
         try query("INSERT INTO \(table.name) (\(table.columnList)) SELECT * FROM unnest(\(unnested))", arrays)
     }
 
-    /// Identity columns continue after the copied IDs.
+    /// Identity columns continue after the copied IDs, and the planner learns the tables'
+    /// sizes now rather than when autovacuum gets to them (until then it may scan them whole).
     func copyFinish() throws {
         for table in ["offer_changes", "signature_checkpoints"] {
             try query("SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM \(table)")
         }
+        try execute("ANALYZE \(CopiedTable.all.map(\.name).joined(separator: ", "))")
     }
 
     private static func value(_ value: CopyValue) -> PostgreSQLValue {

@@ -15,8 +15,10 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
     private(set) var timeout: Duration
 
     /// Connects to `url` (a libpq URI or `key=value` string) within `timeout`, then sets the
-    /// session up: `synchronous_commit` on, whatever the server's default, and server-side
-    /// limits matching the client's so nothing it started outlives it for long.
+    /// session up: `synchronous_commit` on, whatever the server's default; generic plans for
+    /// the prepared statements (each is an index lookup whatever its parameters, and planning
+    /// every execution anew cost more CPU than running it); server-side limits matching the
+    /// client's so nothing it started outlives it for long.
     init(url: String, applicationName: String, timeout: Duration) throws(PostgreSQLError) {
         self.timeout = timeout
         let deadline = ContinuousClock.now + timeout
@@ -32,7 +34,8 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
         try finishConnecting(deadline: deadline)
         guard PQsetnonblocking(handle, 1) == 0 else { throw failure(sql: nil) }
         try execute("""
-            SET client_min_messages = warning; SET synchronous_commit = on; SET statement_timeout = \(timeout.milliseconds);
+            SET client_min_messages = warning; SET synchronous_commit = on; SET plan_cache_mode = force_generic_plan;
+            SET statement_timeout = \(timeout.milliseconds);
             SET lock_timeout = \(timeout.milliseconds); SET idle_in_transaction_session_timeout = \(2 * timeout.milliseconds)
             """)
     }
