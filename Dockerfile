@@ -11,9 +11,12 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
+COPY Plugins ./Plugins
 COPY Sources ./Sources
 COPY Tests ./Tests
-# `make release`: a release build with the Swift runtime linked in statically.
+# `make release`: a release build with the Swift runtime linked in statically. The web console's
+# files (Sources/OfferSignerConsole/Assets) are embedded in the binary by the EmbedConsoleAssets
+# build plugin, so the runtime image needs nothing else for /console/.
 RUN swift build -c release --static-swift-stdlib \
  && install -D .build/release/offer-signer /out/offer-signer
 

@@ -1,16 +1,19 @@
 # offer-signer — the two commands of the README, and the benchmark.
 #   make run    release build, then the service on 127.0.0.1:8080 (SQLite, development key, demo offer)
-#   make test   the whole test suite, then the contract test (schemathesis against the service)
+#   make test   the whole test suite, the contract test (schemathesis against the service),
+#               then the console's end-to-end scenarios in headless Chromium
 #   make bench  the benchmark (see bench/README.md)
 
 SWIFT ?= swift
 DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev postgresql pkg-config
 BENCH_PACKAGES := wrk openssl curl python3 python3-cryptography
+# The console's end-to-end tests: Debian's Chromium, its WebDriver and Selenium, run by Debian's python3.
+CONSOLE_TEST_PACKAGES := chromium chromium-driver python3-selenium python3-cryptography
 DEV_DIR ?= var/dev
 DATABASE ?= var/offer-signer.sqlite
 LISTEN ?= 127.0.0.1:8080
 
-.PHONY: run test build release deps bench-deps bench clean
+.PHONY: run test build release deps bench-deps console-test-deps console-test bench clean
 
 # Installs the Debian packages the build needs, only those missing.
 deps:
@@ -19,15 +22,24 @@ deps:
 bench-deps: deps
 	@$(call install_missing,$(BENCH_PACKAGES))
 
+console-test-deps: deps
+	@$(call install_missing,$(CONSOLE_TEST_PACKAGES))
+
 build: deps
 	$(SWIFT) build
 
 release: deps
 	$(SWIFT) build -c release
 
-test: deps contract-deps
+test: deps contract-deps console-test-deps
 	$(SWIFT) test
 	SCHEMATHESIS=$(CONTRACT_VENV)/bin/schemathesis bash Tests/contract/run-schemathesis.sh
+	$(MAKE) console-test
+
+# The web console in headless Chromium against a real `serve` (debug build); screenshots in var/console-screenshots.
+console-test: console-test-deps
+	$(SWIFT) build --product offer-signer
+	/usr/bin/python3 Tests/Console/e2e.py --binary .build/debug/offer-signer
 
 # The contract test's schemathesis (Tests/contract), pinned, in its own virtual environment;
 # installed when missing or at another version.

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -23,8 +23,13 @@ let package = Package(
         .target(name: "OfferSignerHTTP", dependencies: ["OfferSignerCore", "CMicroHTTPD"]),
         // Client of Apple's App Store Server API (JWT auth, paging, retries, rate limit) over libcurl.
         .target(name: "AppStoreServerAPI", dependencies: ["OfferSignerCore", "CCurl"]),
+        // The web console's HTML, CSS and JavaScript, embedded in the binary at build time.
+        .target(name: "OfferSignerConsole", exclude: ["Assets"], plugins: ["EmbedConsoleAssets"]),
+        .executableTarget(name: "ConsoleAssetEmbedder"),
+        .plugin(name: "EmbedConsoleAssets", capability: .buildTool(), dependencies: ["ConsoleAssetEmbedder"]),
         // Handlers, configuration, wiring.
-        .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP"]),
+        .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP", "AppStoreServerAPI",
+                                                    "OfferSignerConsole"]),
         // The executable: CLI and subcommands.
         .executableTarget(name: "offer-signer", dependencies: ["OfferSignerService"]),
 
@@ -33,8 +38,11 @@ let package = Package(
         .target(name: "OfferSignerTestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "OfferSignerStoreTests", dependencies: ["OfferSignerStore", "OfferSignerTestSupport"]),
         .testTarget(name: "OfferSignerHTTPTests", dependencies: ["OfferSignerHTTP"]),
-        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "OfferSignerCore", "CMicroHTTPD"],
-                    exclude: ["Fixtures"]),
-        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "OfferSignerTestSupport"], exclude: ["Fixtures"]),
+        // Test support, for test targets only: a libmicrohttpd mock of Apple's App Store Server API
+        // and App Store data signed with a test chain shaped like Apple's.
+        .target(name: "AppStoreServerAPIMock", dependencies: ["OfferSignerCore", "CMicroHTTPD"], path: "Tests/AppStoreServerAPIMock",
+                exclude: ["Fixtures"]),
+        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "AppStoreServerAPIMock", "OfferSignerCore"]),
+        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "AppStoreServerAPIMock", "OfferSignerTestSupport"], exclude: ["Fixtures"]),
     ]
 )

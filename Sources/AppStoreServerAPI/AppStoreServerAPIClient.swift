@@ -18,7 +18,7 @@ public final class AppStoreServerAPIClient: Sendable {
     let baseURL: String
     let tokens: AppStoreServerAPITokenIssuer
     let limiter: RequestRateLimiter
-    let http = CurlHTTPClient()
+    let http: CurlHTTPClient
     let now: @Sendable () -> Date
     let userAgent = "offer-signer " + (CurlHTTPClient.libcurlVersion.split(separator: " ").first.map(String.init) ?? "libcurl")
 
@@ -42,7 +42,32 @@ public final class AppStoreServerAPIClient: Sendable {
         self.baseURL = configuration.effectiveBaseURL
         self.tokens = AppStoreServerAPITokenIssuer(credentials: credentials, now: now)
         self.limiter = RequestRateLimiter(requestsPerSecond: configuration.requestsPerSecond)
+        self.http = CurlHTTPClient()
         self.now = now
+    }
+
+    private init(sharingWith client: AppStoreServerAPIClient, configuration: AppStoreServerAPIConfiguration) {
+        credentials = client.credentials
+        self.configuration = configuration
+        baseURL = client.baseURL
+        tokens = client.tokens
+        limiter = client.limiter
+        http = client.http
+        now = client.now
+    }
+
+    /// A client of the same app, key and base URL with another timeout and retry policy, sharing
+    /// this one's request-rate limit (and Apple's `Retry-After` pauses), token and connections:
+    /// e.g. one that must answer within a request's deadline, beside one that may wait.
+    ///
+    /// - Throws: when the timeout or the policy is out of range.
+    public func with(timeout: Duration, retry: AppStoreServerAPIRetryPolicy) throws(AppStoreServerAPIConfigurationError) -> AppStoreServerAPIClient {
+        var configuration = self.configuration
+        configuration.timeout = timeout
+        configuration.connectTimeout = min(configuration.connectTimeout, timeout)
+        configuration.retry = retry
+        try configuration.validate()
+        return AppStoreServerAPIClient(sharingWith: self, configuration: configuration)
     }
 
     // MARK: Get Transaction History v2

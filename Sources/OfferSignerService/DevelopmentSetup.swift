@@ -3,7 +3,8 @@ import OfferSignerCore
 import OfferSignerStore
 
 /// `make run`'s first-run set-up: a development keys file with a fresh P-256 signing key, a
-/// separate P-256 audit key for checkpoints, random API tokens, and a demo offer. Later runs
+/// separate P-256 audit key for checkpoints, random API tokens (one key per role, and a second
+/// client key marked as shipped in apps, which must send proof), and a demo offer. Later runs
 /// reuse both. The keys are for development only.
 public struct DevelopmentSetup {
     public static let bundleId = "com.example.app"
@@ -44,7 +45,16 @@ public struct DevelopmentSetup {
         return message
     }
 
-    private func createKeys() throws -> [Role: String] {
+    /// The name of the development client key marked as shipped in apps (`"proof": "required"`).
+    public static let appKeyName = "dev-client-app"
+
+    /// The development API tokens: one per role (trusted backends), and the app-shipped client key's.
+    struct Tokens {
+        var byRole: [Role: String] = [:]
+        var app = ""
+    }
+
+    private func createKeys() throws -> Tokens {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let key = try P256PrivateKey.generate()
@@ -59,13 +69,16 @@ public struct DevelopmentSetup {
                                              attributes: [.posixPermissions: 0o600]) else {
             throw StartupError.cannotWrite(path: auditKeyPath, what: "the development audit key")
         }
-        var tokens: [Role: String] = [:]
+        var tokens = Tokens()
         var apiKeys: [KeysFile.APIKeyEntry] = []
         for role in Role.allCases {
             let token = "dev_\(role.rawValue)_" + SecureRandom.token()
-            tokens[role] = token
+            tokens.byRole[role] = token
             apiKeys.append(KeysFile.APIKeyEntry(name: "dev-\(role.rawValue)", role: role.rawValue, tokenSHA256: SHA256Digest.hex(Array(token.utf8))))
         }
+        tokens.app = "dev_app_" + SecureRandom.token()
+        apiKeys.append(KeysFile.APIKeyEntry(name: Self.appKeyName, role: Role.client.rawValue,
+                                            tokenSHA256: SHA256Digest.hex(Array(tokens.app.utf8)), proof: CallerTrust.app.proofSetting))
         let file = KeysFile(apps: [KeysFile.App(
             bundleId: Self.bundleId, appAppleId: 1234567890, issuerId: "00000000-0000-0000-0000-000000000000",
             signingKeys: [KeysFile.SigningKeyEntry(keyId: Self.keyId, privateKeyPath: keyFile, active: true)])], apiKeys: apiKeys,
@@ -78,7 +91,7 @@ public struct DevelopmentSetup {
         return tokens
     }
 
-    private func createdMessage(tokens: [Role: String], listen: String) -> String {
+    private func createdMessage(tokens: Tokens, listen: String) -> String {
         var text = """
         ================================================================================
         DEVELOPMENT KEYS — for development only. The P-256 keys in \(folder) were generated
@@ -90,16 +103,32 @@ public struct DevelopmentSetup {
 
         """
         for role in Role.allCases {
-            text += "  \(role.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(tokens[role] ?? "")\n"
+            text += "  \(role.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(tokens.byRole[role] ?? "")\n"
         }
+        text += "  \("client-app".padding(toLength: 10, withPad: " ", startingAt: 0)) \(tokens.app)\n"
         text += """
 
-        Sign the demo offer:
+        The client token is a trusted backend's: keep it on your server, it signs on its word
+        about the user. The client-app token is for shipping in apps ("proof": "required"):
+        its sign requests must carry the customer's Apple-signed transaction.
+
+        Sign the demo offer from your backend, on its word about the user:
 
           curl -s http://\(listen)/v1/offers/sign \\
-            -H 'Authorization: Bearer \(tokens[.client] ?? "")' \\
+            -H 'Authorization: Bearer \(tokens.byRole[.client] ?? "")' \\
             -H 'Content-Type: application/json' \\
             -d '{"productId": "\(Self.productId)", "offerId": "\(Self.offerId)", "userId": "6f0e3c52-2b8f-4f6a-9d7e-1f2a3b4c5d6e"}'
+
+        From the app, with the customer's Apple-signed transaction as proof (without it: 403
+        proof_required). Only data signed by Apple verifies: from a TestFlight or development
+        build it is sandbox data, which needs OFFER_SIGNER_ENVIRONMENTS=Production,Sandbox
+        and "environment": "Sandbox" in the body.
+
+          curl -s http://\(listen)/v1/offers/sign \\
+            -H 'Authorization: Bearer \(tokens.app)' \\
+            -H 'Content-Type: application/json' \\
+            -d '{"productId": "\(Self.productId)", "offerId": "\(Self.offerId)", "userId": "6f0e3c52-2b8f-4f6a-9d7e-1f2a3b4c5d6e",
+                 "signedTransaction": "<Transaction.jwsRepresentation from the device>"}'
         ================================================================================
 
         """

@@ -14,6 +14,8 @@ public struct ServiceDependencies: Sendable {
     /// Bounds the integrity walks running at once.
     public var integrityRuns: ConcurrencyGate
     public var history: any SubscriptionHistoryStore
+    /// Signatures and refusals per offer and day, for the console's activity charts.
+    public var activity: OfferActivity
     /// Verifies App Store signed data.
     public var appStore: AppStoreVerification
     public var rateLimits: RateLimits
@@ -22,15 +24,22 @@ public struct ServiceDependencies: Sendable {
     public var clock: WallClock
     public var metrics: Metrics
     public var logger: Logger
+    /// App Store Server API clients (history refresh, recovery); nil when not configured.
+    public var appStoreAPI: AppStoreAPIClients?
+    /// What was fetched from the App Store Server API (backfill progress, recovered windows).
+    public var appStoreSync: (any AppStoreSyncStore)?
+    /// Fetches unknown users' history while signing (`OFFER_SIGNER_FETCH_UNKNOWN_USERS`); nil when off.
+    public var unknownUserLookup: UnknownUserLookup?
 
     public init(keyRing: KeyRing, offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore,
-                appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger(),
+                activity: OfferActivity, appStore: AppStoreVerification, rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger(),
                 checkpoints: (any CheckpointStore)? = nil, checkpointer: AuditCheckpointer? = nil,
                 integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2)) {
         self.keyRing = keyRing
         self.offers = offers
         self.signatures = signatures
         self.history = history
+        self.activity = activity
         self.appStore = appStore
         self.rateLimits = rateLimits
         self.trustedProxies = trustedProxies

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import OfferSignerCore
 import OfferSignerHTTP
 
@@ -20,6 +21,8 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
     case cannotListen(HTTPServerError)
     /// A file the development setup writes cannot be written.
     case cannotWrite(path: String, what: String)
+    /// The App Store Server API settings cannot be used.
+    case appStoreAPI(AppStoreServerAPIConfigurationError)
 
     public var description: String {
         switch self {
@@ -32,6 +35,7 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
             "\(path): no database here; only `serve` and `dev-setup` create one (check --database / OFFER_SIGNER_DATABASE)"
         case .cannotListen(let error): error.description
         case .cannotWrite(let path, let what): "\(path): cannot write \(what)"
+        case .appStoreAPI(let error): "\(error) (OFFER_SIGNER_APPSTORE_API_URL, OFFER_SIGNER_APPSTORE_API_RATE)"
         }
     }
 }

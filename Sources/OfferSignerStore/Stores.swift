@@ -10,6 +10,10 @@ public final class Stores: Sendable {
     public let signatures: any RepairableSignatureLog
     public let history: any SubscriptionHistoryStore
     public let checkpoints: any CheckpointStore
+    /// App Store Server API backfill progress and recovered notification windows.
+    public let sync: any AppStoreSyncStore
+    /// The console's offer activity (daily refusal counts, signatures per offer).
+    public let activity: any OfferActivityStore
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void
@@ -22,9 +26,11 @@ public final class Stores: Sendable {
     }
 
     private init(location: DatabaseLocation, offers: any OfferStore, signatures: any RepairableSignatureLog,
-                 history: any SubscriptionHistoryStore, checkpoints: any CheckpointStore, schemaVersion: Int,
-                 engine: Engine, close: @escaping @Sendable () -> Void) {
+                 history: any SubscriptionHistoryStore, checkpoints: any CheckpointStore, sync: any AppStoreSyncStore,
+                 activity: any OfferActivityStore, schemaVersion: Int, engine: Engine, close: @escaping @Sendable () -> Void) {
         self.engine = engine
+        self.sync = sync
+        self.activity = activity
         self.location = location
         self.offers = offers
         self.signatures = signatures
@@ -48,7 +54,9 @@ public final class Stores: Sendable {
             let history = SQLiteHistoryStore(database: database)
             let version = try database.read { db in try SQLiteSchema.version(db) }
             return Stores(location: location, offers: try SQLiteOfferStore(database: database), signatures: signatures,
-                          history: history, checkpoints: SQLiteCheckpointStore(database: database), schemaVersion: version,
+                          history: history, checkpoints: SQLiteCheckpointStore(database: database),
+                          sync: SQLiteAppStoreSyncStore(database: database), activity: SQLiteOfferActivityStore(database: database),
+                          schemaVersion: version,
                           engine: .sqlite(database)) {
                 signatures.close()
                 history.close()
@@ -59,7 +67,9 @@ public final class Stores: Sendable {
             let signatures = try PostgreSQLSignatureLog(database: database)
             let history = PostgreSQLHistoryStore(database: database)
             return Stores(location: location, offers: offers, signatures: signatures, history: history,
-                          checkpoints: PostgreSQLCheckpointStore(database: database), schemaVersion: try database.schemaVersion(),
+                          checkpoints: PostgreSQLCheckpointStore(database: database),
+                          sync: PostgreSQLAppStoreSyncStore(database: database), activity: PostgreSQLOfferActivityStore(database: database),
+                          schemaVersion: try database.schemaVersion(),
                           engine: .postgreSQL(database)) {
                 offers.close()
                 signatures.close()

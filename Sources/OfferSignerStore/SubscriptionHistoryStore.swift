@@ -17,6 +17,12 @@ public protocol SubscriptionHistoryStore: Sendable {
     /// subscriptions (same environment and `originalTransactionId`) that lack the token.
     func history(userId: String, bundleId: String) throws -> UserHistory
 
+    /// One subscription's transactions and renewal states: those in `bundleId` and
+    /// `environment` with this `originalTransactionId`, whatever app account token they carry,
+    /// or none. For a customer who proved with an Apple-signed transaction that the
+    /// subscription is theirs; empty when nothing of it is stored.
+    func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory
+
     /// The subscription group a product belongs to, as verified transactions of `environment`
     /// reported it.
     func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String?

@@ -21,6 +21,12 @@ enum CommandLineTool {
       offers apply FILE       Apply a JSON array of offer rules as one change set.
       offers list             List the offer rules.
       history import FILE|-   Verify and store NDJSON signed App Store data (one item per line).
+      appstore backfill --transaction-ids FILE|- [--bundle-id ID] [--concurrency N]
+                              Fetch, verify and store the App Store history of the customer of
+                              each transaction ID (one per line); a rerun resumes.
+      appstore recover --from TIME [--to TIME] [--bundle-id ID] [--environment ENV]
+                              Store the notifications of Apple's Notification History for the
+                              window that are not stored yet.
       audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures]
                               Check the signature log's hash chain, against kept checkpoints
                               and every record's signature (exit 1 if tampered).
@@ -35,9 +41,9 @@ enum CommandLineTool {
                               Copy a whole deployment between SQLite and PostgreSQL into an empty
                               database, then verify its chain.
 
-    offers, history and audit take the options of serve (--database, --keys, --apple-roots,
-    --environments) and the same OFFER_SIGNER_* variables; they refuse a database that does
-    not exist (exit 2) and never create one.
+    offers, history, appstore and audit take the options of serve (--database, --keys,
+    --apple-roots, --environments) and the same OFFER_SIGNER_* variables; they refuse a
+    database that does not exist (exit 2) and never create one.
 
     Run `offer-signer serve` with OFFER_SIGNER_KEYS pointing at your keys file; see README.md.
     """
@@ -54,6 +60,7 @@ enum CommandLineTool {
         case "keys": return KeysCommand.run(rest)
         case "offers": return OfflineCommands.offers(rest)
         case "history": return OfflineCommands.history(rest)
+        case "appstore": return AppStoreCommand.run(rest)
         case "audit": return OfflineCommands.audit(rest)
         case "db": return DatabaseCommand.run(rest)
         case "--help", "-h", "help":

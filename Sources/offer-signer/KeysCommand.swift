@@ -54,7 +54,9 @@ enum KeysCommand {
             } else {
                 print("no audit key: checkpoints of the signature log are not signed (see README, Audits)")
             }
-            for key in configuration.apiKeys { print("api key \(key.name): role \(key.role.rawValue)") }
+            for key in configuration.apiKeys {
+                print("api key \(key.name): role \(key.role.rawValue), \(key.trust.summary)")
+            }
             for warning in configuration.warnings { print(warning) }
             return 0
         } catch {

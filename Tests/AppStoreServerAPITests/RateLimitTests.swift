@@ -1,4 +1,5 @@
 @testable import AppStoreServerAPI
+import AppStoreServerAPIMock
 import Foundation
 import Synchronization
 import Testing
@@ -51,6 +52,30 @@ struct RateLimitTests {
         #expect(arrivals.count == 11)
         // Ten intervals of 50 ms.
         #expect((arrivals.last! - arrivals.first!).seconds >= 0.45)
+    }
+
+    @Test("a client with another timeout and retry policy shares the rate, the token and Retry-After pauses")
+    func variantSharesTheRate() throws {
+        let testbed = try APITestbed()
+        let ids = testbed.addCustomer(first: 41_000, count: 1)
+        let patient = try testbed.client { $0.requestsPerSecond = 20 }
+        let hurried = try patient.with(timeout: .milliseconds(300), retry: .none)
+        #expect(hurried.configuration.timeout == .milliseconds(300) && hurried.configuration.retry == .none)
+        #expect(hurried.configuration.requestsPerSecond == 20 && hurried.credentials.keyId == patient.credentials.keyId)
+
+        DispatchQueue.concurrentPerform(iterations: 10) { index in
+            _ = try! (index.isMultiple(of: 2) ? patient : hurried).transactionHistory(transactionId: ids[0])
+        }
+        let arrivals = testbed.store.requests.map(\.at).sorted()
+        #expect((arrivals.last! - arrivals.first!).seconds >= 0.4, "nine intervals of 50 ms across both clients")
+        #expect(Set(testbed.store.requests.map(\.request.authorization)).count == 1, "one token for both")
+
+        testbed.store.inject([.slow(.seconds(2))], into: "history")
+        let (error, seconds) = measure {
+            thrownError { () throws(AppStoreServerAPIError) in try hurried.transactionHistory(transactionId: ids[0]) }
+        }
+        #expect(error == .timedOut(after: .milliseconds(300), attempts: 1) && seconds < 1)
+        #expect(throws: AppStoreServerAPIConfigurationError.invalidTimeout) { try patient.with(timeout: .zero, retry: .none) }
     }
 }
 

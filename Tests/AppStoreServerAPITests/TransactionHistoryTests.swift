@@ -1,4 +1,5 @@
 @testable import AppStoreServerAPI
+import AppStoreServerAPIMock
 import Foundation
 import OfferSignerCore
 import Testing

@@ -73,7 +73,7 @@ struct AvailabilityTests {
     func readinessFollowsTheLog() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try SQLiteDatabase(path: folder.appendingPathComponent("r.sqlite").path, maxPageCount: 30)
+        let database = try TestEnvironment.nearlyFullDatabase(at: folder.appendingPathComponent("r.sqlite").path)
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         let env = try TestEnvironment(signatures: log)

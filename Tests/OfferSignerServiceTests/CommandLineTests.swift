@@ -1,5 +1,6 @@
 import Foundation
 import OfferSignerCore
+@testable import OfferSignerService
 @testable import OfferSignerStore
 import Testing
 
@@ -59,6 +60,35 @@ struct CommandLineTests {
                                     "--listen", "127.0.0.1:0"])
         #expect(outcome.status == 1)
         #expect(outcome.errors.contains(keys.path))
+    }
+
+    @Test("dev-setup makes a backend client key and an app key that must send proof; the banner and keys check show both")
+    func devSetupKeysOfEachKind() throws {
+        let env = try TestEnvironment()
+        let dev = env.folder.appendingPathComponent("dev")
+        let setup = try Self.run(["dev-setup", "--dir", dev.path, "--database", env.folder.appendingPathComponent("dev.sqlite").path])
+        #expect(setup.status == 0, "\(setup.errors)")
+        func token(_ label: String) -> String? {
+            for line in setup.output.split(separator: "\n") {
+                let words = line.split(separator: " ").map(String.init)
+                if words.count > 1 && words[0] == label { return words[1] }
+            }
+            return nil
+        }
+        let backend = try #require(token("client")), app = try #require(token("client-app"))
+        let configuration = try KeyConfiguration.load(path: dev.appendingPathComponent("keys.json").path)
+        func trust(of token: String) -> CallerTrust? {
+            configuration.apiKeys.first { $0.tokenHash == SHA256Digest.hash(Array(token.utf8)) }.map(\.trust)
+        }
+        #expect(trust(of: backend) == .backend && trust(of: app) == .app)
+        #expect(configuration.apiKeys.filter { $0.role == .client }.count == 2)
+        #expect(setup.output.contains("Bearer \(backend)") && setup.output.contains("Bearer \(app)"))
+        #expect(setup.output.contains("\"signedTransaction\"") && setup.output.contains("proof_required"))
+
+        let check = try Self.run(["keys", "check", "--keys", dev.appendingPathComponent("keys.json").path])
+        #expect(check.status == 0)
+        #expect(check.output.contains("api key dev-client: role client, proof optional"))
+        #expect(check.output.contains("api key dev-client-app: role client, proof required (shipped in apps"))
     }
 
     @Test("an unknown option or subcommand exits 2 with usage")

@@ -53,6 +53,9 @@ struct KeyConfigurationTests {
         (keys(apiKeys: #"[{"name": "app", "role": "client", "tokenSHA256": "abc"}]"#), "64 lowercase hex"),
         (keys(apiKeys: #"[{"name": "a", "role": "client", "tokenSHA256": "\#(hash)"}, {"name": "b", "role": "admin", "tokenSHA256": "\#(hash)"}]"#), "same token"),
         (#"{"apps": [], "apiKeys": [], "secret": 1}"#, "unknown field 'secret'"),
+        (keys(apiKeys: #"[{"name": "app", "role": "client", "tokenSHA256": "\#(hash)", "proof": "sometimes"}]"#), "proof 'sometimes' is not known"),
+        (keys(apiKeys: #"[{"name": "app", "role": "admin", "tokenSHA256": "\#(hash)", "proof": "required"}]"#),
+         "must have role client, not admin"),
     ])
     func faults(contents: String, fault: String) throws {
         let folder = try Folder()
@@ -74,6 +77,20 @@ struct KeyConfigurationTests {
             #expect(error.description.contains(fault), "\(error.description)")
             #expect(!error.description.contains("BEGIN PRIVATE KEY"), "never prints key material")
         }
+    }
+
+    @Test("an API key is a trusted backend's unless marked \"proof\": \"required\" (shipped in apps)")
+    func trust() throws {
+        let folder = try Folder()
+        let other = String(repeating: "cd", count: 32), third = String(repeating: "ef", count: 32)
+        try folder.write("keys.json", Self.keys(apiKeys: """
+            [{"name": "backend", "role": "client", "tokenSHA256": "\(Self.hash)"},
+             {"name": "app", "role": "client", "tokenSHA256": "\(other)", "proof": "required"},
+             {"name": "explicit", "role": "marketing", "tokenSHA256": "\(third)", "proof": "optional"}]
+            """))
+        let configuration = try KeyConfiguration.load(path: folder.keysPath)
+        #expect(configuration.apiKeys.map(\.name) == ["backend", "app", "explicit"])
+        #expect(configuration.apiKeys.map(\.trust) == [.backend, .app, .backend])
     }
 
     @Test("a private key readable by other users loads with a loud warning")
@@ -114,5 +131,12 @@ struct KeyConfigurationTests {
         #expect(throws: SettingsError.self) { try ServiceSettings.resolve(arguments: ["--listen", "nowhere"], environment: [:]) }
         #expect(throws: SettingsError.self) { try ServiceSettings.resolve(arguments: [], environment: ["OFFER_SIGNER_ENVIRONMENTS": "Staging"]) }
         #expect(throws: SettingsError.self) { try ServiceSettings.resolve(arguments: ["--keys"], environment: [:]) }
+        #expect(resolved.appTransactionMaxAge == 604_800, "an app transaction may be a week old by default")
+        let maxAge = try ServiceSettings.resolve(arguments: ["--app-transaction-max-age", "3600"],
+                                                 environment: ["OFFER_SIGNER_APP_TRANSACTION_MAX_AGE": "60"])
+        #expect(maxAge.appTransactionMaxAge == 3600)
+        #expect(throws: SettingsError.self) {
+            try ServiceSettings.resolve(arguments: [], environment: ["OFFER_SIGNER_APP_TRANSACTION_MAX_AGE": "0"])
+        }
     }
 }

@@ -8,14 +8,16 @@ struct RoleTableTests {
     /// The contract's endpoint table: who may call what. `nil` means no token is needed.
     static let contract: [(String, String, Set<Role>?)] = [
         ("POST", "/v1/offers/sign", [.client, .admin]),
-        ("GET", "/v1/users/u1/offers", [.client, .admin]),
+        ("GET", "/v1/users/u1/offers", [.client, .marketing, .admin]),
         ("GET", "/v1/users/u1/history", [.marketing, .admin]),
         ("GET", "/v1/admin/offers", [.marketing, .admin]),
         ("GET", "/v1/admin/offers/o1", [.marketing, .admin]),
         ("PUT", "/v1/admin/offers/o1", [.marketing, .admin]),
         ("DELETE", "/v1/admin/offers/o1", [.marketing, .admin]),
         ("POST", "/v1/admin/offers/o1/simulate", [.marketing, .admin]),
+        ("GET", "/v1/admin/offers/o1/changes", [.marketing, .admin]),
         ("POST", "/v1/admin/history/import", [.admin]),
+        ("POST", "/v1/admin/history/refresh", [.admin]),
         ("POST", "/v1/notifications/appstore", nil),
         ("GET", "/v1/audit/signatures", [.auditor, .admin]),
         ("GET", "/v1/audit/signatures/n1", [.auditor, .admin]),
@@ -23,10 +25,15 @@ struct RoleTableTests {
         ("GET", "/v1/audit/integrity", [.auditor, .admin]),
         ("GET", "/v1/audit/checkpoints", [.auditor, .admin]),
         ("GET", "/v1/audit/offer-changes", [.auditor, .admin]),
+        ("GET", "/v1/stats/offers", [.marketing, .auditor, .admin]),
+        ("GET", "/v1/stats/offers/o1", [.marketing, .auditor, .admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
+        ("GET", "/v1/me", Set(Role.allCases)),
         ("GET", "/healthz", nil),
         ("GET", "/readyz", nil),
         ("GET", "/metrics", nil),
+        ("GET", "/console", nil),
+        ("GET", "/console/app.js", nil),
     ]
 
     @Test("each role is let through exactly where the contract allows it")
@@ -55,7 +62,7 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}"))" })
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 

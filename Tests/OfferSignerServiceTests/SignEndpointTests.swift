@@ -1,6 +1,6 @@
 import Foundation
 import OfferSignerCore
-import OfferSignerStore
+@testable import OfferSignerStore
 import Testing
 @testable import OfferSignerService
 
@@ -159,7 +159,7 @@ struct SignEndpointTests {
     func diskFull() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("full-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try SQLiteDatabase(path: folder.appendingPathComponent("f.sqlite").path, maxPageCount: 30)
+        let database = try TestEnvironment.nearlyFullDatabase(at: folder.appendingPathComponent("f.sqlite").path)
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         let env = try TestEnvironment(signatures: log)

@@ -25,16 +25,46 @@ enum TestAppStore {
 
     /// Signs payload JSON as written (numbers no `JSONSerialization` would write included).
     static func sign(payloadJSON: String) -> String {
-        let header = ["alg": "ES256", "x5c": x5c] as [String: Any]
-        let input = Base64URL.encode(json(header).utf8) + "." + Base64URL.encode(payloadJSON.utf8)
-        let der = try! leafKey.signDER(Array(input.utf8))
-        return input + "." + Base64URL.encode(ECDSASignatureEncoding.raw(fromDER: der)!)
+        sign(payloadSegment: Base64URL.encode(payloadJSON.utf8), key: leafKey, x5c: x5c)
     }
 
     /// The payload of a signed JWS, as JSON values.
     static func payload(of jws: String) -> [String: Any] {
         let segment = jws.split(separator: ".")[1]
         return try! JSONSerialization.jsonObject(with: Data(Base64URL.decode(String(segment))!)) as! [String: Any]
+    }
+
+    /// The forged chain in Fixtures/forged-chain: Apple's shape and OIDs under a root the tests never trust.
+    static let forgedFolder = TestEnvironment.fixtures.appendingPathComponent("forged-chain")
+    static let forgedKey = try! P256PrivateKey(pkcs8PEM: try! String(contentsOf: forgedFolder.appendingPathComponent("leaf.key"), encoding: .utf8))
+    static let forgedX5c = ["leaf.pem", "intermediate.pem", "root.pem"].map { name in
+        let pem = try! String(contentsOf: forgedFolder.appendingPathComponent(name), encoding: .utf8)
+        return pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+    }
+
+    /// `jws`'s payload signed again with the forged chain.
+    static func forged(_ jws: String) -> String {
+        sign(payloadSegment: String(jws.split(separator: ".")[1]), key: forgedKey, x5c: forgedX5c)
+    }
+
+    private static func sign(payloadSegment: String, key: P256PrivateKey, x5c: [String]) -> String {
+        let header = ["alg": "ES256", "x5c": x5c] as [String: Any]
+        let input = Base64URL.encode(json(header).utf8) + "." + payloadSegment
+        let der = try! key.signDER(Array(input.utf8))
+        return input + "." + Base64URL.encode(ECDSASignatureEncoding.raw(fromDER: der)!)
+    }
+
+    /// A signed app transaction (`AppTransaction.shared.jwsRepresentation`), signed at `created`.
+    static func appTransaction(created: Date, appTransactionId: String? = "704289572911", environment: String = "Production",
+                               bundleId: String = TestEnvironment.bundleId, appAppleId: Int64 = 1234) -> String {
+        var payload: [String: Any] = [
+            "receiptType": environment, "appAppleId": appAppleId, "bundleId": bundleId, "applicationVersion": "7.1",
+            "receiptCreationDate": ms(created), "originalPurchaseDate": ms(created - 400 * 86_400),
+            "originalApplicationVersion": "1.0", "deviceVerification": "dGVzdA==",
+            "deviceVerificationNonce": "48ccfa42-7431-4f22-9908-7e88983e105a", "originalPlatform": "iOS",
+        ]
+        if let appTransactionId { payload["appTransactionId"] = appTransactionId }
+        return sign(payload)
     }
 
     static func json(_ object: [String: Any]) -> String {

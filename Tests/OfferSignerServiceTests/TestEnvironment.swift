@@ -1,7 +1,7 @@
 import Foundation
 import OfferSignerCore
 import OfferSignerHTTP
-import OfferSignerStore
+@testable import OfferSignerStore
 @testable import OfferSignerService
 
 /// A service wired in process over a temporary SQLite database, with Apple's test key as the
@@ -14,6 +14,8 @@ final class TestEnvironment {
     static let otherBundleId = "com.example.other"
     static let otherProduct = "com.example.other.plus_monthly"
     static let tokens: [Role: String] = [.client: "client-token", .marketing: "marketing-token", .auditor: "auditor-token", .admin: "admin-token"]
+    /// The token of `client-app-key`, a client key shipped in apps (`"proof": "required"`).
+    static let appToken = "client-app-token"
 
     let folder: URL
     let database: SQLiteDatabase
@@ -52,6 +54,7 @@ final class TestEnvironment {
         dependencies = ServiceDependencies(
             keyRing: keyRing, offers: try SQLiteOfferStore(database: database),
             signatures: log, history: historyStore,
+            activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: .silent),
             appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: environments,
                                                configuration: configuration),
             clock: .fixed(fixedNow), logger: .silent, checkpoints: checkpoints,
@@ -81,9 +84,20 @@ final class TestEnvironment {
             apps: apps,
             apiKeys: apiKeys ?? Role.allCases.map {
                 KeysFile.APIKeyEntry(name: "\($0.rawValue)-key", role: $0.rawValue, tokenSHA256: SHA256Digest.hex(Array(tokens[$0]!.utf8)))
-            },
+            } + [KeysFile.APIKeyEntry(name: "client-app-key", role: "client", tokenSHA256: SHA256Digest.hex(Array(appToken.utf8)),
+                                      proof: "required")],
             auditKey: auditKey ? KeysFile.AuditKeyEntry(keyId: "AUDITKEY01", privateKeyPath: "audit.p8") : nil)
         return try JSONEncoder().encode(file)
+    }
+
+    /// A database with room for only a few records beyond its schema (whatever the schema's
+    /// size), to see what a full disk does.
+    static func nearlyFullDatabase(at path: String) throws -> SQLiteDatabase {
+        let schemaPages = try { () throws -> Int64 in
+            let empty = try SQLiteDatabase(path: path)
+            return try empty.write { db in try db.scalar("PRAGMA page_count") } ?? 0
+        }()
+        return try SQLiteDatabase(path: path, maxPageCount: Int(schemaPages) + 6)
     }
 
     var router: Router<ServiceContext> { ServiceRouter.make(dependencies) }

@@ -34,6 +34,13 @@ struct DatabaseCopyTests {
                 transactionId: n % 3 == 0 ? nil : "tx-\(n)", apiKeyName: "client", requestId: "req-\(n)", recordedAt: 1_800_000_000_000), quota: nil)
         }
         try stores.checkpoints.add(AuditCheckpoint(sequence: 2000, chainHash: String(repeating: "b", count: 64), timestamp: 1, keyId: "A", signature: "s"))
+        let offer = OfferKey(bundleId: "com.example.app", offerId: "winback")
+        try stores.activity.addRefusals([RefusalCount(day: 20_000, offer: offer, criterion: "", count: 4),
+                                         RefusalCount(day: 20_000, offer: offer, criterion: "minPaidDays", count: 3)])
+        try stores.sync.recordBackfill([BackfillEntry(bundleId: "com.example.app", transactionId: "t1", outcome: .fetched,
+                                                      environment: "Sandbox", finishedAt: 5)])
+        try stores.sync.recordRecoveredWindow(RecoveredWindow(bundleId: "com.example.app", environment: "Production", start: 1, end: 2,
+                                                              found: 3, stored: 2, completedAt: 9))
     }
 
     @Test("SQLite to PostgreSQL and back: every table's rows, the chain verified at each destination, new appends continue it")
@@ -57,7 +64,8 @@ struct DatabaseCopyTests {
         #expect(steps.contains("signatures 2000/2500") && steps.contains("signatures 2500/2500"), "a progress step per page")
         #expect(Dictionary(uniqueKeysWithValues: there.rows.map { ($0.table, $0.count) })
                 == ["offers": 1, "offer_changes": 3, "notifications": 1, "transactions": 1, "renewals": 1, "signatures": 2500,
-                    "signature_log_gaps": 0, "signature_checkpoints": 1, "signature_chain_head": 1])
+                    "signature_log_gaps": 0, "signature_checkpoints": 1, "signature_chain_head": 1, "offer_refusals_daily": 2,
+                    "appstore_backfill": 1, "appstore_recovered_windows": 1])
 
         let back = try last.open()
         defer { back.close() }
@@ -69,6 +77,9 @@ struct DatabaseCopyTests {
             #expect(history == (try source.history.history(userId: "user-1", bundleId: "com.example.app")))
             #expect(try stores.signatures.signature(nonce: "nonce-3") == (try source.signatures.signature(nonce: "nonce-3")))
             #expect(try stores.checkpoints.latest()?.sequence == 2000)
+            #expect(try stores.activity.refusals(bundleId: "com.example.app", offerId: "winback", fromDay: 0, toDay: 30_000).map(\.count) == [4, 3])
+            #expect(try stores.sync.backfilled(bundleId: "com.example.app", among: ["t1", "t2"]) == ["t1"])
+            #expect(try stores.sync.lastRecoveredWindow(bundleId: "com.example.app", environment: "Production")?.found == 3)
         }
         // The copies are live databases: the chain and the change IDs continue.
         let next = try postgres.signatures.append(SignatureRecord(

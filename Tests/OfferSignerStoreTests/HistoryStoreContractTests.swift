@@ -46,6 +46,31 @@ struct HistoryStoreContract {
         #expect(history.renewals == [renewal])
     }
 
+    @Test("one subscription's history: its transactions whatever token they carry, its renewal info, in one environment and app",
+          arguments: Engine.allCases)
+    func subscriptionHistory(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let store = stores.history
+        let renewal = SubscriptionRenewalState(originalTransactionId: "o1", environment: .production, expirationIntent: 1, signedDate: Self.t0)
+        _ = try store.record(batch: [
+            Self.stored(Self.transaction("t1", user: nil)), Self.stored(Self.transaction("t2", user: "user-1")),
+            Self.stored(Self.transaction("t3", original: "o2", user: nil)),
+            Self.stored(Self.transaction("t4", environment: .sandbox, user: nil)),
+            .renewal(StoredRenewal(renewal: renewal, signedRenewalInfo: "r")),
+        ])
+        let history = try store.history(originalTransactionId: "o1", environment: .production, bundleId: "com.example.app")
+        #expect(history.transactions.map(\.transactionId).sorted() == ["t1", "t2"])
+        #expect(history.renewals == [renewal])
+        #expect(try store.history(originalTransactionId: "o1", environment: .sandbox, bundleId: "com.example.app")
+                    .transactions.map(\.transactionId) == ["t4"])
+        #expect(try store.history(originalTransactionId: "o1", environment: .production, bundleId: "com.example.other") == UserHistory(),
+                "another app knows nothing of it, not even its renewal info")
+        #expect(try store.history(originalTransactionId: "o9", environment: .production, bundleId: "com.example.app") == UserHistory())
+    }
+
     @Test("the same transaction and subscription IDs in Production and Sandbox are kept apart; the newest copy wins in each", arguments: Engine.allCases)
     func environmentsApart(engine: Engine) throws {
         let database = try EngineDatabase(engine)

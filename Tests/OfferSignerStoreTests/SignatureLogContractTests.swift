@@ -96,6 +96,32 @@ extension StorageContract {
             _ = try log.append(record(timestamp: 1_800_000_000_000 + 86_400_000 + 10), quota: quota)
         }
 
+        @Test("customers without an app account token (empty userId) each have the quota of their proven subscription",
+              arguments: Engine.allCases)
+        func quotaWithoutToken(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            let log = stores.signatures
+            let quota = SignatureQuota(maxCount: 1)
+            func tokenless(_ subscription: String?) -> SignatureRecord {
+                var tokenless = record(user: "")
+                tokenless.transactionId = subscription
+                return tokenless
+            }
+            _ = try log.append(tokenless("2000000000000001"), quota: quota)
+            #expect(throws: SignatureLogError.self) { try log.append(tokenless("2000000000000001"), quota: quota) }
+            _ = try log.append(tokenless("2000000000000002"), quota: quota)
+            // A user with a token is counted by the token alone, whatever transaction is logged.
+            var first = record(user: "user-1")
+            first.transactionId = "2000000000000003"
+            _ = try log.append(first, quota: quota)
+            var second = record(user: "user-1")
+            second.transactionId = "2000000000000004"
+            #expect(throws: SignatureLogError.self) { try log.append(second, quota: quota) }
+        }
+
         @Test("audit queries filter by user, offer, app and time, oldest first, from a sequence on", arguments: Engine.allCases)
         func queries(engine: Engine) throws {
             let database = try EngineDatabase(engine)

@@ -12,7 +12,9 @@ public struct PromotionalOfferRequest: Hashable, Sendable {
     public var nonce: String
     /// Milliseconds since 1970.
     public var timestamp: Int64
-    /// Only for the JWS format: the transaction the offer applies to, if the app sent one.
+    /// The transaction the offer applies to: the one the app sent, or the proven
+    /// subscription's original. Signed (as the `transactionId` claim) only in the JWS format;
+    /// the legacy payload has no place for it, so there it is only logged.
     public var transactionId: String?
 
     public init(

@@ -9,14 +9,23 @@ public final class AppStoreVerification: Sendable {
     private let environments: Set<String>
     private let strict: Bool
     private let verifier: Mutex<SignedDataVerifier>
+    /// How old, in seconds, a signed app transaction sent as proof may be (by its `receiptCreationDate`).
+    public let appTransactionMaxAge: Int
 
-    /// - Parameter strictCertificateChecks: RFC 5280 strictness; Apple's real chain passes it,
-    ///   Apple's published test certificates do not.
+    /// A week: StoreKit hands out its cached app transaction, re-signed from time to time.
+    public static let defaultAppTransactionMaxAge = 7 * 86_400
+
+    /// - Parameters:
+    ///   - strictCertificateChecks: RFC 5280 strictness; Apple's real chain passes it, Apple's
+    ///     published test certificates do not.
+    ///   - appTransactionMaxAge: seconds; an app transaction signed longer ago is no proof.
     public init(roots: [X509Certificate], environments: Set<String>, configuration: KeyConfiguration,
-                strictCertificateChecks: Bool = true) throws(SignedDataConfigurationError) {
+                strictCertificateChecks: Bool = true,
+                appTransactionMaxAge: Int = AppStoreVerification.defaultAppTransactionMaxAge) throws(SignedDataConfigurationError) {
         self.roots = roots
         self.environments = environments
         self.strict = strictCertificateChecks
+        self.appTransactionMaxAge = appTransactionMaxAge
         verifier = Mutex(try Self.makeVerifier(roots, environments, configuration, strictCertificateChecks))
     }
 

@@ -35,6 +35,10 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
     case unknownRole(apiKey: String, role: String)
     case invalidTokenHash(apiKey: String)
     case duplicateToken(apiKey: String)
+    /// An API key's `"proof"` is neither `"required"` nor `"optional"`.
+    case invalidProofSetting(apiKey: String, value: String)
+    /// `"proof": "required"` (a key shipped in apps) on a key whose role is not `client`.
+    case proofOnNonClientKey(apiKey: String, role: Role)
     case invalidAuditKeyId(String)
     case unreadableAuditKey(path: String, reason: String)
     case invalidAuditKey(path: String, KeyError)
@@ -73,6 +77,10 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
         case .invalidTokenHash(let apiKey):
             "API key \(apiKey): tokenSHA256 must be 64 lowercase hex characters (see `offer-signer keys hash-token`)"
         case .duplicateToken(let apiKey): "API key \(apiKey) has the same token as another key"
+        case .invalidProofSetting(let apiKey, let value):
+            "API key \(apiKey): proof '\(value)' is not known (use \"required\" for a key shipped in apps, \"optional\" or nothing for a backend's)"
+        case .proofOnNonClientKey(let apiKey, let role):
+            "API key \(apiKey): \"proof\": \"required\" marks a key shipped in apps, which must have role client, not \(role.rawValue)"
         case .invalidAuditKeyId(let keyId): "auditKey: keyId '\(keyId)' is not a valid key ID"
         case .unreadableAuditKey(let path, let reason): "auditKey: cannot read \(path) (\(reason))"
         case .invalidAuditKey(let path, let error): "auditKey: \(path) is \(error)"

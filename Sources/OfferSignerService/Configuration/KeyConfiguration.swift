@@ -86,7 +86,12 @@ public struct KeyConfiguration: Sendable {
                 throw fail(.invalidTokenHash(apiKey: entry.name))
             }
             guard seenHashes.insert(entry.tokenSHA256).inserted else { throw fail(.duplicateToken(apiKey: entry.name)) }
-            apiKeys.append(APIKey(name: entry.name, role: role, tokenHash: hash))
+            guard let trust = CallerTrust(proofSetting: entry.proof) else {
+                throw fail(.invalidProofSetting(apiKey: entry.name, value: entry.proof ?? ""))
+            }
+            // A key shipped in apps is public: it may hold no role beyond signing and reading offers.
+            guard trust == .backend || role == .client else { throw fail(.proofOnNonClientKey(apiKey: entry.name, role: role)) }
+            apiKeys.append(APIKey(name: entry.name, role: role, tokenHash: hash, trust: trust))
         }
         if apiKeys.isEmpty {
             warnings.append("\(path) lists no API keys (apiKeys is empty): every route that needs one answers 401")
@@ -173,15 +178,18 @@ public struct SigningKey: Sendable {
     }
 }
 
-/// An API key: a name for the logs, a role, and the SHA-256 of its token.
+/// An API key: a name for the logs, a role, the SHA-256 of its token, and whether it is a
+/// trusted backend's or shipped in apps.
 public struct APIKey: Sendable {
     public let name: String
     public let role: Role
     public let tokenHash: [UInt8]
+    public let trust: CallerTrust
 
-    public init(name: String, role: Role, tokenHash: [UInt8]) {
+    public init(name: String, role: Role, tokenHash: [UInt8], trust: CallerTrust = .backend) {
         self.name = name
         self.role = role
         self.tokenHash = tokenHash
+        self.trust = trust
     }
 }

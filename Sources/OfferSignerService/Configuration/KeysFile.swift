@@ -50,11 +50,15 @@ public struct KeysFile: Codable, Sendable {
         public var role: String
         /// SHA-256 of the token, 64 lowercase hex characters; the token itself is never stored.
         public var tokenSHA256: String
+        /// `"required"` for a client key shipped in apps: its sign requests must carry the
+        /// customer's Apple-signed transaction. Absent or `"optional"`: a trusted backend's key.
+        public var proof: String?
 
-        public init(name: String, role: String, tokenSHA256: String) {
+        public init(name: String, role: String, tokenSHA256: String, proof: String? = nil) {
             self.name = name
             self.role = role
             self.tokenSHA256 = tokenSHA256
+            self.proof = proof
         }
     }
 

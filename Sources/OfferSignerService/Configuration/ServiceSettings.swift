@@ -29,6 +29,16 @@ public struct ServiceSettings: Sendable, Equatable {
     public var trustedProxies: [String] = []
     /// Seconds appended records may go without a signed audit checkpoint.
     public var checkpointInterval = 60
+    /// The App Store Server API's base URL instead of Apple's (tests, staging); nil for Apple's.
+    public var appStoreAPIURL: String?
+    /// App Store Server API requests per second, per app and environment.
+    public var appStoreAPIRate: Double = 50
+    /// Seconds between the scheduled recoveries of missed notifications; nil: none.
+    public var recoverInterval: Int?
+    /// Whether signing fetches the App Store history of a user it knows nothing about.
+    public var fetchUnknownUsers = false
+    /// Seconds a signed app transaction sent as proof may be old (by its `receiptCreationDate`).
+    public var appTransactionMaxAge = AppStoreVerification.defaultAppTransactionMaxAge
 
     public init() {}
 
@@ -81,6 +91,13 @@ public struct ServiceSettings: Sendable, Equatable {
         },
         Setting(variable: "OFFER_SIGNER_REQUEST_TIMEOUT", flag: "--request-timeout") {
             $0.requestTimeout = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_APPSTORE_API_URL", flag: "--appstore-api-url") { $0.appStoreAPIURL = try baseURL($1) },
+        Setting(variable: "OFFER_SIGNER_APPSTORE_API_RATE", flag: "--appstore-api-rate") { $0.appStoreAPIRate = try rate($1) },
+        Setting(variable: "OFFER_SIGNER_RECOVER_INTERVAL", flag: "--recover-interval") { $0.recoverInterval = try interval($1) },
+        Setting(variable: "OFFER_SIGNER_FETCH_UNKNOWN_USERS", flag: "--fetch-unknown-users") { $0.fetchUnknownUsers = try onOff($1) },
+        Setting(variable: "OFFER_SIGNER_APP_TRANSACTION_MAX_AGE", flag: "--app-transaction-max-age") {
+            $0.appTransactionMaxAge = try positive($1)
         },
     ]
 
@@ -139,6 +156,44 @@ public struct ServiceSettings: Sendable, Equatable {
     private static func positive(_ text: String) throws(SettingsError) -> Int {
         guard let value = Int(text), value > 0 else { throw .invalidValue(setting: "", value: text, expected: "a positive whole number") }
         return value
+    }
+
+    /// An `http` or `https` URL without query or fragment.
+    private static func baseURL(_ text: String) throws(SettingsError) -> String {
+        let lowered = text.lowercased()
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://"), text.split(separator: "/").count >= 2,
+              !text.contains("?"), !text.contains("#"), text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw .invalidValue(setting: "", value: text, expected: "an http or https URL without query (e.g. https://api.storekit.apple.com)")
+        }
+        return text
+    }
+
+    /// Requests per second: a positive number up to 1000 (`50`, `12.5`).
+    private static func rate(_ text: String) throws(SettingsError) -> Double {
+        guard let value = Double(text.hasSuffix("/s") ? String(text.dropLast(2)) : text), value.isFinite, value > 0, value <= 1000 else {
+            throw .invalidValue(setting: "", value: text, expected: "a number of requests per second above 0 and up to 1000 (e.g. 50)")
+        }
+        return value
+    }
+
+    /// `off`, or at least a minute: `90s`, `15m`, `1h`, or seconds.
+    private static func interval(_ text: String) throws(SettingsError) -> Int? {
+        if text.lowercased() == "off" { return nil }
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600]
+        let unit = text.last.flatMap { units[$0] }
+        guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0,
+              number <= Int.max / 3600, number * (unit ?? 1) >= 60 else {
+            throw .invalidValue(setting: "", value: text, expected: "off or an interval of at least a minute (e.g. 15m, 1h, 900s)")
+        }
+        return number * (unit ?? 1)
+    }
+
+    private static func onOff(_ text: String) throws(SettingsError) -> Bool {
+        switch text.lowercased() {
+        case "on", "true", "1", "yes": return true
+        case "off", "false", "0", "no": return false
+        default: throw .invalidValue(setting: "", value: text, expected: "on or off")
+        }
     }
 
     private static func list(_ text: String) -> [String] {

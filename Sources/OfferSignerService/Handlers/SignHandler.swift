@@ -16,11 +16,12 @@ struct SignHandler {
         try RateLimits.check(dependencies.rateLimits.signPerAPIKey, context.callerName, what: "signing requests for this API key")
         let body = try request.decodeJSON(SignRequest.self)
         try body.validate()
-        try RateLimits.check(dependencies.rateLimits.signPerUser, body.userId.lowercased(), what: "signing requests for this user")
+        try RateLimits.check(dependencies.rateLimits.signPerUser, body.rateLimitSubject, what: "signing requests for this user")
         let issued = try issuer.issue(IssueRequest(
             bundleId: body.bundleId, productId: body.productId, offerId: body.offerId, userId: body.userId, format: body.format,
             transactionId: body.transactionId, environment: body.environment, requestedBy: context.callerName,
-            requestId: context.requestId))
+            requestId: context.requestId, proof: body.proof,
+            callerTrust: context.principal?.trust ?? .app))  // the route needs a key; none is believed least
         return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(SignResponse(issued).json.utf8))
     }
 }

@@ -15,6 +15,17 @@ extension SignRefusal: HTTPResponseError {
             .notFound("no offer '\(offerId)' is configured for \(bundleId)")
         case .productNotInOffer(let offerId, let productId):
             .notFound("offer '\(offerId)' is not for product '\(productId)'")
+        case .proofRequired(.appKey):
+            HTTPProblem(status: 403, code: "proof_required", title: "Proof required",
+                        detail: "this API key is shipped in apps: send the customer's signedTransaction (StoreKit's Transaction.jwsRepresentation)")
+        case .proofRequired(.emptyUserId):
+            HTTPProblem(status: 403, code: "proof_required", title: "Proof required",
+                        detail: "an empty userId needs the customer's signedTransaction (StoreKit's Transaction.jwsRepresentation)")
+        case .proofMismatch(let mismatch):
+            HTTPProblem(status: 403, code: "proof_mismatch", title: "Proof does not match the request", detail: mismatch.description)
+        case .invalidProof(let field, let refusal):
+            HTTPProblem(status: 400, code: "invalid_signed_data", title: "Invalid signed data",
+                        detail: "\(field.rawValue): \(refusal.description)")
         case .notEligible(let decision):
             HTTPProblem(status: 403, code: "not_eligible", title: "Not eligible",
                         detail: "the user is not eligible for this offer (failed: \(decision.reasons.map(\.criterion).joined(separator: ", ")))",

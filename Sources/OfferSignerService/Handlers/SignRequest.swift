@@ -12,8 +12,12 @@ struct SignRequest: Decodable {
     var transactionId: String?
     /// Whose history decides: Production unless the body names `"environment": "Sandbox"`.
     var environment: AppStoreEnvironment
+    /// The customer's `Transaction.jwsRepresentation` and `AppTransaction.shared.jwsRepresentation`.
+    var proof: CustomerProof
 
-    enum CodingKeys: String, CodingKey { case productId, offerId, userId, bundleId, format, transactionId, environment }
+    enum CodingKeys: String, CodingKey {
+        case productId, offerId, userId, bundleId, format, transactionId, environment, signedTransaction, signedAppTransaction
+    }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -34,6 +38,8 @@ struct SignRequest: Decodable {
                 debugDescription: "unknown environment '\(environmentName)'; use \"Production\" or \"Sandbox\"")
         }
         self.environment = environment
+        proof = CustomerProof(signedTransaction: try container.decodeIfPresent(String.self, forKey: .signedTransaction),
+                              signedAppTransaction: try container.decodeIfPresent(String.self, forKey: .signedAppTransaction))
     }
 
     /// Refuses IDs of the wrong length or characters, with the field named.
@@ -47,8 +53,23 @@ struct SignRequest: Decodable {
         if let transactionId, !Identifier.isValid(transactionId, maxLength: 64) {
             throw .invalidRequest("'transactionId' must be 1–64 visible ASCII characters")
         }
-        if let refusal = InputRules.userIdRefusal(userId, field: "'userId'") {
+        if userId.isEmpty {
+            guard proof.signedTransaction != nil else {
+                throw .invalidRequest("'userId' may be empty only with a 'signedTransaction' (a customer without an app account token)")
+            }
+        } else if let refusal = InputRules.userIdRefusal(userId, field: "'userId'") {
             throw .invalidRequest(refusal)
         }
+        for (name, value) in [("signedTransaction", proof.signedTransaction), ("signedAppTransaction", proof.signedAppTransaction)] {
+            if let value, value.isEmpty { throw .invalidRequest("'\(name)' must be a compact JWS, not empty") }
+        }
+    }
+
+    /// Whose sign requests the per-user rate limit counts together: the lowercased `userId`,
+    /// or for an empty one the transaction sent as proof (each customer without a token alike
+    /// would otherwise share one budget).
+    var rateLimitSubject: String {
+        guard userId.isEmpty, let jws = proof.signedTransaction else { return userId.lowercased() }
+        return "signedTransaction:" + SHA256Digest.hex(Array(jws.utf8))
     }
 }

@@ -2,7 +2,7 @@ import OfferSignerHTTP
 
 extension SignedItemRefusal: HTTPResponseError {
     /// 400 `invalid_signed_data`: nothing was stored.
-    var problem: HTTPProblem {
+    public var problem: HTTPProblem {
         HTTPProblem(status: 400, code: "invalid_signed_data", title: "Invalid signed data", detail: description)
     }
 }

@@ -21,9 +21,10 @@ struct UserHandler {
         let offers: [OfferVerdict]
     }
 
-    /// Every enabled offer of the user's app (optionally only those for `?productId=`), each
-    /// with its verdict from the history of one environment (Production unless
-    /// `?environment=Sandbox`), best priority first.
+    /// Every enabled offer of the user's app (optionally only those for `?productId=`; with
+    /// `?includeDisabled=true` disabled ones too, for support staff), each with its verdict
+    /// from the history of one environment (Production unless `?environment=Sandbox`), best
+    /// priority first.
     func offers(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let userId = try self.userId(context)
         let app = try self.app(request)
@@ -31,11 +32,12 @@ struct UserHandler {
                                                                accepted: dependencies.appStore.acceptedEnvironments,
                                                                source: "?environment=")
         let productFilter = request.query["productId"]
+        let includeDisabled = try AuditHandler.flag(request.query, "includeDisabled")
         let now = dependencies.clock.now
         let check = EligibilityCheck(history: dependencies.history)
         let userHistory = try dependencies.history.history(userId: userId, bundleId: app)
         let verdicts = try dependencies.offers.offers()
-            .filter { $0.rule.bundleId == app && $0.rule.enabled }
+            .filter { $0.rule.bundleId == app && ($0.rule.enabled || includeDisabled) }
             .filter { offer in productFilter.map { offer.rule.productIds.contains($0) } ?? true }
             .sorted { ($0.rule.priority, $1.rule.offerId) > ($1.rule.priority, $0.rule.offerId) }
             .map { offer in

@@ -14,6 +14,20 @@ struct EligibilityCheck {
                    environment: environment, now: now)
     }
 
+    /// The history that decides for `userId` in `bundleId`: the user's own (none for an empty
+    /// `userId`) and, for a customer who proved a subscription of `environment`, that
+    /// subscription's whole history too, whatever app account token its transactions carry.
+    /// No one else's: an unproven subscription without the user's token never counts.
+    func history(userId: String, bundleId: String, provenSubscription: String?, environment: AppStoreEnvironment) throws -> UserHistory {
+        var combined = userId.isEmpty ? UserHistory() : try history.history(userId: userId, bundleId: bundleId)
+        if let provenSubscription {
+            let subscription = try history.history(originalTransactionId: provenSubscription, environment: environment, bundleId: bundleId)
+            combined.transactions += subscription.transactions
+            combined.renewals += subscription.renewals
+        }
+        return combined
+    }
+
     /// The decision on `rule` for `productId`, given the user's history in the rule's app
     /// (read once when several offers are judged for one user); only `environment`'s counts.
     func decide(userHistory: UserHistory, rule: OfferRule, productId: String, environment: AppStoreEnvironment,

@@ -2,30 +2,43 @@ import Foundation
 import OfferSignerCore
 import OfferSignerStore
 
-/// The signing use case: finds the app and offer, decides the user's eligibility from the
-/// stored history, signs with the app's active key and returns only after the signature's
-/// record is durably in the log (counted against the offer's daily quota). It knows no HTTP:
-/// the sign endpoint, offline tools and the retention endpoint all issue through it.
+/// The signing use case: finds the app and offer, verifies and binds the customer's proof
+/// (demanded of keys shipped in apps), decides the user's eligibility from the stored
+/// history, signs with the app's active key and returns only after the signature's record is
+/// durably in the log (counted against the offer's daily quota). It knows no HTTP: the sign
+/// endpoint, offline tools and the retention endpoint all issue through it.
+///
+/// With an `UnknownUserLookup`, a user with no known history whose request names a
+/// `transactionId` has that transaction's history fetched (within the lookup's timeout) before
+/// the decision; a fetch that fails or runs late leaves the decision to what is known.
 public struct OfferIssuer: Sendable {
     let keyRing: KeyRing
     let offers: any OfferStore
     let history: any SubscriptionHistoryStore
     let signatures: any SignatureLog
+    let activity: OfferActivity
+    /// Verifies the customer's proof.
+    let appStore: AppStoreVerification
     /// The environments whose signed data the service accepts, hence keeps history of.
     let acceptedEnvironments: Set<String>
     let clock: WallClock
     let metrics: Metrics
     let logger: Logger
+    /// Fetches the history of users with none known, when `OFFER_SIGNER_FETCH_UNKNOWN_USERS` is on.
+    let unknownUsers: UnknownUserLookup?
 
     public init(dependencies: ServiceDependencies) {
         keyRing = dependencies.keyRing
         offers = dependencies.offers
         history = dependencies.history
         signatures = dependencies.signatures
+        activity = dependencies.activity
+        appStore = dependencies.appStore
         acceptedEnvironments = dependencies.appStore.acceptedEnvironments
         clock = dependencies.clock
         metrics = dependencies.metrics
         logger = dependencies.logger
+        unknownUsers = dependencies.unknownUserLookup
     }
 
     /// Signs `request` when the user is eligible, or says why not.
@@ -38,23 +51,35 @@ public struct OfferIssuer: Sendable {
         guard acceptedEnvironments.contains(request.environment.rawValue) else {
             throw .environmentNotAccepted(request.environment, accepted: acceptedEnvironments)
         }
+        let proven = try provenTransaction(for: request, userId: userId, bundleId: app.bundleId)
         let rule = try offer(request.offerId, productId: request.productId, bundleId: app.bundleId)
         let now = clock.now
         let decision: EligibilityDecision
         do {
-            decision = try EligibilityCheck(history: history).decide(userId: userId, rule: rule, productId: request.productId,
-                                                                     environment: request.environment, now: now)
+            let check = EligibilityCheck(history: history)
+            var userHistory = try check.history(userId: userId, bundleId: app.bundleId, provenSubscription: proven?.originalTransactionId,
+                                                environment: request.environment)
+            if userHistory.transactions.isEmpty, let unknownUsers, let transactionId = request.transactionId,
+               unknownUsers.lookUp(bundleId: app.bundleId, transactionId: transactionId) == .fetched {
+                userHistory = try check.history(userId: userId, bundleId: app.bundleId, provenSubscription: proven?.originalTransactionId,
+                                                environment: request.environment)
+            }
+            decision = try check.decide(userHistory: userHistory, rule: rule, productId: request.productId,
+                                        environment: request.environment, now: now)
         } catch let error as DatabaseUnavailable {
             throw .storeUnavailable(reason: error.reason)
         } catch {
             throw .internalFailure(error)
         }
-        guard decision.eligible else { throw .notEligible(decision) }
+        guard decision.eligible else {
+            activity.recordRefusal(OfferKey(bundleId: app.bundleId, offerId: rule.offerId), criteria: decision.reasons.map(\.criterion), at: now)
+            throw .notEligible(decision)
+        }
 
         let offer = PromotionalOfferRequest(
             bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId, offerId: rule.offerId,
             appAccountToken: userId, nonce: SecureRandom.timeOrderedUUID(now: now).uuidString.lowercased(),
-            timestamp: now.milliseconds, transactionId: request.transactionId)
+            timestamp: now.milliseconds, transactionId: proven?.originalTransactionId ?? request.transactionId)
         let issued: IssuedOffer
         do {
             issued = try app.signer.issue(offer, format: request.format)
@@ -95,6 +120,8 @@ public struct OfferIssuer: Sendable {
         } catch {
             switch error {
             case .quotaExceeded(let seconds):
+                activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
+                                       criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
                 throw .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
             case .unavailable(let reason):
                 logger.log(.error, "signature log append failed; no signature issued",

@@ -13,6 +13,13 @@ public enum SignRefusal: Error, Sendable {
     case offerNotFound(offerId: String, bundleId: String)
     /// The offer exists but not for this product.
     case productNotInOffer(offerId: String, productId: String)
+    /// The caller must prove who the customer is and did not: its API key is shipped in apps
+    /// (`.appKey`), or the request names no user (`.emptyUserId`).
+    case proofRequired(ProofRequirement)
+    /// Proof of the customer verified but does not match the request.
+    case proofMismatch(ProofMismatch)
+    /// Proof of the customer did not verify (nothing of it was stored).
+    case invalidProof(CustomerProof.Field, SignedItemRefusal)
     /// The user's history fails the offer's rule; the decision carries every failed criterion.
     case notEligible(EligibilityDecision)
     /// The JWS format needs the app's issuer ID, which the keys file does not give.
@@ -25,4 +32,12 @@ public enum SignRefusal: Error, Sendable {
     case storeUnavailable(reason: String)
     /// Something that should not fail did (the store could not be read, OpenSSL failed).
     case internalFailure(any Error)
+}
+
+/// Why a sign request needs proof of the customer.
+public enum ProofRequirement: Sendable, Hashable {
+    /// The API key is shipped in apps (`"proof": "required"`), so its word proves nothing.
+    case appKey
+    /// The request's `userId` is empty: only a proven subscription says who the customer is.
+    case emptyUserId
 }

@@ -12,6 +12,7 @@ public final class OfflineStores {
     public var signatures: any RepairableSignatureLog { stores.signatures }
     public var history: any SubscriptionHistoryStore { stores.history }
     public var checkpoints: any CheckpointStore { stores.checkpoints }
+    public var sync: any AppStoreSyncStore { stores.sync }
 
     public init(location: DatabaseLocation) throws(StartupError) {
         if case .sqlite(let path) = location {

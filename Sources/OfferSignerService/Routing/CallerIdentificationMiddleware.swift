@@ -17,7 +17,7 @@ struct CallerIdentificationMiddleware: HTTPMiddleware {
         guard let header = request.headers["Authorization"] else { return context }
         var context = context
         switch identify(header) {
-        case .success(let key): context.principal = Principal(name: key.name, role: key.role)
+        case .success(let key): context.principal = Principal(name: key.name, role: key.role, trust: key.trust)
         case .failure(let problem): context.credentialProblem = problem
         }
         return context

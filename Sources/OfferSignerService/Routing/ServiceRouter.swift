@@ -9,6 +9,7 @@ public enum ServiceRouter {
         var router = RouterBuilder<ServiceContext>()
         let logger = dependencies.logger
         let identification = CallerIdentificationMiddleware(keyRing: dependencies.keyRing)
+        router.use(ConsoleHeadersMiddleware())
         router.use(ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
         router.use(identification)
         router.use(ObservabilityMiddleware(metrics: dependencies.metrics, logger: logger))
@@ -38,18 +39,26 @@ public enum ServiceRouter {
         let audit = AuditHandler(dependencies: dependencies)
         let simulate = SimulateHandler(dependencies: dependencies)
         let historyImport = HistoryImportHandler(dependencies: dependencies)
+        let historyRefresh = HistoryRefreshHandler(dependencies: dependencies)
+        let stats = StatsHandler(dependencies: dependencies)
+        let caller = CallerHandler(dependencies: dependencies)
+        let console = ConsoleHandler()
 
         router.add("POST", "/v1/offers/sign", policy: .roles([.client]), handler: sign.handle)
-        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client]), query: ["bundleId", "productId", "environment"], handler: users.offers)
+        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client, .marketing]),
+                   query: ["bundleId", "productId", "environment", "includeDisabled"], handler: users.offers)
         router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), query: ["bundleId"], handler: users.history)
         router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.list)
         router.add("GET", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.get)
         router.add("PUT", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: offers.put)
         router.add("DELETE", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), query: ["bundleId"], handler: offers.delete)
+        router.add("GET", "/v1/admin/offers/{offerId}/changes", policy: .roles([.marketing]), query: ["bundleId", "limit", "cursor"],
+                   handler: offers.changes)
         router.add("POST", "/v1/admin/offers/{offerId}/simulate", policy: .roles([.marketing]), query: ["bundleId", "environment"],
                    handler: simulate.handle)
         router.add("POST", "/v1/admin/history/import", policy: .roles([]), accepts: ["application/x-ndjson"],
                    maxBodyBytes: HistoryImportHandler.maxBodyBytes, spoolBody: true, handler: historyImport.handle)
+        router.add("POST", "/v1/admin/history/refresh", policy: .roles([]), handler: historyRefresh.handle)
         router.add("POST", "/v1/notifications/appstore", policy: .open, handler: notifications.handle)
         router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]),
                    query: ["userId", "offerId", "productId", "bundleId", "keyId", "from", "to", "limit", "cursor"], handler: audit.signatures)
@@ -59,9 +68,15 @@ public enum ServiceRouter {
         router.add("GET", "/v1/audit/checkpoints", policy: .roles([.auditor]), query: ["limit", "cursor"], handler: audit.checkpoints)
         router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), query: ["offerId", "bundleId", "limit", "cursor"],
                    handler: audit.offerChanges)
+        router.add("GET", "/v1/stats/offers", policy: .roles([.marketing, .auditor]), query: ["bundleId"], handler: stats.summary)
+        router.add("GET", "/v1/stats/offers/{offerId}", policy: .roles([.marketing, .auditor]), query: ["bundleId", "from", "to", "bucket"],
+                   handler: stats.offer)
         router.add("GET", "/v1/keys", policy: .anyRole, handler: operations.keys)
+        router.add("GET", "/v1/me", policy: .anyRole, handler: caller.me)
         router.add("GET", "/healthz", policy: .open, handler: operations.health)
         router.add("GET", "/readyz", policy: .open, handler: operations.ready)
         router.add("GET", "/metrics", policy: .open, handler: operations.metrics)
+        router.add("GET", "/console", policy: .open, handler: console.index)
+        router.add("GET", "/console/{asset}", policy: .open, handler: console.asset)
     }
 }

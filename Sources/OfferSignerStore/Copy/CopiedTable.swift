@@ -27,8 +27,8 @@ struct CopiedTable: Sendable {
     var keyPositions: [Int] { key.map { name in columns.firstIndex { $0.name == name }! } }
 
     /// Every table of a deployment, in an order that keeps each chain's parts together:
-    /// offers and their changes, history, then the signature log with its gaps, checkpoints
-    /// and recorded end. Not copied: `schema_migrations` (each engine numbers its own) and
+    /// offers and their changes, history, the signature log with its gaps, checkpoints and
+    /// recorded end, then the console's refusal counts and the App Store Server API's progress. Not copied: `schema_migrations` (each engine numbers its own) and
     /// `signature_log_probe` (always empty between probes). A table added to the schema is
     /// added here too (a test compares this list with the SQLite schema).
     static let all: [CopiedTable] = [
@@ -55,6 +55,12 @@ struct CopiedTable: Sendable {
                     "seq:i resumed_after_seq:i prev_hash:t lost_through_seq:i lost_through_hash:t accepted_by:t reason:t accepted_at_ms:i hash:t"),
         CopiedTable("signature_checkpoints", key: ["id"], "id:i seq:i chain_hash:t timestamp_ms:i key_id:t signature:t"),
         CopiedTable("signature_chain_head", key: ["id"], "id:i seq:i hash:t"),
+        CopiedTable("offer_refusals_daily", key: ["bundle_id", "offer_id", "day", "criterion"],
+                    "bundle_id:t offer_id:t day:i criterion:t count:i"),
+        CopiedTable("appstore_backfill", key: ["bundle_id", "transaction_id"],
+                    "bundle_id:t transaction_id:t outcome:t environment:t covered_by:t finished_at_ms:i"),
+        CopiedTable("appstore_recovered_windows", key: ["id"],
+                    "id:i bundle_id:t environment:t start_ms:i end_ms:i found:i stored:i completed_at_ms:i"),
     ]
 
     /// Tables of the schema that are deliberately not copied.

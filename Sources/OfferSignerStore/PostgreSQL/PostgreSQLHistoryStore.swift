@@ -129,6 +129,19 @@ public final class PostgreSQLHistoryStore: SubscriptionHistoryStore, Sendable {
         }
     }
 
+    public func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
+        try database.read { db in
+            let transactions = try db.query("""
+                SELECT \(HistoryRows.transactionColumns) FROM transactions
+                WHERE environment = $1 AND original_transaction_id = $2 AND bundle_id = $3 ORDER BY transaction_id
+                """, [.text(environment.rawValue), .text(originalTransactionId), .text(bundleId)]).map { HistoryRows.transaction($0) }.compactMap { $0 }
+            guard !transactions.isEmpty else { return UserHistory() }
+            let renewals = try db.query("SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = $1 AND original_transaction_id = $2",
+                                        [.text(environment.rawValue), .text(originalTransactionId)]).map { HistoryRows.renewal($0) }.compactMap { $0 }
+            return UserHistory(transactions: transactions, renewals: renewals)
+        }
+    }
+
     private static let transactionColumnCount: Int32 = 22
     private static let historySQL = """
         WITH t AS (

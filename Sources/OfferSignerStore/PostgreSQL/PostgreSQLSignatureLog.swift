@@ -318,21 +318,26 @@ private struct Append {
 }
 
 /// The signatures a batch's quotas count: those committed in the widest window of the batch
-/// for each (user, offer, app) with a quota, plus those the batch accepts as it goes.
+/// for each (user, offer, app) with a quota, plus those the batch accepts as it goes. A record
+/// with an empty user ID (a customer proven by an Apple-signed transaction) counts against its
+/// `transactionId`, as the SQLite log counts it.
 private struct QuotaWindow {
     private struct Key: Hashable {
         let userId: String
         let offerId: String
         let bundleId: String
+        /// Only for an empty user ID: the proven subscription.
+        let transactionId: String?
 
-        init(userId: String, offerId: String, bundleId: String) {
+        init(userId: String, offerId: String, bundleId: String, transactionId: String?) {
             self.userId = userId
             self.offerId = offerId
             self.bundleId = bundleId
+            self.transactionId = userId.isEmpty ? transactionId : nil
         }
 
         init(_ record: SignatureRecord) {
-            self.init(userId: record.userId, offerId: record.offerId, bundleId: record.bundleId)
+            self.init(userId: record.userId, offerId: record.offerId, bundleId: record.bundleId, transactionId: record.transactionId)
         }
     }
 
@@ -344,12 +349,13 @@ private struct QuotaWindow {
         guard let windowStart = limited.map({ $0.record.timestamp - $0.quota!.windowMilliseconds }).min() else { return }
         let keys = Array(Set(limited.map { Key($0.record) }))
         let rows = try db.query("""
-            SELECT user_id, offer_id, bundle_id, timestamp_ms FROM signatures
+            SELECT user_id, offer_id, bundle_id, transaction_id, timestamp_ms FROM signatures
             WHERE (user_id, offer_id, bundle_id) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[])) AND timestamp_ms > $4
             """, [.textArray(keys.map(\.userId)), .textArray(keys.map(\.offerId)), .textArray(keys.map(\.bundleId)), .integer(windowStart)])
         for index in 0..<rows.count {
             let row = rows[index]
-            times[Key(userId: row.text(0), offerId: row.text(1), bundleId: row.text(2)), default: []].append(row.int64(3))
+            let key = Key(userId: row.text(0), offerId: row.text(1), bundleId: row.text(2), transactionId: row.optionalText(3))
+            times[key, default: []].append(row.int64(4))
         }
     }
 

@@ -124,6 +124,21 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
         }
     }
 
+    /// Driven by the (environment, `original_transaction_id`) index of both tables. Renewal
+    /// infos name no app, so they count only when the app has transactions of the subscription.
+    public func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
+        try database.read { db in
+            let transactions = try db.query("""
+                SELECT \(HistoryRows.transactionColumns) FROM transactions
+                WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
+                """, [.text(environment.rawValue), .text(originalTransactionId), .text(bundleId)], row: { HistoryRows.transaction($0) }).compactMap { $0 }
+            guard !transactions.isEmpty else { return UserHistory() }
+            let renewals = try db.query("SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
+                                        [.text(environment.rawValue), .text(originalTransactionId)], row: { HistoryRows.renewal($0) }).compactMap { $0 }
+            return UserHistory(transactions: transactions, renewals: renewals)
+        }
+    }
+
     public func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {
         try database.read { db in
             try db.query("SELECT group_id FROM transactions WHERE bundle_id = ? AND product_id = ? AND environment = ? LIMIT 1",

@@ -139,8 +139,45 @@ enum SQLiteSchema {
             filler BLOB NOT NULL
         );
         """),
+        // What was fetched from the App Store Server API: transaction IDs a backfill is done
+        // with, and the Notification History windows recovered.
+        SQLiteMigration(version: 6, summary: "App Store Server API backfill progress and recovered notification windows", sql: """
+        CREATE TABLE appstore_backfill (
+            bundle_id TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            environment TEXT,
+            covered_by TEXT,
+            finished_at_ms INTEGER NOT NULL,
+            PRIMARY KEY (bundle_id, transaction_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE appstore_recovered_windows (
+            id INTEGER PRIMARY KEY,
+            bundle_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            start_ms INTEGER NOT NULL,
+            end_ms INTEGER NOT NULL,
+            found INTEGER NOT NULL,
+            stored INTEGER NOT NULL,
+            completed_at_ms INTEGER NOT NULL
+        );
+        CREATE INDEX appstore_recovered_windows_by_app ON appstore_recovered_windows(bundle_id, environment, end_ms);
+        """),
+        // Offer activity for the console: refusals counted per day, app, offer and failed criterion
+        // (criterion '' counts refused requests), and the signature log indexed by offer and time
+        // so that signatures per offer and day are counted from the log itself.
+        SQLiteMigration(version: 7, summary: "console offer activity: daily refusal counts, signatures by offer and time", sql: """
+        CREATE TABLE offer_refusals_daily (
+            bundle_id TEXT NOT NULL,
+            offer_id TEXT NOT NULL,
+            day INTEGER NOT NULL,
+            criterion TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (bundle_id, offer_id, day, criterion)
+        ) WITHOUT ROWID;
+        CREATE INDEX signatures_by_offer_time ON signatures(offer_id, timestamp_ms);
+        """),
     ]
-
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
     /// transaction. A database made before `schema_migrations` existed kept its version in

@@ -123,13 +123,18 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
     }
 
     /// Seconds until the quota frees a slot, or nil when the record fits in it. The quota is
-    /// per app, user and offer: the same offer ID in another app has its own.
+    /// per app, user and offer: the same offer ID in another app has its own. A user without
+    /// an app account token (empty `userId`) is their proven subscription (`transactionId`).
     private static func quotaRetryAfter(_ db: SQLiteConnection, _ record: SignatureRecord, _ quota: SignatureQuota) throws -> Int? {
         let windowStart = record.timestamp - quota.windowMilliseconds
+        let sameSubscription = record.userId.isEmpty ? "AND transaction_id IS ?" : ""
+        var values: [SQLiteValue] = [.text(record.userId), .text(record.offerId), .text(record.bundleId), .integer(windowStart)]
+        if record.userId.isEmpty { values.append(.optional(record.transactionId)) }
+        values.append(.integer(Int64(max(quota.maxCount, 0))))
         let times = try db.query("""
-            SELECT timestamp_ms FROM signatures WHERE user_id = ? AND offer_id = ? AND bundle_id = ? AND timestamp_ms > ?
+            SELECT timestamp_ms FROM signatures WHERE user_id = ? AND offer_id = ? AND bundle_id = ? AND timestamp_ms > ? \(sameSubscription)
             ORDER BY timestamp_ms DESC LIMIT ?
-            """, [.text(record.userId), .text(record.offerId), .text(record.bundleId), .integer(windowStart), .integer(Int64(max(quota.maxCount, 0)))]) { $0.int64(0) }
+            """, values) { $0.int64(0) }
         guard times.count >= quota.maxCount else { return nil }
         // The oldest of the newest `maxCount` leaves the window first.
         let frees = (times.last ?? record.timestamp) + quota.windowMilliseconds

@@ -126,8 +126,10 @@ public struct SignedDataVerifier: Sendable {
         return renewalInfo
     }
 
-    /// Checks a JWS's form, chain and signature, then decodes its payload as `type`.
-    func verifiedPayload<Payload: Decodable>(_ text: String, as type: Payload.Type) throws(SignedDataError) -> Payload {
+    /// Checks a JWS's form, chain (valid at the payload's `dateField`) and signature, then
+    /// decodes its payload as `type`.
+    func verifiedPayload<Payload: Decodable>(_ text: String, as type: Payload.Type,
+                                             dateField: SignedPayloadDecoder.SignedDateField = .signedDate) throws(SignedDataError) -> Payload {
         let jws = try CompactJWS(parsing: text)
         guard jws.header.alg == "ES256" else { throw SignedDataError.unsupportedAlgorithm }
         guard let x5c = jws.header.x5c else { throw SignedDataError.missingCertificateChain }
@@ -135,7 +137,7 @@ public struct SignedDataVerifier: Sendable {
         let der = try [CertificatePosition.leaf, .intermediate, .root].enumerated().map { index, position throws(SignedDataError) in
             try Self.derBytes(x5c[index], position)
         }
-        let signedDate = try SignedPayloadDecoder.signedDate(of: jws.payload)
+        let signedDate = try SignedPayloadDecoder.signedDate(of: jws.payload, field: dateField)
         let seconds = signedDate.map { UnixTime.seconds(milliseconds: $0) } ?? UnixTime.seconds(now())
         // A chain verified in the last 15 minutes is known by its bytes, without parsing the
         // certificates again (OpenSSL 3's certificate decoding dominated ingestion).

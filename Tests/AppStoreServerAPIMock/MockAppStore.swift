@@ -1,52 +1,83 @@
-@testable import AppStoreServerAPI
 import Foundation
 import OfferSignerCore
 import Synchronization
 
 /// A customer of the mock App Store: the transaction IDs that name them, their signed
 /// transactions in modification order, and their subscriptions' statuses.
-struct MockCustomer: Sendable {
-    var transactionIds: Set<String>
-    var signedTransactions: [String]
-    var statuses: [MockStatus] = []
+public struct MockCustomer: Sendable {
+    public var transactionIds: Set<String>
+    public var signedTransactions: [String]
+    public var statuses: [MockStatus]
+
+    public init(transactionIds: Set<String>, signedTransactions: [String], statuses: [MockStatus] = []) {
+        self.transactionIds = transactionIds
+        self.signedTransactions = signedTransactions
+        self.statuses = statuses
+    }
 }
 
 /// One `lastTransactions` item of Get All Subscription Statuses.
-struct MockStatus: Sendable {
-    var group: String
-    var status: Int
-    var originalTransactionId: String
-    var signedTransactionInfo: String
-    var signedRenewalInfo: String
+public struct MockStatus: Sendable {
+    public var group: String
+    public var status: Int
+    public var originalTransactionId: String
+    public var signedTransactionInfo: String
+    public var signedRenewalInfo: String
+
+    public init(group: String, status: Int, originalTransactionId: String, signedTransactionInfo: String, signedRenewalInfo: String) {
+        self.group = group
+        self.status = status
+        self.originalTransactionId = originalTransactionId
+        self.signedTransactionInfo = signedTransactionInfo
+        self.signedRenewalInfo = signedRenewalInfo
+    }
 }
 
 /// A notification in the mock's Notification History.
-struct MockNotification: Sendable {
-    var signedDate: Int64
-    var transactionId: String
-    var notificationType: String
-    var signedPayload: String
+public struct MockNotification: Sendable {
+    public var signedDate: Int64
+    public var transactionId: String
+    public var notificationType: String
+    public var signedPayload: String
     /// Delivery attempts: when (ms) and Apple's `sendAttemptResult`.
-    var attempts: [(date: Int64, result: String)]
+    public var attempts: [(date: Int64, result: String)]
+
+    public init(signedDate: Int64, transactionId: String, notificationType: String, signedPayload: String,
+                attempts: [(date: Int64, result: String)]) {
+        self.signedDate = signedDate
+        self.transactionId = transactionId
+        self.notificationType = notificationType
+        self.signedPayload = signedPayload
+        self.attempts = attempts
+    }
 }
 
 /// The mock's endpoints.
-enum MockEndpoint: Hashable, Sendable {
+public enum MockEndpoint: Hashable, Sendable {
     case history(transactionId: String)
     case statuses(transactionId: String)
     case notifications
 
-    var kind: String {
+    /// "history", "statuses" or "notifications": the kind faults are queued for.
+    public var kind: String {
         switch self {
         case .history: "history"
         case .statuses: "statuses"
         case .notifications: "notifications"
         }
     }
+
+    /// The transaction the request is about, for the history and statuses endpoints.
+    public var transactionId: String? {
+        switch self {
+        case .history(let id), .statuses(let id): id
+        case .notifications: nil
+        }
+    }
 }
 
-/// A failure the mock answers with, once, before behaving normally again.
-enum MockFault: Sendable {
+/// A failure the mock answers with.
+public enum MockFault: Sendable {
     /// A 5xx with Apple's error body (5000001 by default: "try again").
     case serverError(status: Int = 500, code: Int64 = 5000001)
     /// 429 4290000 with `Retry-After` set to now plus `after`, in UNIX milliseconds.
@@ -62,55 +93,75 @@ enum MockFault: Sendable {
 }
 
 /// A request the mock received.
-struct MockRecordedRequest: Sendable {
-    var endpoint: MockEndpoint?
-    var request: MockHTTPRequest
-    var claims: MockAppStoreJWT.Claims?
-    var at: ContinuousClock.Instant
+public struct MockRecordedRequest: Sendable {
+    public var endpoint: MockEndpoint?
+    public var request: MockHTTPRequest
+    public var claims: MockAppStoreJWT.Claims?
+    public var at: ContinuousClock.Instant
 }
 
 /// Apple's App Store Server API for one app, in memory, as Apple documents it: JWT checks,
 /// 20-item pages (configurable) with `revision` and `paginationToken` bound to the query that
-/// started them, 404 4040010 for unknown transactions, and injected faults.
-final class MockAppStore: Sendable {
-    static let environment = "Production"
-
+/// started them, 404 4040010 for unknown transactions, and injected faults: queued ones,
+/// answered once each in order, and standing ones for one transaction ID, answered every time.
+public final class MockAppStore: Sendable {
     private struct State {
         var customers: [MockCustomer] = []
+        /// Customer index by each of their transaction IDs.
+        var customerByTransaction: [String: Int] = [:]
         var notifications: [MockNotification] = []
         var faults: [String: [MockFault]] = [:]
+        var standingFaults: [String: MockFault] = [:]
         var requests: [MockRecordedRequest] = []
         var revisions: [String: (customer: Int, offset: Int, query: String)] = [:]
         var paginationTokens: [String: (offset: Int, body: Data)] = [:]
     }
 
-    let jwt: MockAppStoreJWT
-    let pageSize: Int
+    public let jwt: MockAppStoreJWT
+    public let pageSize: Int
+    /// The environment every response names (`Production` or `Sandbox`).
+    public let environment: String
     private let state = Mutex(State())
 
-    init(jwt: MockAppStoreJWT, pageSize: Int = 20) {
+    public init(jwt: MockAppStoreJWT, pageSize: Int = 20, environment: String = "Production") {
         self.jwt = jwt
         self.pageSize = pageSize
+        self.environment = environment
     }
 
-    func add(_ customer: MockCustomer) { state.withLock { $0.customers.append(customer) } }
-    func add(_ notification: MockNotification) { state.withLock { $0.notifications.append(notification) } }
+    public func add(_ customer: MockCustomer) {
+        state.withLock { state in
+            for id in customer.transactionIds { state.customerByTransaction[id] = state.customers.count }
+            state.customers.append(customer)
+        }
+    }
+
+    public func add(_ notification: MockNotification) { state.withLock { $0.notifications.append(notification) } }
     /// Queues faults for an endpoint kind ("history", "statuses", "notifications"), answered in order.
-    func inject(_ faults: [MockFault], into kind: String) { state.withLock { $0.faults[kind, default: []] += faults } }
-    var requests: [MockRecordedRequest] { state.withLock { $0.requests } }
+    public func inject(_ faults: [MockFault], into kind: String) { state.withLock { $0.faults[kind, default: []] += faults } }
+    /// Answers every history and statuses request about `transactionId` with `fault`.
+    public func failAlways(transactionId: String, with fault: MockFault) { state.withLock { $0.standingFaults[transactionId] = fault } }
+    /// Answers normally again for every transaction `failAlways` named.
+    public func clearStandingFaults() { state.withLock { $0.standingFaults.removeAll() } }
+    /// Every request received so far, in arrival order.
+    public var requests: [MockRecordedRequest] { state.withLock { $0.requests } }
+    /// Forgets the requests received so far.
+    public func clearRequests() { state.withLock { $0.requests.removeAll() } }
 
     /// Starts a real HTTP server on 127.0.0.1 answering as this mock.
-    func start() throws -> MockHTTPServer {
+    public func start() throws -> MockHTTPServer {
         try MockHTTPServer { [self] request in respond(to: request) }
     }
 
-    func respond(to request: MockHTTPRequest) -> MockHTTPResponse {
+    public func respond(to request: MockHTTPRequest) -> MockHTTPResponse {
         let endpoint = Self.endpoint(request)
         let checked = jwt.check(authorization: request.authorization, now: Date())
         let claims = try? checked.get()
         let fault: MockFault? = state.withLock { state in
             state.requests.append(MockRecordedRequest(endpoint: endpoint, request: request, claims: claims, at: .now))
-            guard claims != nil, let kind = endpoint?.kind, var queued = state.faults[kind], !queued.isEmpty else { return nil }
+            guard claims != nil else { return nil }
+            if let id = endpoint?.transactionId, let standing = state.standingFaults[id] { return standing }
+            guard let kind = endpoint?.kind, var queued = state.faults[kind], !queued.isEmpty else { return nil }
             defer { state.faults[kind] = queued }
             return queued.removeFirst()
         }
@@ -120,7 +171,8 @@ final class MockAppStore: Sendable {
         case .serverError(let status, let code)?:
             return .error(status, code: code, message: "An unknown error occurred. Please try again.")
         case .rateLimited(let after)?:
-            let retryAfter = Int64((Date().timeIntervalSince1970 + after.seconds) * 1000)
+            let (seconds, attoseconds) = after.components
+            let retryAfter = Int64((Date().timeIntervalSince1970 + Double(seconds) + Double(attoseconds) / 1e18) * 1000)
             return .error(429, code: 4290000, message: "Rate limit exceeded.", headers: [("Retry-After", String(retryAfter))])
         case .rateLimitedHeader(let value)?:
             return .error(429, code: 4290000, message: "Rate limit exceeded.", headers: value.map { [("Retry-After", $0)] } ?? [])
@@ -159,7 +211,7 @@ final class MockAppStore: Sendable {
 
     private func history(_ transactionId: String, _ request: MockHTTPRequest) -> MockHTTPResponse {
         state.withLock { state in
-            guard let index = state.customers.firstIndex(where: { $0.transactionIds.contains(transactionId) }) else { return Self.notFound }
+            guard let index = state.customerByTransaction[transactionId] else { return Self.notFound }
             let query = request.query.filter { $0.name != "revision" }.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
             var offset = 0
             if let revision = request.queryValue("revision") {
@@ -179,7 +231,7 @@ final class MockAppStore: Sendable {
             state.revisions[revision] = (index, end, query)
             return .json(200, [
                 "revision": revision, "hasMore": end < transactions.count, "bundleId": jwt.bundleId,
-                "appAppleId": TestSignedData.appAppleId, "environment": Self.environment,
+                "appAppleId": TestSignedData.appAppleId, "environment": environment,
                 "signedTransactions": Array(transactions[min(offset, end)..<end]),
             ])
         }
@@ -187,7 +239,8 @@ final class MockAppStore: Sendable {
 
     private func statuses(_ transactionId: String, _ request: MockHTTPRequest) -> MockHTTPResponse {
         state.withLock { state in
-            guard let customer = state.customers.first(where: { $0.transactionIds.contains(transactionId) }) else { return Self.notFound }
+            guard let index = state.customerByTransaction[transactionId] else { return Self.notFound }
+            let customer = state.customers[index]
             let wanted = Set(request.queryValues("status").compactMap(Int.init))
             let kept = customer.statuses.filter { wanted.isEmpty || wanted.contains($0.status) }
             var groups: [String] = []
@@ -199,7 +252,7 @@ final class MockAppStore: Sendable {
                       "signedTransactionInfo": $0.signedTransactionInfo, "signedRenewalInfo": $0.signedRenewalInfo] as [String: Any]
                  }]
             }
-            return .json(200, ["environment": Self.environment, "bundleId": jwt.bundleId,
+            return .json(200, ["environment": environment, "bundleId": jwt.bundleId,
                                "appAppleId": TestSignedData.appAppleId, "data": data])
         }
     }
@@ -226,8 +279,8 @@ final class MockAppStore: Sendable {
             }
             var customerIds: Set<String>?
             if let transactionId {
-                guard let customer = state.customers.first(where: { $0.transactionIds.contains(transactionId) }) else { return Self.notFound }
-                customerIds = customer.transactionIds
+                guard let index = state.customerByTransaction[transactionId] else { return Self.notFound }
+                customerIds = state.customers[index].transactionIds
             }
             let matching = state.notifications
                 .filter { (start...end).contains($0.signedDate) }

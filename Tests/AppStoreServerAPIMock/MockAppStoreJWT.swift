@@ -4,19 +4,26 @@ import OfferSignerCore
 /// The App Store Server API's check of a request's bearer token, as Apple documents it: an
 /// ES256 JWT with `kid` and `typ` JWT, signed by the key the mock knows, `iss`, `aud`
 /// `appstoreconnect-v1`, `bid` of the app, not expired, and `exp` at most 60 minutes after `iat`.
-struct MockAppStoreJWT: Sendable {
-    let keyId: String
-    let issuerId: String
-    let bundleId: String
-    let publicKey: P256PublicKey
+public struct MockAppStoreJWT: Sendable {
+    public let keyId: String
+    public let issuerId: String
+    public let bundleId: String
+    public let publicKey: P256PublicKey
 
-    /// The accepted token's claims, or why it is refused.
-    struct Claims: Sendable, Equatable {
-        let issuedAt: Int64
-        let expires: Int64
+    public init(keyId: String, issuerId: String, bundleId: String, publicKey: P256PublicKey) {
+        self.keyId = keyId
+        self.issuerId = issuerId
+        self.bundleId = bundleId
+        self.publicKey = publicKey
     }
 
-    func check(authorization: String?, now: Date) -> Result<Claims, MockServerError> {
+    /// The accepted token's claims, or why it is refused.
+    public struct Claims: Sendable, Equatable {
+        public let issuedAt: Int64
+        public let expires: Int64
+    }
+
+    public func check(authorization: String?, now: Date) -> Result<Claims, MockServerError> {
         guard let authorization, authorization.hasPrefix("Bearer ") else { return .failure(MockServerError("no bearer token")) }
         let parts = authorization.dropFirst("Bearer ".count).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),

@@ -1,34 +1,50 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 import Foundation
 import Synchronization
 
 /// A request as the mock server saw it.
-struct MockHTTPRequest: Sendable {
-    var method: String
-    var path: String
+public struct MockHTTPRequest: Sendable {
+    public var method: String
+    public var path: String
     /// Query parameters in order, repeated names kept, values percent-decoded.
-    var query: [(name: String, value: String)]
-    var authorization: String?
-    var body: Data
+    public var query: [(name: String, value: String)]
+    public var authorization: String?
+    public var body: Data
 
-    func queryValues(_ name: String) -> [String] { query.filter { $0.name == name }.map(\.value) }
-    func queryValue(_ name: String) -> String? { queryValues(name).first }
+    public init(method: String, path: String, query: [(name: String, value: String)] = [], authorization: String? = nil,
+                body: Data = Data()) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.authorization = authorization
+        self.body = body
+    }
+
+    public func queryValues(_ name: String) -> [String] { query.filter { $0.name == name }.map(\.value) }
+    public func queryValue(_ name: String) -> String? { queryValues(name).first }
 }
 
 /// A response the mock server sends, optionally after a delay.
-struct MockHTTPResponse: Sendable {
-    var status: Int
-    var headers: [(name: String, value: String)] = []
-    var body: Data = Data()
-    var delay: Duration = .zero
+public struct MockHTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Data
+    public var delay: Duration
 
-    static func json(_ status: Int, _ object: Any, headers: [(name: String, value: String)] = []) -> MockHTTPResponse {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data(), delay: Duration = .zero) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.delay = delay
+    }
+
+    public static func json(_ status: Int, _ object: Any, headers: [(name: String, value: String)] = []) -> MockHTTPResponse {
         let body = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return MockHTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
     }
 
     /// Apple's error body: `{"errorCode": ..., "errorMessage": ...}`.
-    static func error(_ status: Int, code: Int64, message: String, headers: [(name: String, value: String)] = []) -> MockHTTPResponse {
+    public static func error(_ status: Int, code: Int64, message: String, headers: [(name: String, value: String)] = []) -> MockHTTPResponse {
         json(status, ["errorCode": code, "errorMessage": message], headers: headers)
     }
 }
@@ -37,15 +53,15 @@ struct MockHTTPResponse: Sendable {
 /// connection, so a slow answer holds up no other), answering with `handler`.
 ///
 /// `@unchecked Sendable`: the daemon pointer is written by start/stop only, from the test's thread.
-final class MockHTTPServer: @unchecked Sendable {
+public final class MockHTTPServer: @unchecked Sendable {
     private let handler: @Sendable (MockHTTPRequest) -> MockHTTPResponse
     private var daemon: OpaquePointer?
     private let stopping = Atomic<Bool>(false)
-    private(set) var port: UInt16 = 0
+    public private(set) var port: UInt16 = 0
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(handler: @escaping @Sendable (MockHTTPRequest) -> MockHTTPResponse) throws {
+    public init(handler: @escaping @Sendable (MockHTTPRequest) -> MockHTTPResponse) throws {
         self.handler = handler
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -77,7 +93,7 @@ final class MockHTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Cuts delays short, closes connections and waits for running handlers.
-    func stop() {
+    public func stop() {
         stopping.store(true, ordering: .relaxed)
         if let daemon {
             MHD_stop_daemon(daemon)
@@ -136,7 +152,8 @@ private final class PairCollector {
     var pairs: [(name: String, value: String)] = []
 }
 
-struct MockServerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// Why the mock refused something (a token, a start).
+public struct MockServerError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

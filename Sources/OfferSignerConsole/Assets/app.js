@@ -1,0 +1,127 @@
+// The console's shell: sign-in, role-aware navigation and a hash router. Every view gets
+// the signed-in caller and renders into <main>.
+import { api, session, whenUnauthorized, ApiError } from './api.js';
+import { h, replace, toast } from './dom.js';
+import { renderSignIn } from './view-sign-in.js';
+import { renderOffers } from './view-offers.js';
+import { renderOfferEditor } from './view-offer-editor.js';
+import { renderActivity } from './view-activity.js';
+import { renderUsers } from './view-users.js';
+import { renderAudit } from './view-audit.js';
+
+/** Pages, who may see them (admin sees all), and how they render. */
+const PAGES = [
+  { id: 'offers', label: 'Offers', roles: ['marketing'], render: renderOffers },
+  { id: 'activity', label: 'Activity', roles: ['marketing', 'auditor'], render: renderActivity },
+  { id: 'users', label: 'Users', roles: ['marketing'], render: renderUsers },
+  { id: 'audit', label: 'Audit', roles: ['auditor'], render: renderAudit },
+];
+
+const main = document.getElementById('main');
+let me = null;
+
+function allowed(page) {
+  return me && (me.role === 'admin' || page.roles.includes(me.role));
+}
+
+/** `#/offers/edit/x` → ['offers', 'edit', 'x'] (segments decoded). */
+function route() {
+  const hash = location.hash.replace(/^#\/?/, '');
+  const [pathPart, queryPart] = hash.split('?');
+  const segments = pathPart.split('/').filter(Boolean).map(segment => {
+    try { return decodeURIComponent(segment); } catch { return segment; }
+  });
+  return { segments, query: new URLSearchParams(queryPart || '') };
+}
+
+/** Goes to a hash route built from segments (each encoded). */
+export function navigate(segments, query) {
+  const text = `#/${segments.map(encodeURIComponent).join('/')}${query ? `?${new URLSearchParams(query)}` : ''}`;
+  if (location.hash === text) render(); else location.hash = text;
+}
+
+export function href(segments, query) {
+  return `#/${segments.map(encodeURIComponent).join('/')}${query ? `?${new URLSearchParams(query)}` : ''}`;
+}
+
+function renderNav(current) {
+  const nav = document.getElementById('nav');
+  replace(nav, h('ul', null, PAGES.filter(allowed).map(page =>
+    h('li', null, h('a', { href: `#/${page.id}`, 'aria-current': page.id === current ? 'page' : undefined }, page.label)))));
+  document.getElementById('who').textContent = `${me.name} · ${me.role}`;
+  document.getElementById('topbar').hidden = false;
+}
+
+function signOut(message) {
+  session.clear();
+  me = null;
+  document.getElementById('topbar').hidden = true;
+  const text = message ? `#/sign-in?${new URLSearchParams({ message })}` : '#/sign-in';
+  if (location.hash === text) render(); else location.hash = text;
+}
+
+async function render() {
+  const { segments, query } = route();
+  if (!session.token) {
+    document.getElementById('topbar').hidden = true;
+    return renderSignIn(main, { message: query.get('message'), onSignedIn });
+  }
+  if (!me) {
+    try {
+      me = await api('GET', '/v1/me');
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return; // whenUnauthorized signs out
+      replace(main, h('div', { class: 'page' }, h('h1', null, 'The service could not be reached'), h('p', null, error.message)));
+      return;
+    }
+    if (me.role === 'client') {
+      return signOut('This console is for marketing, support and audit staff; a client token only signs offers for apps.');
+    }
+  }
+  const first = PAGES.find(allowed);
+  const page = PAGES.find(p => p.id === segments[0]);
+  if (!page || !allowed(page)) {
+    if (segments[0] && segments[0] !== 'sign-in' && page) toast(`Your role (${me.role}) cannot open ${page.label}.`, 'error');
+    location.replace(`#/${first.id}`);
+    return;
+  }
+  renderNav(page.id);
+  closeMenu();
+  const context = { me, segments: segments.slice(1), query, navigate, href };
+  try {
+    if (page.id === 'offers' && (segments[1] === 'new' || segments[1] === 'edit')) {
+      await renderOfferEditor(main, { ...context, offerId: segments[1] === 'edit' ? segments[2] : null });
+    } else {
+      await page.render(main, context);
+    }
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return;
+    replace(main, h('div', { class: 'page' }, h('h1', { tabindex: '-1' }, 'Something went wrong'),
+      h('p', { class: 'notice notice-error' }, error.message)));
+  }
+  const heading = main.querySelector('h1');
+  if (heading) {
+    heading.setAttribute('tabindex', '-1');
+    if (document.activeElement === document.body || !main.contains(document.activeElement)) heading.focus({ preventScroll: true });
+  }
+}
+
+function onSignedIn(caller) {
+  me = caller;
+  location.hash = `#/${PAGES.find(allowed).id}`;
+}
+
+function closeMenu() {
+  document.getElementById('menu-toggle').setAttribute('aria-expanded', 'false');
+  document.getElementById('nav').classList.remove('open');
+}
+
+whenUnauthorized(() => signOut('Your session has ended: the token is no longer valid. Sign in again.'));
+document.getElementById('sign-out').addEventListener('click', () => signOut('You are signed out.'));
+document.getElementById('menu-toggle').addEventListener('click', event => {
+  const open = event.currentTarget.getAttribute('aria-expanded') !== 'true';
+  event.currentTarget.setAttribute('aria-expanded', String(open));
+  document.getElementById('nav').classList.toggle('open', open);
+});
+window.addEventListener('hashchange', render);
+render();

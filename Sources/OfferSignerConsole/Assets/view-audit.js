@@ -1,0 +1,253 @@
+import { api, path, ApiError } from './api.js';
+import { h, replace, field, table, toast } from './dom.js';
+import { number, dateTime } from './format.js';
+import { historyList } from './offer-history.js';
+
+const TABS = [['signatures', 'Signatures'], ['integrity', 'Integrity'], ['verify', 'Verify'], ['changes', 'Offer changes']];
+const FILTERS = [
+  ['userId', 'User ID'], ['offerId', 'Offer ID'], ['productId', 'Product ID'], ['bundleId', 'App (bundle ID)'], ['keyId', 'Key ID'],
+];
+
+function tabs(current, href) {
+  return h('nav', { class: 'tabs', 'aria-label': 'Audit sections' }, h('ul', null, TABS.map(([id, label]) =>
+    h('li', null, h('a', { href: href(['audit', id]), 'aria-current': id === current ? 'page' : undefined }, label)))));
+}
+
+/** The audit API's filter from the page's query: RFC 3339 times from the UTC inputs. */
+function apiFilter(query) {
+  const filter = {};
+  for (const [name] of FILTERS) if (query.get(name)) filter[name] = query.get(name);
+  for (const name of ['from', 'to']) if (query.get(name)) filter[name] = `${query.get(name)}:00Z`;
+  return filter;
+}
+
+export async function renderAudit(main, context) {
+  const tab = context.segments[0] || 'signatures';
+  const page = h('div', { class: 'page' }, h('h1', null, 'Audit'), tabs(tab === 'record' ? 'signatures' : tab, context.href));
+  replace(main, page);
+  const body = h('div', { class: 'tab-body' });
+  page.append(body);
+  switch (tab) {
+    case 'integrity': return integrity(body);
+    case 'verify': return verify(body);
+    case 'changes': return changes(body, context);
+    case 'record': return record(body, context);
+    default: return signatures(body, context);
+  }
+}
+
+async function signatures(body, { query, navigate, href }) {
+  const inputs = {};
+  const form = h('form', { class: 'filters', onsubmit: event => {
+    event.preventDefault();
+    const next = {};
+    for (const [name, input] of Object.entries(inputs)) if (input.value.trim()) next[name] = input.value.trim();
+    navigate(['audit', 'signatures'], next);
+  } },
+  h('h2', { class: 'visually-hidden' }, 'Filters'),
+  h('div', { class: 'filter-grid' },
+    FILTERS.map(([name, label]) => field({ id: `filter-${name}`, label,
+      control: inputs[name] = h('input', { type: 'text', value: query.get(name) || '', autocomplete: 'off', spellcheck: 'false' }) })),
+    [['from', 'Signed from (UTC)'], ['to', 'Signed before (UTC)']].map(([name, label]) => {
+      const wrapper = field({ id: `filter-${name}`, label, control: inputs[name] = h('input', { type: 'datetime-local', step: '60', value: query.get(name) || '' }) });
+      wrapper.classList.add('filter-time');
+      return wrapper;
+    }),
+    field({ id: 'filter-limit', label: 'Rows per page', control: inputs.limit = h('select', null, ['25', '100', '500', '1000'].map(v =>
+      h('option', { value: v, selected: (query.get('limit') || '100') === v }, v))) })),
+  h('div', { class: 'actions' },
+    h('button', { type: 'submit', class: 'button button-primary' }, 'Apply filters'),
+    h('a', { class: 'button button-quiet', href: href(['audit', 'signatures']) }, 'Clear'),
+    h('button', { type: 'button', class: 'button', id: 'download-csv', onclick: event => downloadCSV(query, event.currentTarget) }, 'Download CSV')));
+  const results = h('div', { class: 'results' }, h('p', { class: 'loading' }, 'Loading…'));
+  body.append(form, results);
+  let page;
+  try {
+    page = await api('GET', '/v1/audit/signatures', { params: { ...apiFilter(query), limit: query.get('limit') || 100, cursor: query.get('cursor') } });
+  } catch (error) {
+    if (error.status === 401) throw error;
+    replace(results, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
+    return;
+  }
+  const filters = Object.fromEntries([...query.entries()].filter(([name]) => name !== 'cursor'));
+  replace(results,
+    h('p', { class: 'summary', role: 'status' }, `${number(page.items.length)} record${page.items.length === 1 ? '' : 's'} on this page${query.get('cursor') ? ' (not the first page)' : ''}.`),
+    table({ caption: 'Signature records', rows: page.items, empty: 'No signature matches these filters.',
+      onRowClick: item => href(['audit', 'record', item.nonce]), rowLabel: item => `Record ${item.sequence}, nonce ${item.nonce}`,
+      columns: [
+        { label: '#', class: 'num', value: item => String(item.sequence) },
+        { label: 'Signed', value: item => dateTime(item.timestamp) },
+        { label: 'Offer', value: item => item.offerId },
+        { label: 'Product', value: item => item.productId },
+        { label: 'User', class: 'col-user', value: item => item.userId },
+        { label: 'Key', value: item => item.keyId },
+        { label: 'API key', value: item => item.apiKeyName },
+        { label: 'Format', value: item => item.format },
+      ] }),
+    h('div', { class: 'pager' },
+      query.get('cursor') ? h('a', { class: 'button button-quiet', href: href(['audit', 'signatures'], filters) }, 'First page') : null,
+      page.nextCursor ? h('a', { class: 'button', href: href(['audit', 'signatures'], { ...filters, cursor: page.nextCursor }) }, 'Next page') : null));
+}
+
+/** Every record of the filter as one CSV file (page after page), downloaded by the browser. */
+async function downloadCSV(query, button) {
+  button.disabled = true;
+  const original = button.textContent;
+  button.textContent = 'Preparing CSV…';
+  try {
+    const parts = [];
+    let cursor, rows = 0;
+    for (let page = 0; page < 200; page += 1) {
+      const response = await api('GET', '/v1/audit/signatures', { params: { ...apiFilter(query), limit: 1000, cursor }, accept: 'text/csv', raw: true });
+      const text = await response.text();
+      const lines = text.split('\r\n');
+      parts.push(page === 0 ? text : lines.slice(1).join('\r\n'));
+      rows += Math.max(0, lines.filter(Boolean).length - 1);
+      cursor = response.headers.get('X-Next-Cursor');
+      if (!cursor) break;
+    }
+    const blob = new Blob(parts, { type: 'text/csv' });
+    const url = URL.createObjectURL(blob);
+    const link = h('a', { href: url, download: `signatures-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    toast(`Downloaded ${number(rows)} records as CSV.`, 'success');
+  } catch (error) {
+    if (error.status !== 401) toast(`The CSV could not be made: ${error.message}`, 'error');
+  } finally {
+    button.disabled = false;
+    button.textContent = original;
+  }
+}
+
+const RECORD_FIELDS = [
+  ['sequence', 'Sequence'], ['nonce', 'Nonce'], ['format', 'Format'], ['bundleId', 'App'], ['productId', 'Product'], ['offerId', 'Offer'],
+  ['userId', 'User (app account token)'], ['keyId', 'Key ID'], ['timestamp', 'Timestamp'], ['signature', 'Signature'],
+  ['transactionId', 'Transaction'], ['apiKeyName', 'Requested by (API key)'], ['requestId', 'Request ID'], ['recordedAt', 'Recorded'],
+  ['previousHash', 'Previous hash'], ['hash', 'Hash'],
+];
+
+function recordList(item) {
+  return h('dl', { class: 'facts record' }, RECORD_FIELDS.map(([key, label]) => {
+    let value = item[key];
+    if (key === 'timestamp') value = `${value} (${dateTime(value)})`;
+    if (key === 'recordedAt') value = dateTime(value);
+    return [h('dt', null, label), h('dd', { class: ['hash', 'signature', 'previousHash', 'nonce'].includes(key) ? 'mono' : undefined }, value ?? '—')];
+  }));
+}
+
+async function record(body, { segments, href }) {
+  const nonce = segments[1] || '';
+  body.append(h('p', null, h('a', { href: href(['audit', 'signatures']) }, '← All signatures')));
+  try {
+    const item = await api('GET', path('/v1/audit/signatures', nonce));
+    body.append(h('h2', null, `Record ${item.sequence}`), recordList(item));
+  } catch (error) {
+    if (error.status === 401) throw error;
+    body.append(h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
+  }
+}
+
+async function integrity(body, signatures = false) {
+  const result = h('div', { role: 'status' }, h('p', { class: 'loading' }, signatures ? 'Checking the hash chain and every signature…' : 'Checking the hash chain…'));
+  const again = h('button', { type: 'button', class: 'button', onclick: () => { replace(body); integrity(body); } }, 'Check again');
+  const withSignatures = h('button', { type: 'button', class: 'button button-quiet', onclick: () => { replace(body); integrity(body, true); } },
+    'Check every signature too (slower)');
+  body.append(h('h2', null, 'Integrity of the signature log'),
+    h('p', { class: 'muted' }, 'Every record’s hash covers its position, its fields and the previous record’s hash; changing, removing or reordering any record breaks the chain from there on. Signed checkpoints pin where the chain stood.'),
+    result, h('div', { class: 'actions' }, again, withSignatures));
+  try {
+    const report = await api('GET', '/v1/audit/integrity', { params: signatures ? { signatures: 'true' } : {} });
+    const known = new Set(['ok', 'records', 'firstBadRecord', 'firstBadSequence', 'problem', 'gaps', 'checkpoints', 'signaturesChecked']);
+    const cp = report.checkpoints;
+    const facts = [
+      ['Signed checkpoints', cp ? `${number(cp.checked)} checked: ${number(cp.matched)} match the chain, ${number(cp.inGaps)} fall in accepted gaps, ${number(cp.invalid)} invalid`
+        : 'not checked (no audit key is configured)'],
+      ['Accepted gaps', (report.gaps || []).length ? (report.gaps || []).map(g => `records ${g.lostFrom}–${g.lostThrough ?? '?'} lost, accepted by ${g.acceptedBy} (${g.reason})`).join('; ') : 'none'],
+      ['Record signatures', report.signaturesChecked == null ? 'not checked' : `${number(report.signaturesChecked)} verified`],
+    ];
+    replace(result,
+      h('p', { class: ['integrity', report.ok ? 'integrity-ok' : 'integrity-bad'], id: 'integrity-status' },
+        report.ok ? `Intact: all ${number(report.records)} records link.` : `Broken: ${report.problem || 'a record does not link'}.`),
+      h('p', { class: 'muted' }, `Checked ${dateTime(Date.now())}.`),
+      h('dl', { class: 'facts' }, facts.map(([term, value]) => [h('dt', null, term), h('dd', null, value)])),
+      report.firstBadRecord ? [h('h3', null, 'First record that does not link'), recordList(report.firstBadRecord)] : null,
+      Object.entries(report).filter(([key]) => !known.has(key)).map(([key, value]) =>
+        h('div', null, h('h3', null, key), h('pre', { class: 'mono' }, JSON.stringify(value, null, 2)))));
+  } catch (error) {
+    if (error.status === 401) throw error;
+    replace(result, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
+  }
+}
+
+const VERIFY_FIELDS = [
+  ['bundleId', 'App (bundle ID)'], ['keyIdentifier', 'Key ID'], ['productId', 'Product ID'], ['offerId', 'Offer ID'],
+  ['appAccountToken', 'App account token (user ID)'], ['nonce', 'Nonce'], ['timestamp', 'Timestamp (milliseconds)'], ['signature', 'Signature (base64)'],
+];
+
+function verify(body) {
+  const inputs = {};
+  const paste = h('textarea', { rows: '3', spellcheck: 'false', placeholder: '{"bundleId": "…", "keyIdentifier": "…", …}' });
+  const result = h('div', { class: 'verify-result', role: 'status' });
+  const form = h('form', { class: 'verify-form', novalidate: true, onsubmit: async event => {
+    event.preventDefault();
+    const request = {};
+    for (const [name] of VERIFY_FIELDS) request[name] = inputs[name].value.trim();
+    request.timestamp = /^\d+$/.test(request.timestamp) ? Number(request.timestamp) : request.timestamp;
+    replace(result, h('p', { class: 'loading' }, 'Verifying…'));
+    try {
+      const answer = await api('POST', '/v1/audit/verify', { body: request });
+      replace(result,
+        h('ul', { class: 'verdict-lines' },
+          h('li', { class: answer.validSignature ? 'yes' : 'no', id: 'verify-valid' }, answer.validSignature ? 'The signature is valid under one of the app’s keys.' : 'The signature is NOT valid under any of the app’s keys.'),
+          h('li', { class: answer.issuedHere ? 'yes' : 'no', id: 'verify-issued' }, answer.issuedHere ? 'It is the signature this service logged for that nonce.' : 'This service logged no such signature for that nonce.')),
+        answer.record ? [h('h3', null, 'The logged record'), recordList(answer.record)] : null);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) throw error;
+      replace(result, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
+    }
+  } },
+  field({ id: 'verify-paste', label: 'Paste a signing answer (optional)', control: paste, wide: true,
+    help: 'The JSON the sign endpoint answered; it fills in the fields below.' }),
+  h('div', { class: 'filter-grid' }, VERIFY_FIELDS.map(([name, label]) =>
+    field({ id: `verify-${name}`, label, control: inputs[name] = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' }), wide: name === 'signature' }))),
+  h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Verify')));
+  paste.addEventListener('input', () => {
+    try {
+      const value = JSON.parse(paste.value);
+      for (const [name] of VERIFY_FIELDS) if (value[name] !== undefined) inputs[name].value = String(value[name]);
+      if (value.appAccountToken === undefined && value.userId) inputs.appAccountToken.value = value.userId;
+      if (value.keyIdentifier === undefined && value.keyId) inputs.keyIdentifier.value = value.keyId;
+    } catch { /* not JSON yet */ }
+  });
+  body.append(h('h2', null, 'Verify a signature'),
+    h('p', { class: 'muted' }, 'Was this legacy signature made with one of the app’s keys (active or retired), and is it the one this service issued?'),
+    form, result);
+}
+
+async function changes(body, { query, navigate, href }) {
+  const offerInput = h('input', { type: 'text', value: query.get('offerId') || '', autocomplete: 'off', spellcheck: 'false' });
+  body.append(h('h2', null, 'Offer changes'),
+    h('form', { class: 'toolbar', onsubmit: event => {
+      event.preventDefault();
+      navigate(['audit', 'changes'], offerInput.value.trim() ? { offerId: offerInput.value.trim() } : undefined);
+    } }, field({ id: 'changes-offer', label: 'Offer ID (empty for all)', control: offerInput }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button' }, 'Show'))));
+  const results = h('div', null, h('p', { class: 'loading' }, 'Loading…'));
+  body.append(results);
+  try {
+    const page = await api('GET', '/v1/audit/offer-changes', { params: { offerId: query.get('offerId'), cursor: query.get('cursor'), limit: 100 } });
+    const filters = query.get('offerId') ? { offerId: query.get('offerId') } : {};
+    replace(results,
+      h('p', { class: 'muted' }, 'Oldest first across pages; newest first within this page.'),
+      historyList(page.items, { showOffer: true }),
+      h('div', { class: 'pager' },
+        query.get('cursor') ? h('a', { class: 'button button-quiet', href: href(['audit', 'changes'], filters) }, 'First page') : null,
+        page.nextCursor ? h('a', { class: 'button', href: href(['audit', 'changes'], { ...filters, cursor: page.nextCursor }) }, 'Next page') : null));
+  } catch (error) {
+    if (error.status === 401) throw error;
+    replace(results, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
+  }
+}

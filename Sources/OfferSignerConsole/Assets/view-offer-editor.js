@@ -1,0 +1,175 @@
+import { api, path, ApiError } from './api.js';
+import { h, replace, toast } from './dom.js';
+import { number, percent, dateTime, plural } from './format.js';
+import { buildFields, readRule, showErrors, clearErrors, fieldId } from './offer-form.js';
+import { OFFER_FIELDS, offerState, criterionLabel } from './offer-fields.js';
+import { historyList } from './offer-history.js';
+import { horizontalBars } from './charts.js';
+import { stateBadge } from './view-offers.js';
+
+function blankRule(apps) {
+  return { offerId: '', bundleId: apps[0] || '', productIds: [], enabled: true, priority: 0, startsAt: null, endsAt: null, eligibility: {}, limits: {} };
+}
+
+export async function renderOfferEditor(main, { me, offerId, query, navigate, href }) {
+  const apps = me.apps || [];
+  const bundleId = query.get('bundleId') || undefined;
+  let stored = null;
+  if (offerId) {
+    replace(main, h('div', { class: 'page' }, h('h1', null, `Offer ${offerId}`), h('p', { class: 'loading' }, 'Loading…')));
+    try {
+      stored = await api('GET', path('/v1/admin/offers', offerId), { params: { bundleId } });
+    } catch (error) {
+      if (error.status === 404) {
+        replace(main, h('div', { class: 'page' }, h('h1', null, 'No such offer'),
+          h('p', null, 'There is no offer ', h('code', null, offerId), '.'), h('a', { href: href(['offers']) }, 'Back to offers')));
+        return;
+      }
+      throw error;
+    }
+  }
+  const original = stored || blankRule(apps);
+  const saved = Boolean(stored);
+  const summary = h('div', { class: 'error-summary', role: 'alert', tabindex: '-1', hidden: true });
+  const form = h('form', { class: 'offer-form', novalidate: true }, summary, buildFields(original, { apps, saved }));
+  // Whose history the simulation reads: App Store purchases (Production) or test purchases (Sandbox).
+  // Offered only when the service keeps more than one environment's history.
+  const environments = me.environments || ['Production'];
+  const environmentNames = { Production: 'Production (App Store purchases)', Sandbox: 'Sandbox (test purchases)' };
+  const environmentSelect = h('select', { id: 'sim-environment' }, environments.map(name =>
+    h('option', { value: name, selected: name === 'Production' }, environmentNames[name] || name)));
+  const environmentField = environments.length > 1 ? h('div', { class: 'field field-inline sim-environment' },
+    h('label', { for: 'sim-environment' }, 'History'), environmentSelect) : null;
+  const simulation = h('section', { class: 'panel simulation', 'aria-labelledby': 'sim-title' },
+    h('h2', { id: 'sim-title' }, 'Simulate'),
+    h('p', { class: 'muted' }, 'See how many known users the rule as it stands in the form would make eligible, before saving it.'),
+    environmentField);
+  const history = h('section', { class: 'panel', 'aria-labelledby': 'history-title' }, h('h2', { id: 'history-title' }, 'History'));
+
+  const params = () => ({ bundleId: readRule(form, original).bundleId || bundleId });
+
+  async function save(event) {
+    event.preventDefault();
+    const rule = readRule(form, original);
+    clearErrors(form, summary);
+    if (!rule.offerId) return showErrors(form, summary, ["'offerId' is needed: enter the offer ID from App Store Connect"]);
+    busy(true);
+    try {
+      const result = await api('PUT', path('/v1/admin/offers', rule.offerId), { body: rule });
+      toast(saved ? `Saved ${result.offerId} (version ${result.version}).` : `Created ${result.offerId}.`, 'success');
+      navigate(['offers', 'edit', result.offerId], apps.length > 1 ? { bundleId: result.bundleId } : undefined);
+    } catch (error) {
+      handleError(error, 'The offer was not saved');
+    } finally {
+      busy(false);
+    }
+  }
+
+  async function simulate() {
+    const rule = readRule(form, original);
+    clearErrors(form, summary);
+    if (!rule.offerId) return showErrors(form, summary, ["'offerId' is needed to simulate: enter the offer ID from App Store Connect"], 'Nothing was simulated');
+    busy(true);
+    replace(simulation, h('h2', { id: 'sim-title' }, 'Simulate'), environmentField, h('p', { class: 'loading', role: 'status' }, 'Simulating…'));
+    try {
+      const result = await api('POST', path('/v1/admin/offers', rule.offerId, 'simulate'),
+        { body: rule, params: { bundleId: rule.bundleId, environment: environmentSelect.value } });
+      drawSimulation(result);
+    } catch (error) {
+      replace(simulation, h('h2', { id: 'sim-title' }, 'Simulate'), environmentField, h('p', { class: 'muted' }, 'The simulation did not run.'));
+      handleError(error, 'Nothing was simulated');
+    } finally {
+      busy(false);
+    }
+  }
+
+  function drawSimulation(result) {
+    const funnelItems = [{ label: 'Known users', value: result.known, className: 'series-total' },
+      ...result.funnel.map(step => ({ label: `minus ${criterionLabel(step.criterion).toLowerCase()}`, value: step.remaining, note: number(step.remaining), className: 'series-c1' }))];
+    replace(simulation,
+      h('h2', { id: 'sim-title' }, 'Simulate'),
+      environmentField,
+      h('p', { class: 'sim-headline', role: 'status' },
+        h('strong', { class: 'big-number', id: 'sim-eligible' }, number(result.eligible)),
+        ` of ${plural(result.known, 'known user')} would be eligible now (${percent(result.eligible, result.known)}).`),
+      h('p', { class: 'muted' }, `${result.draft ? 'The rule as it stands in the form, not saved yet' : 'The saved rule'}, ${result.environment} history, at ${dateTime(Date.now())}.`),
+      result.failures.length ? [
+        h('h3', null, 'How many fail each criterion'),
+        horizontalBars({ title: 'Users failing each criterion', total: result.known, className: 'failures',
+          items: result.failures.map(f => ({ label: criterionLabel(f.criterion), value: f.users, note: `${number(f.users)} (${percent(f.users, result.known)})` })) }),
+        h('h3', null, 'Funnel, criterion by criterion'),
+        horizontalBars({ title: 'Users left after each criterion', total: result.known, items: funnelItems }),
+      ] : h('p', null, result.known ? 'No criterion excludes anyone.' : 'No users of this app are known yet: import history first.'),
+      result.sample.length ? [
+        h('h3', null, `Sample of eligible users (${result.sample.length})`),
+        h('ul', { class: 'sample' }, result.sample.map(user => h('li', null, h('a', { href: href(['users', user]) }, user)))),
+      ] : null);
+  }
+
+  function handleError(error, title) {
+    if (error instanceof ApiError && error.status === 400) {
+      showErrors(form, summary, error.errors.length ? error.errors : [error.message], title);
+    } else if (error instanceof ApiError && error.status === 401) {
+      throw error;
+    } else {
+      showErrors(form, summary, [error.message], title);
+    }
+  }
+
+  const saveButton = h('button', { type: 'submit', class: 'button button-primary' }, saved ? 'Save changes' : 'Create offer');
+  const simulateButton = h('button', { type: 'button', class: 'button', onclick: simulate }, 'Simulate');
+  const toggleButton = saved ? h('button', { type: 'button', class: 'button button-quiet', onclick: async () => {
+    busy(true);
+    try {
+      if (stored.enabled) {
+        await api('DELETE', path('/v1/admin/offers', stored.offerId), { params: params() });
+        toast(`Disabled ${stored.offerId}.`, 'success');
+      } else {
+        const rule = { ...stored, enabled: true };
+        delete rule.createdAt; delete rule.updatedAt; delete rule.version;
+        await api('PUT', path('/v1/admin/offers', stored.offerId), { body: rule });
+        toast(`Enabled ${stored.offerId}.`, 'success');
+      }
+      navigate(['offers', 'edit', stored.offerId], apps.length > 1 ? { bundleId: stored.bundleId } : undefined);
+    } catch (error) {
+      handleError(error, 'Nothing changed');
+    } finally {
+      busy(false);
+    }
+  } }, stored.enabled ? 'Disable offer' : 'Enable offer') : null;
+  function busy(on) {
+    for (const button of [saveButton, simulateButton, toggleButton]) if (button) button.disabled = on;
+  }
+  form.addEventListener('submit', save);
+  form.append(h('div', { class: 'actions sticky-actions' }, saveButton, simulateButton, toggleButton,
+    h('a', { class: 'button button-quiet', href: href(['offers']) }, 'Cancel')));
+
+  const state = stored ? offerState(stored) : null;
+  replace(main, h('div', { class: 'page editor' },
+    h('nav', { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' }, h('a', { href: href(['offers']) }, 'Offers'), ' / ', saved ? stored.offerId : 'New offer'),
+    h('div', { class: 'page-head' },
+      h('h1', null, saved ? `Offer ${stored.offerId}` : 'New offer'),
+      state ? stateBadge(state) : null),
+    saved ? h('p', { class: 'muted' }, `Version ${stored.version}, last changed ${dateTime(stored.updatedAt)}. `,
+      h('a', { href: href(['activity', stored.offerId]) }, 'Activity of this offer')) : h('p', { class: 'lead' }, 'Fill in the offer; every criterion left empty lets everyone through. Simulate to see whom it reaches before you create it.'),
+    h('div', { class: 'editor-grid' }, h('div', { class: 'editor-main' }, form), h('div', { class: 'editor-side' }, simulation, saved ? history : null))));
+
+  if (saved) {
+    try {
+      const changes = [];
+      let cursor;
+      for (let page = 0; page < 10; page += 1) {
+        const result = await api('GET', path('/v1/admin/offers', stored.offerId, 'changes'), { params: { ...params(), cursor, limit: 1000 } });
+        changes.push(...result.items);
+        cursor = result.nextCursor;
+        if (!cursor) break;
+      }
+      history.append(historyList(changes));
+    } catch (error) {
+      if (error.status === 401) throw error;
+      history.append(h('p', { class: 'notice notice-error' }, `The history could not be read: ${error.message}`));
+    }
+  }
+  const first = form.querySelector(`#${fieldId(OFFER_FIELDS[saved ? 2 : 0])}`);
+  if (!saved) first?.focus();
+}

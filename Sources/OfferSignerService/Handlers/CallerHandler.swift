@@ -1,0 +1,26 @@
+import Foundation
+import OfferSignerHTTP
+
+/// `GET /v1/me`: who the API token belongs to, what its role may do, and the configured
+/// apps, so that a tool (the web console) can show only what the caller may use.
+struct CallerHandler {
+    let dependencies: ServiceDependencies
+
+    struct CallerDocument: Encodable {
+        let name: String
+        let role: Role
+        /// The configured apps' bundle IDs, sorted.
+        let apps: [String]
+        /// The App Store environments whose history the service keeps, sorted (Production first).
+        let environments: [String]
+    }
+
+    func me(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        guard let principal = context.principal else {
+            throw HTTPProblem.unauthorized("send an API token as 'Authorization: Bearer <token>'")
+        }
+        let apps = dependencies.keyRing.current.apps.keys.sorted()
+        let environments = dependencies.appStore.acceptedEnvironments.sorted()
+        return try HTTPResponse.json(CallerDocument(name: principal.name, role: principal.role, apps: apps, environments: environments))
+    }
+}

@@ -1,0 +1,234 @@
+import AppStoreServerAPI
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// `offer-signer appstore backfill` and `offer-signer appstore recover`: the App Store Server API
+/// from the command line, on the database directly (beside a running service or without one),
+/// with the settings of `serve`.
+public struct AppStoreTool: Sendable {
+    /// Lines for standard output (the summary).
+    public var output: @Sendable (String) -> Void
+    /// Text for standard error (progress, problems), written as given.
+    public var errors: @Sendable (String) -> Void
+    /// Whether standard error is a terminal: a redrawn progress bar, else a line every `progressEvery`.
+    public var isTerminal: Bool
+    public var progressEvery: Duration
+    /// The `OFFER_SIGNER_*` variables.
+    public var environment: [String: String]
+    /// Polled between transaction IDs and pages: an interrupt.
+    public var shouldStop: @Sendable () -> Bool
+    /// Where "now" comes from (the end of a recovery window, the time of records).
+    public var clock: WallClock
+
+    public init(output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void, isTerminal: Bool,
+                progressEvery: Duration = .seconds(10), environment: [String: String],
+                shouldStop: @escaping @Sendable () -> Bool = { false }, clock: WallClock = .system) {
+        self.output = output
+        self.errors = errors
+        self.isTerminal = isTerminal
+        self.progressEvery = progressEvery
+        self.environment = environment
+        self.shouldStop = shouldStop
+        self.clock = clock
+    }
+
+    public static let usage = """
+        appstore backfill --transaction-ids FILE|- [--bundle-id ID] [--concurrency N] [serve options]
+        appstore recover --from TIME [--to TIME] [--bundle-id ID] [--environment Production|Sandbox] [serve options]
+        """
+
+    /// Runs `appstore <arguments>`; returns the exit code (0 done, 1 failures or interrupted, 2 usage).
+    public func run(_ arguments: [String]) -> Int32 {
+        switch arguments.first {
+        case "backfill":
+            return withSetup(Array(arguments.dropFirst()), own: ["--transaction-ids", "--bundle-id", "--concurrency"]) { options, setup in
+                try backfill(options, setup)
+            }
+        case "recover":
+            return withSetup(Array(arguments.dropFirst()), own: ["--from", "--to", "--bundle-id", "--environment"]) { options, setup in
+                try recover(options, setup)
+            }
+        default:
+            errors("offer-signer: usage: offer-signer \(Self.usage.replacingOccurrences(of: "\n", with: "\n       offer-signer "))\n")
+            return 2
+        }
+    }
+
+    /// What both commands open.
+    struct Setup {
+        let settings: ServiceSettings
+        let configuration: KeyConfiguration
+        let stores: OfflineStores
+        let syncStore: any AppStoreSyncStore
+        let clients: AppStoreAPIClients
+        let ingestor: HistoryIngestor
+    }
+
+    /// A refusal of the command line, answered with exit code 2.
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private func withSetup(_ arguments: [String], own: Set<String>, _ body: (CommandLineOptions, Setup) throws -> Int32) -> Int32 {
+        let options: CommandLineOptions
+        let settings: ServiceSettings
+        do {
+            options = try CommandLineOptions(arguments, allowed: own.union(ServiceSettings.flags))
+            settings = try ServiceSettings.resolve(options: options, environment: environment)
+        } catch {
+            errors("offer-signer: \(error.description)\n")
+            return 2
+        }
+        do {
+            let configuration = try KeyConfiguration.load(path: settings.keys)
+            let verification = try AppStoreVerification(roots: try AppStoreVerification.roots(from: settings.appleRoots),
+                                                        environments: Set(settings.environments), configuration: configuration)
+            let clients: AppStoreAPIClients
+            do {
+                clients = try AppStoreAPIClients(configuration: configuration, options: AppStoreAPIClients.Options(settings: settings))
+            } catch {
+                throw StartupError.appStoreAPI(error)
+            }
+            let stores = try OfflineStores(location: try settings.databaseLocation)
+            let setup = Setup(settings: settings, configuration: configuration, stores: stores,
+                              syncStore: stores.sync, clients: clients,
+                              ingestor: HistoryIngestor(verification: verification, history: stores.history, clock: clock))
+            return try body(options, setup)
+        } catch let error as UsageError {
+            errors("offer-signer: \(error.description)\n")
+            return 2
+        } catch {
+            errors("offer-signer: \(error)\n")
+            return 1
+        }
+    }
+
+    /// The app named by `--bundle-id`, or the only one.
+    private func app(_ options: CommandLineOptions, _ setup: Setup) throws(UsageError) -> String {
+        guard let app = setup.configuration.app(bundleId: options["--bundle-id"]) else {
+            if let bundleId = options["--bundle-id"] { throw UsageError(description: "no app with bundleId '\(bundleId)' in \(setup.settings.keys)") }
+            throw UsageError(description: "\(setup.settings.keys) configures several apps: add --bundle-id")
+        }
+        return app.bundleId
+    }
+
+    // MARK: backfill
+
+    private func backfill(_ options: CommandLineOptions, _ setup: Setup) throws -> Int32 {
+        guard let path = options["--transaction-ids"] else {
+            throw UsageError(description: "appstore backfill needs --transaction-ids FILE (one transaction ID per line, or - for standard input)")
+        }
+        let bundleId = try app(options, setup)
+        _ = try setup.clients.client(bundleId: bundleId, environment: setup.clients.environments[0])
+        var workers = Self.defaultWorkers(rate: setup.settings.appStoreAPIRate)
+        if let text = options["--concurrency"] {
+            guard let value = Int(text), (1...256).contains(value) else {
+                throw UsageError(description: "--concurrency takes a number of threads from 1 to 256")
+            }
+            workers = value
+        }
+        let lines = path == "-" ? LineReader(handle: .standardInput) : try LineReader(url: URL(fileURLWithPath: path))
+        let input = HistoryBackfill.read(lines)
+        var backfill = HistoryBackfill(sync: CustomerHistorySync(clients: setup.clients, ingestor: setup.ingestor),
+                                       progressStore: setup.syncStore, bundleId: bundleId, clock: clock)
+        backfill.workers = workers
+        errors("backfill of \(bundleId): \(input.transactionIds.count) transaction IDs, \(workers) workers, "
+               + "at most \(Self.number(setup.settings.appStoreAPIRate)) requests/s per environment\n")
+        var display = ProgressDisplay(isTerminal: isTerminal, every: progressEvery, write: errors)
+        let summary = try backfill.run(input, shouldStop: shouldStop) { display.show($0) }
+        display.finish()
+        for line in Self.describe(summary, bundleId: bundleId) { output(line) }
+        return summary.complete ? 0 : 1
+    }
+
+    /// Enough threads to keep `rate` requests a second going at a few hundred milliseconds each.
+    static func defaultWorkers(rate: Double) -> Int {
+        min(64, max(2, Int((rate / 2).rounded(.up))))
+    }
+
+    /// The summary as the command prints it.
+    static func describe(_ summary: BackfillSummary, bundleId: String) -> [String] {
+        var lines = ["backfill of \(bundleId): \(summary.transactionIds) transaction IDs"
+                     + (summary.repeated > 0 ? " (\(summary.repeated) repeated lines skipped)" : "")
+                     + String(format: " in %.1f s, %d requests", summary.seconds, summary.requests)]
+        lines.append("  fetched       \(summary.fetched) (history and statuses verified and stored)")
+        lines.append("  covered       \(summary.covered) (in a history fetched through another ID)")
+        lines.append("  already done  \(summary.alreadyDone) (by an earlier run)")
+        lines.append("  not found     \(summary.notFound) (unknown to the App Store for this app)")
+        lines.append("  failed        \(summary.failedCount)")
+        lines.append("items: \(summary.accepted) accepted, \(summary.duplicates) duplicates, \(summary.ignored) ignored (not subscriptions)")
+        if !summary.failures.isEmpty {
+            lines.append("failures\(summary.failures.count < summary.failedCount ? " (the first \(summary.failures.count))" : ""):")
+            for failure in summary.failures {
+                lines.append("  " + (failure.transactionId ?? "line \(failure.line ?? 0)") + ": " + failure.reason)
+            }
+        }
+        if let reason = summary.abortReason { lines.append("stopped: \(reason)") }
+        if summary.interrupted {
+            lines.append("interrupted: \(summary.remaining) transaction IDs not attempted; run the same command again to resume")
+        } else if summary.failedCount > 0 {
+            lines.append("run the same command again to retry the failed IDs (those done are skipped)")
+        }
+        return lines
+    }
+
+    // MARK: recover
+
+    private func recover(_ options: CommandLineOptions, _ setup: Setup) throws -> Int32 {
+        guard let fromText = options["--from"] else { throw UsageError(description: "appstore recover needs --from TIME (RFC 3339)") }
+        guard let from = RFC3339.date(from: fromText) else {
+            throw UsageError(description: "--from takes an RFC 3339 time such as 2026-11-30T00:00:00Z")
+        }
+        var to = clock.now
+        if let toText = options["--to"] {
+            guard let date = RFC3339.date(from: toText) else { throw UsageError(description: "--to takes an RFC 3339 time such as 2026-12-01T00:00:00Z") }
+            to = date
+        }
+        guard from < to else { throw UsageError(description: "--from must be before --to") }
+        let bundleIds = options["--bundle-id"].map { [$0] } ?? setup.clients.bundleIds
+        guard !bundleIds.isEmpty else {
+            throw UsageError(description: "no app of \(setup.settings.keys) has an issuerId, which the App Store Server API needs")
+        }
+        var environments = setup.clients.environments
+        if let name = options["--environment"] {
+            guard let environment = AppStoreServerAPIEnvironment(rawValue: name), environments.contains(environment) else {
+                throw UsageError(description: "--environment takes an accepted environment (\(environments.map(\.rawValue).joined(separator: ", ")))")
+            }
+            environments = [environment]
+        }
+        let recovery = NotificationRecovery(clients: setup.clients, ingestor: setup.ingestor, syncStore: setup.syncStore)
+        var failed = false
+        for bundleId in bundleIds {
+            for environment in environments {
+                do {
+                    let outcome = try recovery.recover(bundleId: bundleId, environment: environment, from: from, to: to, shouldStop: shouldStop)
+                    for line in Self.describe(outcome) { output(line) }
+                    failed = failed || !outcome.complete || !outcome.refused.isEmpty
+                } catch {
+                    output("\(bundleId) \(environment.rawValue): \(error.description)")
+                    failed = true
+                }
+            }
+        }
+        return failed ? 1 : 0
+    }
+
+    /// A recovered window as the command prints it.
+    static func describe(_ outcome: NotificationRecovery.Outcome) -> [String] {
+        var lines = ["\(outcome.bundleId) \(outcome.environment.rawValue) \(RFC3339.string(from: outcome.start)) to "
+                     + "\(RFC3339.string(from: outcome.end)): \(outcome.found) notifications, \(outcome.stored) new and stored, "
+                     + "\(outcome.duplicates) already stored, \(outcome.refused.count) refused"]
+        if let requested = outcome.requestedStart {
+            lines.append("  Apple keeps \(Int(NotificationRecovery.retention(outcome.environment) / 86_400)) days of notification history "
+                         + "in \(outcome.environment.rawValue): the time from \(RFC3339.string(from: requested)) to the window's start cannot be recovered")
+        }
+        for reason in outcome.refused.prefix(20) { lines.append("  refused: \(reason)") }
+        if !outcome.complete { lines.append("  interrupted: the window was not read to its end; run the command again") }
+        return lines
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,545 @@
+#!/usr/bin/env python3
+"""End-to-end scenarios of the web console in headless Chromium (Debian's chromium and
+chromium-driver, driven by Debian's python3-selenium) against a real `offer-signer serve`
+with a temporary database, history imported through the real import endpoint.
+
+Usage: e2e.py [--binary .build/debug/offer-signer] [--screenshots var/console-screenshots] [--keep]
+Each scenario saves screenshots at 1280×800 and 390×844 into the screenshots folder.
+Exits non-zero on the first failed check, naming it; prints 'N passed, 0 failed' at the end.
+"""
+import argparse, base64, csv, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+CHAIN = os.path.join(ROOT, "Tests", "OfferSignerServiceTests", "Fixtures", "appstore-chain")
+PRODUCT = "com.example.app.pro_monthly"
+DESKTOP, PHONE = (1280, 800), (390, 844)
+XSS_OFFER = '"><b>probe<i>x'
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, what):
+    if not condition:
+        raise Failure(what)
+
+
+class Service_:
+    """offer-signer serve on a free port, over a fresh database with imported history."""
+
+    def __init__(self, binary, folder):
+        self.folder = folder
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        database = os.path.join(folder, "db.sqlite")
+        setup = subprocess.run([binary, "dev-setup", "--dir", os.path.join(folder, "dev"), "--database", database,
+                                "--listen", f"127.0.0.1:{self.port}"], capture_output=True, text=True, check=True).stdout
+        self.tokens = {}
+        for line in setup.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] in ("client", "marketing", "auditor", "admin"):
+                self.tokens[parts[0]] = parts[1]
+        check(len(self.tokens) == 4, "dev-setup printed a token per role")
+        self.log = open(os.path.join(folder, "serve.log"), "w")
+        self.args = [binary, "serve", "--keys", os.path.join(folder, "dev", "keys.json"), "--database", database,
+                     "--listen", f"127.0.0.1:{self.port}", "--log-level", "warning",
+                     "--apple-roots", os.path.join(CHAIN, "root.pem")]
+        self.start()
+
+    def start(self):
+        self.process = subprocess.Popen(self.args, stdout=self.log, stderr=self.log)
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(self.base + "/healthz", timeout=1).read()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise Failure("the service started")
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def call(self, method, path, role=None, body=None, content_type="application/json", accept=None):
+        headers = {}
+        if role:
+            headers["Authorization"] = "Bearer " + self.tokens[role]
+        data = None
+        if body is not None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            headers["Content-Type"] = content_type
+        if accept:
+            headers["Accept"] = accept
+        request = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+
+class Console:
+    """A headless Chromium on the console, with screenshots at both widths and console-log checks."""
+
+    def __init__(self, base, shots, downloads, docs=False):
+        options = webdriver.ChromeOptions()
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                         "--window-size=1280,800", "--force-device-scale-factor=1", "--lang=en-US"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        options.add_experimental_option("prefs", {"download.default_directory": downloads, "download.prompt_for_download": False})
+        driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+        self.driver = webdriver.Chrome(service=Service(driver_path), options=options)
+        self.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        self.base = base
+        self.shots = shots
+        self.downloads = downloads
+        self.docs = docs
+        self.viewport(*DESKTOP)
+
+    def viewport(self, width, height):
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+    def open(self, fragment=""):
+        self.driver.get(f"{self.base}/console/{fragment}")
+
+    def wait(self, css, timeout=10, visible=True):
+        condition = EC.visibility_of_element_located if visible else EC.presence_of_element_located
+        try:
+            return WebDriverWait(self.driver, timeout).until(condition((By.CSS_SELECTOR, css)))
+        except Exception:
+            raise Failure(f"'{css}' appeared") from None
+
+    def wait_text(self, css, text, timeout=10):
+        try:
+            WebDriverWait(self.driver, timeout, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: any(
+                text in (e.get_attribute("textContent") or "") for e in d.find_elements(By.CSS_SELECTOR, css)))
+        except Exception:
+            found = [e.get_attribute("textContent") for e in self.driver.find_elements(By.CSS_SELECTOR, css)][:3]
+            raise Failure(f"'{css}' shows '{text}' (it shows {found!r})") from None
+        for _ in range(20):
+            try:
+                return next(e for e in self.driver.find_elements(By.CSS_SELECTOR, css) if text in (e.get_attribute("textContent") or ""))
+            except (StaleElementReferenceException, StopIteration):
+                time.sleep(0.05)
+        raise Failure(f"'{css}' kept showing '{text}'")
+
+    def find(self, css):
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def all(self, css):
+        return self.driver.find_elements(By.CSS_SELECTOR, css)
+
+    def type(self, css, text, clear=True):
+        element = self.find(css)
+        if clear:
+            element.clear()
+        element.send_keys(text)
+        return element
+
+    def click(self, css):
+        element = self.find(css)
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
+
+    def click_text(self, tag, text):
+        for element in self.all(tag):
+            if element.text.strip() == text:
+                self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+                element.click()
+                return
+        raise Failure(f"a {tag} reading '{text}'")
+
+    def shot(self, name, at=None):
+        """Screenshots at both widths (the page re-lays itself out, then `at` is scrolled to the top), back to desktop after."""
+        os.makedirs(self.shots, exist_ok=True)
+        self.driver.execute_script("document.getElementById('toasts').replaceChildren()")
+        for label, (width, height) in (("desktop", DESKTOP), ("phone", PHONE)):
+            self.viewport(width, height)
+            time.sleep(0.15)
+            if at:
+                self.driver.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'start'})", at)
+            else:
+                self.driver.execute_script("window.scrollTo(0, 0)")
+            time.sleep(0.05)
+            self.driver.save_screenshot(os.path.join(self.shots, f"{name}-{label}.png"))
+        self.viewport(*DESKTOP)
+        time.sleep(0.05)
+
+    def docs_shot(self, path):
+        """A small desktop screenshot for the README (1280×800 scaled to 60%), when asked for."""
+        if not self.docs:
+            return
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.driver.execute_script("document.getElementById('toasts').replaceChildren(); window.scrollTo(0, 0)")
+        time.sleep(0.1)
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "clip": {
+            "x": 0, "y": 0, "width": DESKTOP[0], "height": DESKTOP[1], "scale": 0.6}})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+
+    def console_errors(self, allow_network=()):
+        """Browser console entries that are errors, except network errors of the allowed statuses."""
+        errors = []
+        for entry in self.driver.get_log("browser"):
+            if entry["level"] not in ("SEVERE", "ERROR"):
+                continue
+            if entry.get("source") == "network" and any(f"status of {status}" in entry["message"] for status in allow_network):
+                continue
+            errors.append(entry["message"])
+        return errors
+
+    def sign_in(self, token):
+        self.open("#/sign-in")
+        self.wait("#token")
+        self.type("#token", token + Keys.ENTER)
+
+    def sign_out(self):
+        self.click("#sign-out")
+        self.wait("#token")
+
+
+def scenarios(service, console, facts):
+    """The scenarios, in order; each returns nothing and raises Failure on a failed check."""
+    c = console
+
+    def headers_on_console_responses():
+        for path, method in (("/console/", "GET"), ("/console/app.js", "GET"), ("/console/nope.js", "GET"),
+                             ("/console/style.css", "POST"), ("/console", "GET")):
+            request = urllib.request.Request(service.base + path, method=method)
+            try:
+                response = urllib.request.urlopen(request)
+                status, headers = response.status, response.headers
+            except urllib.error.HTTPError as error:
+                status, headers = error.code, error.headers
+            csp = headers.get("Content-Security-Policy", "")
+            check("default-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp,
+                  f"{method} {path} ({status}) has the strict CSP")
+            check(headers.get("X-Content-Type-Options") == "nosniff", f"{method} {path} has nosniff")
+            check(headers.get("Referrer-Policy") == "no-referrer", f"{method} {path} has no-referrer")
+        body = urllib.request.urlopen(service.base + "/console/").read().decode()
+        check("<script>" not in body and "style=" not in body and "http" not in body.split("<body>")[1],
+              "index.html has no inline script or style and no third-party URL")
+
+    def sign_in_marketing():
+        c.driver.get(service.base + "/console")          # redirects to /console/
+        c.wait("#token")
+        check(c.driver.current_url.startswith(service.base + "/console/"), "/console redirects to /console/")
+        c.shot("01-sign-in")
+        c.type("#token", "not-a-token" + Keys.ENTER)
+        c.wait_text(".sign-in-form .notice-error", "not valid")
+        c.type("#token", service.tokens["client"] + Keys.ENTER)
+        c.wait_text(".sign-in-form .notice-error", "client token only signs")
+        check(c.driver.execute_script("return sessionStorage.length") == 0, "a client token is not kept")
+        c.console_errors(allow_network=(401,))  # the refused tokens' 401s are expected
+        # Keyboard only: Tab from the page's start reaches the token input with a visible focus ring.
+        c.open("#/sign-in")
+        c.wait("#token")
+        c.driver.execute_script("document.activeElement.blur()")
+        for _ in range(4):
+            ActionChains(c.driver).send_keys(Keys.TAB).perform()
+            if c.driver.switch_to.active_element.get_attribute("id") == "token":
+                break
+        focused = c.driver.switch_to.active_element
+        check(focused.get_attribute("id") == "token", "Tab reaches the token field")
+        outline = c.driver.execute_script("const s = getComputedStyle(document.activeElement); return s.outlineStyle + ' ' + s.outlineWidth")
+        check(outline.split()[0] != "none" and outline.split()[1] != "0px", f"the focused field shows a focus ring ({outline})")
+        focused.send_keys(service.tokens["marketing"] + Keys.ENTER)
+        c.wait_text("#nav", "Offers")
+        nav = c.find("#nav").text
+        check("Offers" in nav and "Users" in nav and "Activity" in nav and "Audit" not in nav, f"marketing sees its pages only ({nav!r})")
+        check(c.driver.execute_script("return localStorage.length") == 0 and c.driver.get_cookies() == [],
+              "the token is in neither localStorage nor a cookie")
+        check(c.driver.execute_script("return Object.values(sessionStorage).includes(arguments[0])", service.tokens["marketing"]),
+              "the token is in sessionStorage")
+        check(service.tokens["marketing"] not in c.driver.current_url, "the token is not in the URL")
+        c.wait_text("main table", "demo_winback")
+
+    def phone_menu():
+        c.viewport(*PHONE)
+        try:
+            c.open("#/offers")
+            c.wait("#menu-toggle")
+            check(not c.find("#nav").is_displayed(), "on a phone the navigation folds behind Menu")
+            c.click("#menu-toggle")
+            check(c.find("#menu-toggle").get_attribute("aria-expanded") == "true", "Menu says it is open")
+            users = c.driver.find_element(By.LINK_TEXT, "Users")
+            check(users.is_displayed() and c.find("#sign-out").is_displayed(), "the open menu shows the pages and Sign out")
+            users.click()
+            c.wait("#user-id")
+            check(not c.find("#nav").is_displayed(), "the menu folds again after choosing a page")
+        finally:
+            c.viewport(*DESKTOP)
+
+    def create_offer_with_error_then_fix():
+        c.open("#/offers/new")
+        c.wait("#f-offerId")
+        c.type("#f-offerId", "winback_e2e")
+        c.type("#f-productIds", PRODUCT)
+        c.click("#f-eligibility-requireLapsed")
+        c.type("#f-eligibility-minPaidDays", "180")
+        c.type("#f-eligibility-minDaysSinceExpiry", "90")
+        c.type("#f-eligibility-maxDaysSinceExpiry", "30")
+        c.click("#f-eligibility-excludeRefunded")
+        c.click_text("button", "Create offer")
+        error = c.wait_text("#f-eligibility-minDaysSinceExpiry-error", "above")
+        check(c.find("#f-eligibility-minDaysSinceExpiry").get_attribute("aria-invalid") == "true", "the wrong field is marked invalid")
+        check(c.find(".error-summary").is_displayed(), "an error summary is shown")
+        check(error.find_element(By.XPATH, "..").get_attribute("data-field") == "f-eligibility-minDaysSinceExpiry",
+              "the error sits in the field it concerns")
+        c.shot("02-editor-error", at=".error-summary")
+        c.console_errors(allow_network=(400,))  # the refused rule's 400 is expected
+        c.type("#f-eligibility-maxDaysSinceExpiry", "730")
+        c.click_text("button", "Create offer")
+        c.wait_text("main h1", "Offer winback_e2e")
+        c.wait_text(".history", "Created")
+        c.open("#/offers")
+        c.wait_text("main table", "winback_e2e")
+        c.shot("03-offers-list")
+
+    def simulate():
+        c.open("#/offers/edit/winback_e2e")
+        c.wait("#f-eligibility-minPaidDays")
+        c.type("#f-eligibility-minPaidDays", "100")   # an unsaved change: the simulation judges the form
+        c.click_text("button", "Simulate")
+        c.wait("#sim-eligible")
+        eligible = int(c.find("#sim-eligible").text.replace(",", ""))
+        check(eligible == facts["lapsedLong"] + 1, f"the simulation finds {facts['lapsedLong'] + 1} eligible users (found {eligible})")
+        text = c.find(".simulation").text
+        check(f"of {facts['users']} known users" in text, f"the simulation counts {facts['users']} known users")
+        check("Lapsed too recently" in text and "Was refunded" in text, "per-criterion failures are shown in plain words")
+        sample = [e.text for e in c.all(".sample li")]
+        check(facts["xssUser"] in sample, "the sample shows the markup user ID as text")
+        c.shot("04-simulate", at=".simulation")
+        check(not c.all("#sim-environment"), "with only Production accepted, no environment choice is offered")
+
+    def change_and_diff():
+        c.open("#/offers/edit/winback_e2e")
+        c.wait("#f-eligibility-minPaidDays")
+        c.type("#f-eligibility-minPaidDays", "200")
+        c.type("#f-priority", "5")
+        c.click_text("button", "Save changes")
+        c.wait_text(".history", "version 2")
+        first = c.all(".history-item")[0]
+        rows = [[cell.text for cell in row.find_elements(By.CSS_SELECTOR, "th, td")] for row in first.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        check(["Paid at least", "180 days", "200 days"] in rows, f"the diff reads 'Paid at least: 180 days → 200 days' ({rows})")
+        check(["Priority", "0", "5"] in rows, "the diff shows the priority change")
+        check(len(rows) == 2, "the diff shows only the changed fields")
+        check("marketing" in first.find_element(By.CSS_SELECTOR, ".history-head").text, "the diff names who changed it")
+        c.shot("05-history-diff", at="#history-title")
+
+    def disable_and_enable():
+        c.open("#/offers/edit/winback_e2e")
+        c.wait("#f-offerId")
+        c.click_text("button", "Disable offer")
+        c.wait_text(".page-head .badge", "disabled")
+        c.click_text("button", "Enable offer")
+        c.wait_text(".page-head .badge", "live")
+
+    def user_lookup():
+        c.open("#/users")
+        c.wait("#user-id")
+        c.type("#user-id", facts["showcase"] + Keys.ENTER)
+        c.wait("svg.chart")
+        kinds = set(c.driver.execute_script("return [...document.querySelectorAll('svg.chart .seg, svg.chart .mark')].map(e => e.getAttribute('class'))"))
+        for kind in ("seg seg-trial", "seg seg-paid", "seg seg-offer", "seg seg-lapse", "mark mark-refund"):
+            check(kind in kinds, f"the timeline shows {kind.split()[-1]}")
+        verdict = c.wait_text(".verdicts", "winback_e2e")
+        text = verdict.get_attribute("textContent")
+        check("not eligible" in text and "refund" in text.lower(), "the verdict gives the reason in plain words")
+        check("winback_spring: 1" in c.find(".facts").text, "the facts list the redemption")
+        c.shot("06-user-timeline")
+        c.docs_shot(os.path.join(ROOT, "docs", "console-user.png"))
+
+    def activity():
+        # Signatures and refusals through the public sign endpoint, then the charts.
+        for user in ("lapsed-000", "lapsed-001", "lapsed-002"):
+            status, _, body = service.call("POST", "/v1/offers/sign", "client", {"productId": PRODUCT, "offerId": "winback_e2e", "userId": user})
+            check(status == 200, f"signing for {user} ({status} {body[:200]!r})")
+        for user in ("active-000", "recent-000", "refunded-000", "short-000"):
+            status, _, _ = service.call("POST", "/v1/offers/sign", "client", {"productId": PRODUCT, "offerId": "winback_e2e", "userId": user})
+            check(status == 403, f"signing for {user} is refused")
+        c.open("#/activity/winback_e2e")
+        c.wait_text("#kpi-signatures", "3")
+        c.wait_text("#kpi-refusals", "4")
+        check(len(c.all("svg.chart rect.bar")) >= 2, "the charts draw bars")
+        check("Was refunded" in c.find(".activity-results").text, "refusals are broken down by criterion")
+        c.shot("07-activity")
+        c.open("#/offers")
+        row = c.wait_text("main tbody tr", "winback_e2e")
+        cells = [cell.get_attribute("textContent") for cell in row.find_elements(By.CSS_SELECTOR, "td.num")]
+        check(cells[1:] == ["3", "3"], f"the list counts winback_e2e's 3 signatures in 24 h and 7 days ({cells})")
+        c.shot("07-offers-list-with-counts")
+        c.docs_shot(os.path.join(ROOT, "docs", "console-offers.png"))
+
+    def refusals_survive_restart():
+        service.stop()
+        service.start()
+        status, _, body = service.call("GET", "/v1/stats/offers/winback_e2e", "marketing")
+        stats = json.loads(body)
+        check(status == 200 and stats["totals"]["refusals"] == 4 and stats["totals"]["signatures"] == 3,
+              f"refusal counts survive a restart ({stats.get('totals')})")
+        check(stats["totals"]["refusalsByCriterion"].get("excludeRefunded") == 1, "refusals are kept per criterion")
+
+    def xss_probe():
+        # The token from before the restart still works (the service's keys did not change).
+        c.open("#/offers/new")
+        c.wait("#f-offerId")
+        c.type("#f-offerId", XSS_OFFER)
+        c.type("#f-productIds", PRODUCT)
+        c.click_text("button", "Create offer")
+        c.wait_text("main h1", XSS_OFFER)
+        status, _, _ = service.call("POST", "/v1/offers/sign", "client", {"productId": PRODUCT, "offerId": XSS_OFFER, "userId": facts["xssUser"]})
+        check(status == 200, "a signature for the markup user")
+        for fragment in ("#/offers", "#/users/" + urllib.parse.quote(facts["xssUser"], safe=""), "#/activity/" + urllib.parse.quote(XSS_OFFER, safe="")):
+            c.open(fragment)
+            c.wait("main h1")
+            time.sleep(0.3)
+            check(c.driver.execute_script("return window.__xss") is None, f"nothing ran on {fragment}")
+            check(not c.all("main b") and not c.all("main img"), f"no markup from data became elements on {fragment}")
+        c.open("#/offers")
+        c.wait_text("main table", XSS_OFFER)
+        c.open("#/users/" + urllib.parse.quote(facts["xssUser"], safe=""))
+        c.wait_text(".user-id", facts["xssUser"])
+        c.shot("08-xss-probe")
+
+    def expired_token():
+        c.driver.execute_script("sessionStorage.setItem('offer-signer.token', 'revoked-token')")
+        c.open("#/offers")
+        c.wait_text(".sign-in-card .notice-info", "no longer valid")
+        check(c.driver.execute_script("return sessionStorage.length") == 0, "an invalid token is forgotten")
+        c.console_errors(allow_network=(401,))
+
+    def auditor():
+        c.sign_in(service.tokens["auditor"])
+        c.wait_text("#nav", "Audit")
+        nav = c.find("#nav").text
+        check("Audit" in nav and "Activity" in nav and "Offers" not in nav and "Users" not in nav, f"the auditor sees Audit and Activity ({nav!r})")
+        c.open("#/offers")                     # not for this role: back to its first page
+        c.wait_text("main h1", "Activity")
+        c.open("#/audit/signatures")
+        c.wait("#filter-offerId")
+        c.type("#filter-offerId", "winback_e2e" + Keys.ENTER)
+        c.wait_text(".summary", "3 records")
+        users = sorted(e.text for e in c.all("main table tbody td.col-user"))
+        check(users == ["lapsed-000", "lapsed-001", "lapsed-002"], f"the filtered log lists the three users ({users})")
+        c.shot("09-audit-log")
+        for old in glob.glob(os.path.join(c.downloads, "*")):
+            os.remove(old)
+        c.click("#download-csv")
+        deadline = time.time() + 10
+        files = []
+        while time.time() < deadline:
+            files = [f for f in glob.glob(os.path.join(c.downloads, "*.csv"))]
+            if files and not glob.glob(os.path.join(c.downloads, "*.crdownload")):
+                break
+            time.sleep(0.1)
+        check(files, "the CSV was downloaded")
+        with open(files[0], newline="") as f:
+            rows = list(csv.DictReader(f))
+        check(len(rows) == 3 and {r["offerId"] for r in rows} == {"winback_e2e"}, f"the CSV has the filter's three rows ({len(rows)})")
+        check(sorted(r["userId"] for r in rows) == users, "the CSV rows are the listed records")
+        c.click("main table tbody th a")
+        c.wait_text(".record", "winback_e2e")
+        nonce = c.driver.execute_script("return [...document.querySelectorAll('.record dt')].find(d => d.textContent === 'Nonce').nextElementSibling.textContent")
+        check(len(nonce) == 36, "the record's details show its nonce")
+        c.open("#/audit/integrity")
+        c.wait_text("#integrity-status", "Intact")
+        check("Signed checkpoints" in c.find(".facts").text, "the integrity page says what the checkpoints showed")
+        c.click_text("button", "Check every signature too (slower)")
+        c.wait_text(".facts", "verified")
+        check("Intact" in c.find("#integrity-status").text, "the log is intact with every signature checked")
+        c.shot("10-integrity")
+        # Verify a signature issued just now: paste the sign endpoint's answer.
+        status, _, body = service.call("POST", "/v1/offers/sign", "client", {"productId": PRODUCT, "offerId": "winback_e2e", "userId": "lapsed-003"})
+        check(status == 200, "a signature to verify")
+        c.open("#/audit/verify")
+        c.wait("#verify-paste")
+        c.driver.execute_script("const t = document.querySelector('#verify-paste'); t.value = arguments[0]; t.dispatchEvent(new Event('input'))", body.decode())
+        c.click_text("button", "Verify")
+        c.wait_text("#verify-valid", "is valid")
+        check("logged" in c.find("#verify-issued").text and "no such" not in c.find("#verify-issued").text, "the signature was issued here")
+        c.shot("11-verify")
+        c.open("#/audit/changes")
+        c.wait_text(".history", "winback_e2e")
+        c.wait_text(".history", "Paid at least")
+        c.open("#/audit/signatures?userId=" + urllib.parse.quote(facts["xssUser"], safe=""))
+        c.wait_text("main table", facts["xssUser"])
+        check(c.driver.execute_script("return window.__xss") is None and not c.all("main img"), "the markup user ID is text in the log")
+        c.sign_out()
+
+    return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
+            disable_and_enable, user_lookup, activity, refusals_survive_restart, xss_probe, expired_token, auditor]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "offer-signer"))
+    parser.add_argument("--screenshots", default=os.path.join(ROOT, "var", "console-screenshots"))
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--docs", action="store_true", help="also write the README's screenshots to docs/")
+    args = parser.parse_args()
+    started = time.time()
+    folder = tempfile.mkdtemp(prefix="offer-signer-console-")
+    service = Service_(args.binary, folder)
+    console = None
+    passed = failed = 0
+    try:
+        history = os.path.join(folder, "history.ndjson")
+        facts = json.loads(subprocess.run([sys.executable, os.path.join(HERE, "make_history.py"), history],
+                                          capture_output=True, text=True, check=True).stdout)
+        with open(history, "rb") as f:
+            status, _, body = service.call("POST", "/v1/admin/history/import", "admin", f.read(), content_type="application/x-ndjson")
+        imported = json.loads(body)
+        check(status == 200 and imported["accepted"] == facts["lines"], f"the history import accepted every line ({imported})")
+        shutil.rmtree(args.screenshots, ignore_errors=True)
+        console = Console(service.base, args.screenshots, os.path.join(folder, "downloads"), docs=args.docs)
+        for scenario in scenarios(service, console, facts):
+            name = scenario.__name__
+            begun = time.time()
+            try:
+                scenario()
+                errors = console.console_errors()
+                check(not errors, f"no browser console errors ({errors})")
+                passed += 1
+                print(f"ok   {name} ({time.time() - begun:.1f} s)")
+            except Failure as failure:
+                failed += 1
+                print(f"FAIL {name}: {failure}")
+                try:
+                    os.makedirs(args.screenshots, exist_ok=True)
+                    console.driver.save_screenshot(os.path.join(args.screenshots, f"FAILED-{name}.png"))
+                except Exception:
+                    pass
+                break
+    finally:
+        if console:
+            console.driver.quit()
+        service.stop()
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(f"console e2e: {passed} passed, {failed} failed in {time.time() - started:.0f} s; screenshots in {args.screenshots}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+import Foundation
+import OfferSignerStore
+import Synchronization
+import Testing
+@testable import OfferSignerService
+
+/// Refusal counting: gathered in memory, written in one go, never lost to a failed write.
+@Suite("Offer activity: refusal counts")
+struct OfferActivityTests {
+    /// A store whose writes fail while `failing` is set, keeping what it was given otherwise.
+    final class FlakyStore: OfferActivityStore {
+        let failing = Mutex(true)
+        let written = Mutex<[RefusalCount]>([])
+
+        struct WriteFailed: Error {}
+
+        func addRefusals(_ counts: [RefusalCount]) throws {
+            if failing.withLock({ $0 }) { throw WriteFailed() }
+            written.withLock { $0.append(contentsOf: counts) }
+        }
+        func refusals(bundleId: String, offerId: String, fromDay: Int64, toDay: Int64) throws -> [RefusalCount] { [] }
+        func refusedRequests(fromDay: Int64, toDay: Int64) throws -> [OfferKey: Int] { [:] }
+        func signaturesPerDay(bundleId: String, offerId: String, from: Int64, to: Int64) throws -> [Int64: Int] { [:] }
+        func signatures(from: Int64, to: Int64) throws -> [OfferKey: Int] { [:] }
+    }
+
+    @Test("a request failing several criteria counts once as a request and once per criterion; a failed write keeps the counts")
+    func counting() throws {
+        let store = FlakyStore()
+        let activity = OfferActivity(store: store, logger: .silent)
+        let offer = OfferKey(bundleId: "com.example.app", offerId: "winback")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        activity.recordRefusal(offer, criteria: ["minPaidDays", "requireLapsed"], at: now)
+        activity.recordRefusal(offer, criteria: ["minPaidDays"], at: now)
+        activity.recordRefusal(offer, criteria: ["minPaidDays"], at: now + 86_400)
+        #expect(throws: FlakyStore.WriteFailed.self) { try activity.flush() }
+        activity.recordRefusal(offer, criteria: ["requireLapsed"], at: now)
+        store.failing.withLock { $0 = false }
+        try activity.flush()
+        let today = OfferActivity.day(of: now)
+        let counts = store.written.withLock { $0 }.reduce(into: [String: Int]()) { sum, count in
+            sum["\(count.day - today):\(count.criterion)", default: 0] += count.count
+        }
+        #expect(counts == ["0:": 3, "0:minPaidDays": 2, "0:requireLapsed": 2, "1:": 1, "1:minPaidDays": 1])
+        try activity.flush()
+        #expect(store.written.withLock { $0 }.count == 5, "nothing is written twice")
+    }
+}
