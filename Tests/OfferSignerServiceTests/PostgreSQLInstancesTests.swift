@@ -170,7 +170,7 @@ struct PostgreSQLInstancesTests {
         #expect(try stores.signatures.verifyIntegrity().ok)
     }
 
-    @Test("PostgreSQL stopped (immediate) under load and started again: 503s, never a 500 or a hang; /readyz not ready, then ready; signing resumes by itself; every signature received is logged")
+    @Test("PostgreSQL stopped (immediate) under load and started again, then frozen: 503s, never a 500 or a wait past the request timeout; /readyz not ready, then ready; signing resumes by itself; every signature received is logged")
     func databaseRestart() throws {
         let cluster = try TestPostgreSQLCluster.startPrivate()
         defer { cluster.destroy() }
@@ -204,9 +204,27 @@ struct PostgreSQLInstancesTests {
             ready = TestHTTP.send(port: a.port, "GET", "/readyz")
         }
         #expect(ready.status == 200)
+
+        // A server that answers nothing (frozen: its connections stay open) costs at most the
+        // statement deadlines: 503s within the request timeout, then signing resumes.
+        let frozen = Answers()
+        let frozenLoad = Self.load(ports: [a.port], threads: 4, seconds: 6, into: frozen)
+        Thread.sleep(forTimeInterval: 0.5)
+        cluster.signalServer(SIGSTOP)
+        Thread.sleep(forTimeInterval: 4)
+        cluster.signalServer(SIGCONT)
+        #expect(frozenLoad.wait(timeout: .now() + 60) == .success)
+        #expect(Set(frozen.all.map(\.status)).isSubset(of: [200, 503]), "\(Set(frozen.all.map(\.status)))")
+        #expect(frozen.all.map(\.seconds).max() ?? 0 < 10, "no answer waits past the 10 s request timeout")
+        #expect(frozen.count(503) > 0)
+        #expect(TestHTTP.send(port: a.port, "POST", "/v1/offers/sign", token: TestEnvironment.tokens[.client],
+                              body: Self.signBody("after-thaw")).status == 200)
+
         let stores = try deployment.stores()
         defer { stores.close() }
-        for nonce in answers.nonces { #expect(try stores.signatures.signature(nonce: nonce) != nil, "\(nonce) was received but not logged") }
+        for nonce in answers.nonces + frozen.nonces {
+            #expect(try stores.signatures.signature(nonce: nonce) != nil, "\(nonce) was received but not logged")
+        }
         #expect(try stores.signatures.verifyIntegrity().ok)
     }
 }

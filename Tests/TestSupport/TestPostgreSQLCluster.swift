@@ -86,6 +86,15 @@ public final class TestPostgreSQLCluster: Sendable {
         try run("pg_ctl", ["-D", "\(folder)/data", "-m", "immediate", "-w", "-t", "30", "stop"])
     }
 
+    /// Freezes (SIGSTOP) or thaws (SIGCONT) every process of the server: a server that keeps
+    /// its connections open and answers nothing, as one behind a dead network path does.
+    public func signalServer(_ signal: Int32) {
+        guard let text = try? String(contentsOfFile: "\(folder)/data/postmaster.pid", encoding: .utf8),
+              let line = text.split(separator: "\n").first, let postmaster = Int32(line) else { return }
+        let children = (try? Self.execute(["/usr/bin/pgrep", "-P", String(postmaster)])) ?? ""
+        for pid in [postmaster] + children.split(separator: "\n").compactMap({ Int32($0) }) { kill(pid, signal) }
+    }
+
     /// Starts the server (again), waiting until it accepts connections.
     public func startServer() throws(ClusterError) {
         try run("pg_ctl", ["-D", "\(folder)/data", "-l", "\(folder)/server.log", "-w", "-t", "60", "-o",

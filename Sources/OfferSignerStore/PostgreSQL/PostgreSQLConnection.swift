@@ -197,7 +197,8 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
 
     private func timedOut(_ sql: String?) -> PostgreSQLError {
         isBroken = true
-        return PostgreSQLError(message: "no answer from the server within \(timeout.milliseconds) ms", sql: sql, connectionLost: true)
+        return PostgreSQLError(message: "no answer from the server within \(timeout.milliseconds) ms", sql: sql, connectionLost: true,
+                               timedOut: true)
     }
 
     /// The connection's last error; marks it broken when the connection itself failed.

@@ -54,12 +54,15 @@ public final class PostgreSQLDatabase: Sendable {
 
     /// Runs `body` on a pooled connection, outside any explicit transaction. A connection that
     /// had been idle in the pool and turns out dead (the server restarted meanwhile) is
-    /// replaced and `body` run once more.
+    /// replaced and `body` run once more; one that timed out is not (the server is not
+    /// answering: a second try would only double the wait). A sign request thus waits at most
+    /// two statement deadlines (the batch ahead of its own, then its own), 8 s by default,
+    /// within the 10 s request timeout.
     func read<T>(_ lane: ReadLane = .serving, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         try reportingUnavailable { try withConnection(lane == .serving ? pool : auditPool) { connection in
             do {
                 return try body(connection)
-            } catch let error as PostgreSQLError where error.connectionLost {
+            } catch let error as PostgreSQLError where error.connectionLost && !error.timedOut {
                 throw Retry(error: error)
             }
         } }
@@ -82,7 +85,7 @@ public final class PostgreSQLDatabase: Sendable {
                 return try withConnection(pool) { connection in
                     do {
                         try connection.execute("BEGIN")
-                    } catch let error as PostgreSQLError where error.connectionLost {
+                    } catch let error as PostgreSQLError where error.connectionLost && !error.timedOut {
                         throw Retry(error: error)
                     }
                     do {

@@ -11,11 +11,15 @@ public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
     /// The connection is gone (refused, reset, timed out, the server shut down): nothing more
     /// can be done on it, and whatever it had not committed did not happen.
     public let connectionLost: Bool
+    /// The server did not answer in time (it may be unreachable rather than gone): trying again
+    /// at once would only wait as long once more.
+    public let timedOut: Bool
 
-    init(sqlState: String? = nil, message: String, sql: String? = nil, connectionLost: Bool = false) {
+    init(sqlState: String? = nil, message: String, sql: String? = nil, connectionLost: Bool = false, timedOut: Bool = false) {
         self.sqlState = sqlState
         self.message = message
         self.sql = sql
+        self.timedOut = timedOut
         // Class 08 (connection exception) and 57P0x (the server is shutting down or starting).
         self.connectionLost = connectionLost || sqlState.map { $0.hasPrefix("08") || $0.hasPrefix("57P0") } == true
     }
