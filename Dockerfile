@@ -4,10 +4,10 @@
 #         (with /srv/offer-signer/keys.json and its .p8 files; see README.md)
 
 FROM swift:6.2-bookworm AS build
-# The same Debian packages `make deps` installs.
+# The Debian packages `make deps` installs for the build (the PostgreSQL server is for the tests only).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev pkg-config \
+        libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -21,12 +21,12 @@ RUN swift build -c release --static-swift-stdlib \
  && install -D .build/release/offer-signer /out/offer-signer
 
 FROM debian:bookworm-slim
-# Runtime libraries only: OpenSSL libcrypto, SQLite, libmicrohttpd, libcurl (the App Store Server API
+# Runtime libraries only: OpenSSL libcrypto, SQLite, libpq (PostgreSQL), libmicrohttpd, libcurl (the App Store Server API
 # client), the C++ runtime the static Swift runtime links against (checked with ldd on a
 # --static-swift-stdlib build), CA certificates, curl for the health check.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libssl3 libsqlite3-0 libmicrohttpd12 libcurl4 libstdc++6 ca-certificates curl \
+        libssl3 libsqlite3-0 libpq5 libmicrohttpd12 libcurl4 libstdc++6 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --uid 10001 --no-create-home --home-dir /data --shell /usr/sbin/nologin offer-signer \
  && mkdir -p /data && chown offer-signer /data

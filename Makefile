@@ -5,7 +5,7 @@
 #   make bench  the benchmark (see bench/README.md)
 
 SWIFT ?= swift
-DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev pkg-config
+DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev postgresql pkg-config
 BENCH_PACKAGES := wrk openssl curl python3 python3-cryptography
 # The console's end-to-end tests: Debian's Chromium, its WebDriver and Selenium, run by Debian's python3.
 CONSOLE_TEST_PACKAGES := chromium chromium-driver python3-selenium python3-cryptography

@@ -13,11 +13,12 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // The domain: signing, Apple's signed data, eligibility. No I/O but crypto.
         .target(name: "OfferSignerCore", dependencies: ["COpenSSL"]),
-        // Persistence behind protocols; SQLite now.
-        .target(name: "OfferSignerStore", dependencies: ["OfferSignerCore", "CSQLite"]),
+        // Persistence behind protocols: SQLite (embedded, the default) or PostgreSQL (several instances).
+        .target(name: "OfferSignerStore", dependencies: ["OfferSignerCore", "CSQLite", "CPostgreSQL"]),
         // libmicrohttpd adapter, Request/Response values, router, middleware; Core only for its JSON and identifier rules.
         .target(name: "OfferSignerHTTP", dependencies: ["OfferSignerCore", "CMicroHTTPD"]),
         // Client of Apple's App Store Server API (JWT auth, paging, retries, rate limit) over libcurl.
@@ -33,13 +34,15 @@ let package = Package(
         .executableTarget(name: "offer-signer", dependencies: ["OfferSignerService"]),
 
         .testTarget(name: "OfferSignerCoreTests", dependencies: ["OfferSignerCore", "COpenSSL"], exclude: ["Fixtures"]),
-        .testTarget(name: "OfferSignerStoreTests", dependencies: ["OfferSignerStore"]),
+        // The throwaway PostgreSQL cluster the tests start (initdb, pg_ctl), for the tests only.
+        .target(name: "OfferSignerTestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "OfferSignerStoreTests", dependencies: ["OfferSignerStore", "OfferSignerTestSupport"]),
         .testTarget(name: "OfferSignerHTTPTests", dependencies: ["OfferSignerHTTP"]),
         // Test support, for test targets only: a libmicrohttpd mock of Apple's App Store Server API
         // and App Store data signed with a test chain shaped like Apple's.
         .target(name: "AppStoreServerAPIMock", dependencies: ["OfferSignerCore", "CMicroHTTPD"], path: "Tests/AppStoreServerAPIMock",
                 exclude: ["Fixtures"]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "AppStoreServerAPIMock", "OfferSignerCore"]),
-        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "AppStoreServerAPIMock"], exclude: ["Fixtures"]),
+        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "AppStoreServerAPIMock", "OfferSignerTestSupport"], exclude: ["Fixtures"]),
     ]
 )

@@ -21,6 +21,7 @@ BENCH_OPENSSL_SECONDS=${BENCH_OPENSSL_SECONDS:-3}
 BENCH_COMPARE=${BENCH_COMPARE:-0}
 BENCH_USERS_SMALL=${BENCH_USERS_SMALL:-1000}
 BENCH_PORT=${BENCH_PORT:-}
+BENCH_POSTGRESQL=${BENCH_POSTGRESQL:-1}       # 0 skips the PostgreSQL runs (bench/postgres.sh)
 
 # The service's rate limits (per API key, per user, per client address) would turn most of
 # wrk's requests into 429s: the benchmark measures capacity, so they are off unless the
@@ -366,6 +367,12 @@ if [ "$BENCH_COMPARE" = 1 ]; then
     stop_server
 fi
 
+# ---------------------------------------------------------------- 9-11. PostgreSQL
+if [ "$BENCH_POSTGRESQL" = 1 ]; then
+    # shellcheck source=bench/postgres.sh
+    source "$BENCH/postgres.sh"
+fi
+
 # ---------------------------------------------------------------- 8. the table
 say "8. results"
 SIGN_RATIO=$(ratio "$SIGN_RPS" "$OPENSSL_SIGN" %.3f)
@@ -417,6 +424,17 @@ N_FMT=$(fmt_users "$BENCH_USERS")
     echo "| peak RSS at the end, after ingestion and retention (MB) | $RSS_END | <= 64 | $(meets "$RSS_END" "<=" 64) |"
     echo "| start-up until /healthz answers, ${N_FMT} users stored (s) | $MAIN_STARTUP_S | < 0.5 (1,000,000 users) | $(meets "$MAIN_STARTUP_S" "<" 0.5) |"
     echo "| start-up until /readyz answers 200 (s) | $MAIN_READY_S | | |"
+    if [ "$BENCH_POSTGRESQL" = 1 ]; then
+        echo "| PostgreSQL: db copy of the SQLite database ($PG_COPY_ROWS rows), seconds | $PG_COPY_S | | |"
+        echo "| PostgreSQL, one instance: signing requests/s | $PG1_RPS | | |"
+        echo "| PostgreSQL, one instance: ratio to SQLite's requests/s | $PG1_RATIO | >= 0.7 (issue 14) | $(meets "$PG1_RATIO" ">=" 0.7) |"
+        echo "| PostgreSQL, one instance: p50 / p99 latency (ms) | $PG1_P50 / $PG1_P99 | | |"
+        echo "| PostgreSQL, one instance: failed requests | $PG1_FAILED | 0 | $(meets "$PG1_FAILED" "==" 0) |"
+        echo "| PostgreSQL, two instances (half the connections each): signing requests/s, both | $PG2_RPS | | |"
+        echo "| PostgreSQL, two instances: p99 latency (ms), the worse instance | $PG2_P99 | | |"
+        echo "| PostgreSQL, two instances: failed requests | $PG2_FAILED | 0 | $(meets "$PG2_FAILED" "==" 0) |"
+        echo "| PostgreSQL: audit verify after both runs | $PG_VERIFY | OK | |"
+    fi
     if [ -n "$SERVER_NOTE" ]; then
         echo
         echo "Note: $SERVER_NOTE."

@@ -33,13 +33,14 @@ public struct DevelopmentSetup {
             let tokens = try createKeys()
             message += createdMessage(tokens: tokens, listen: listen)
         }
-        let db = try SQLiteDatabase(path: database)
-        let offers = try SQLiteOfferStore(database: db)
+        let stores = try Stores.open(try DatabaseLocation(database), followOfferChanges: false)
+        defer { stores.close() }
+        let offers = stores.offers
         if try offers.offer(bundleId: Self.bundleId, offerId: Self.offerId) == nil {
             let rule = OfferRule(offerId: Self.offerId, bundleId: Self.bundleId, productIds: [Self.productId], priority: 10,
                                  limits: OfferLimits(maxSignaturesPerUserPerDay: 100))
             _ = try offers.put(rule, by: "dev-setup", at: Date())
-            message += "Created the demo offer '\(Self.offerId)' for \(Self.productId) in \(database).\n"
+            message += "Created the demo offer '\(Self.offerId)' for \(Self.productId) in \(stores.location).\n"
         }
         return message
     }

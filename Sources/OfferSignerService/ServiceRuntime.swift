@@ -8,9 +8,7 @@ public final class ServiceRuntime: Sendable {
     public let settings: ServiceSettings
     public let dependencies: ServiceDependencies
     private let server: HTTPServer
-    private let signatureLog: SQLiteSignatureLog
-    private let historyStore: SQLiteHistoryStore
-    private let retentionRequestStore: SQLiteRetentionRequestStore
+    private let stores: Stores
     private let checkpointer: AuditCheckpointer
     /// The scheduled recovery of missed notifications (`OFFER_SIGNER_RECOVER_INTERVAL`), when on.
     private let recoveryJob: NotificationRecoveryJob?
@@ -43,32 +41,34 @@ public final class ServiceRuntime: Sendable {
         } catch {
             throw .appStoreAPI(error)
         }
-        let database: SQLiteDatabase
+        let location: DatabaseLocation
+        do {
+            location = try settings.databaseLocation
+        } catch {
+            throw .database(path: DatabaseLocation.redacted(settings.database), reason: error.description)
+        }
         var wired: ServiceDependencies
         do {
-            database = try SQLiteDatabase(path: settings.database)
-            signatureLog = try SQLiteSignatureLog(database: database)
-            historyStore = SQLiteHistoryStore(database: database)
-            retentionRequestStore = SQLiteRetentionRequestStore(database: database)
+            stores = try Stores.open(location)
             wired = ServiceDependencies(
-                keyRing: KeyRing(configuration), offers: try SQLiteOfferStore(database: database), signatures: signatureLog,
-                history: historyStore, rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequestStore,
-                activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: logger),
+                keyRing: KeyRing(configuration), offers: stores.offers, signatures: stores.signatures,
+                history: stores.history, rules: stores.rules, retentionRequests: stores.retentionRequests,
+                activity: OfferActivity(store: stores.activity, logger: logger),
                 appStore: appStore,
                 rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                        notificationsPerAddress: settings.notificationRatePerAddress),
                 trustedProxies: Set(settings.trustedProxies),
-                logger: logger, checkpoints: SQLiteCheckpointStore(database: database))
+                logger: logger, checkpoints: stores.checkpoints)
         } catch {
-            throw .database(path: settings.database, reason: "\(error)")
+            throw .database(path: location.description, reason: "\(error)")
         }
-        recoveryJob = Self.wireAppStoreAPI(appStoreAPI, into: &wired, database: database, settings: settings)
-        let checkpointer = AuditCheckpointer(log: signatureLog, store: SQLiteCheckpointStore(database: database), keyRing: wired.keyRing,
+        recoveryJob = Self.wireAppStoreAPI(appStoreAPI, into: &wired, syncStore: stores.sync, settings: settings)
+        let checkpointer = AuditCheckpointer(log: stores.signatures, store: stores.checkpoints, keyRing: wired.keyRing,
                                              logger: logger, interval: .seconds(settings.checkpointInterval))
         wired.checkpointer = checkpointer
         self.checkpointer = checkpointer
         dependencies = wired
-        Self.reportAuditState(signatureLog, configuration, logger)
+        Self.reportAuditState(stores.signatures, configuration, logger)
         let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
         server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(
             host: host, port: port, connectionLimit: settings.maxConnections,
@@ -77,16 +77,14 @@ public final class ServiceRuntime: Sendable {
         do {
             try server.start()
         } catch {
-            signatureLog.close()
-            historyStore.close()
-            retentionRequestStore.close()
+            stores.close()
             throw .cannotListen(error)
         }
         dependencies.activity.startFlushing()
         checkpointer.start()
         recoveryJob?.start()
         logger.log(.info, "offer-signer listening", [
-            "listen": .string("\(host):\(server.port)"), "database": .string(settings.database), "keys": .string(settings.keys),
+            "listen": .string("\(host):\(server.port)"), "database": .string(location.description), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
         ])
     }
@@ -128,14 +126,12 @@ public final class ServiceRuntime: Sendable {
         server.stop()
         dependencies.activity.stop()
         checkpointer.stop()
-        signatureLog.close()
-        historyStore.close()
-        retentionRequestStore.close()
+        stores.close()
     }
 
     /// Says loudly at start what an operator must know about the audit trail: a log that takes
     /// no appends (tampered with), or no audit key to sign checkpoints with.
-    private static func reportAuditState(_ log: SQLiteSignatureLog, _ configuration: KeyConfiguration, _ logger: Logger) {
+    private static func reportAuditState(_ log: any SignatureLog, _ configuration: KeyConfiguration, _ logger: Logger) {
         if case .notReady(let reason) = log.readiness() {
             logger.log(.error, "SIGNATURE LOG REFUSES APPENDS: no signature will be issued until an operator restores the database "
                        + "or runs `offer-signer audit accept-truncation` (see README, Audits)", ["reason": .string(reason)])
@@ -149,8 +145,7 @@ public final class ServiceRuntime: Sendable {
     /// lookup when `OFFER_SIGNER_FETCH_UNKNOWN_USERS` is on, and the recovery job when
     /// `OFFER_SIGNER_RECOVER_INTERVAL` is set (returned, not started).
     private static func wireAppStoreAPI(_ clients: AppStoreAPIClients, into dependencies: inout ServiceDependencies,
-                                        database: SQLiteDatabase, settings: ServiceSettings) -> NotificationRecoveryJob? {
-        let syncStore = SQLiteAppStoreSyncStore(database: database)
+                                        syncStore: any AppStoreSyncStore, settings: ServiceSettings) -> NotificationRecoveryJob? {
         let ingestor = HistoryIngestor(verification: dependencies.appStore, history: dependencies.history, clock: dependencies.clock)
         dependencies.appStoreAPI = clients
         dependencies.appStoreSync = syncStore

@@ -10,7 +10,7 @@ enum CommandLineTool {
     USAGE: offer-signer <subcommand> [options]
 
     SUBCOMMANDS:
-      serve [--listen HOST:PORT] [--database FILE] [--keys FILE] [--apple-roots FILES]
+      serve [--listen HOST:PORT] [--database PATH_OR_URL] [--keys FILE] [--apple-roots FILES]
             [--environments LIST] [--log-level LEVEL]
                               Run the service (each option also has an OFFER_SIGNER_* variable).
       dev-setup [--dir DIR] [--database FILE] [--listen HOST:PORT]
@@ -36,6 +36,10 @@ enum CommandLineTool {
       audit accept-truncation --reason TEXT
                               Record, as a gap in the chain, records cut off the log's end
                               that no backup brings back; signing resumes after it.
+      db migrate              Bring the database to this build's schema (serve does it at start).
+      db copy --from PATH_OR_URL --to PATH_OR_URL
+                              Copy a whole deployment between SQLite and PostgreSQL into an empty
+                              database, then verify its chain.
 
     offers, history, appstore and audit take the options of serve (--database, --keys,
     --apple-roots, --environments) and the same OFFER_SIGNER_* variables; they refuse a
@@ -58,6 +62,7 @@ enum CommandLineTool {
         case "history": return OfflineCommands.history(rest)
         case "appstore": return AppStoreCommand.run(rest)
         case "audit": return OfflineCommands.audit(rest)
+        case "db": return DatabaseCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)
             return 0

@@ -152,7 +152,7 @@ enum OfflineCommands {
     private static func run(_ options: CommandLineOptions, _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
         do {
             let settings = try ServiceSettings.resolve(options: options, environment: ProcessInfo.processInfo.environment)
-            let stores = try OfflineStores(path: settings.database)
+            let stores = try OfflineStores(location: try settings.databaseLocation)
             return try body(settings, stores)
         } catch StartupError.databaseMissing(let path) {
             printError(StartupError.databaseMissing(path: path).description)

@@ -88,11 +88,13 @@ struct RetentionStoresTests {
         #expect(!granted.ok && granted.firstBadRecord?.sequence == 2)
     }
 
-    @Test("rules are kept per kind and app, versioned, disabled not deleted, every change recorded")
-    func ruleStore() throws {
-        let temp = TemporaryDatabase()
-        defer { temp.cleanup() }
-        let store = SQLiteRuleStore(database: try temp.open())
+    @Test("rules are kept per kind and app, versioned, disabled not deleted, every change recorded", arguments: Engine.allCases)
+    func ruleStore(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let store = stores.rules
         let rule = RetentionRule(ruleId: "save", bundleId: "com.a", messageIdentifier: Self.message, offerId: "winback")
         let created = try store.put(rule, by: "marketing", at: Self.t0)
         #expect(created.version == 1 && created.createdAt == Self.t0)
@@ -120,12 +122,14 @@ struct RetentionStoresTests {
         #expect(try store.changes(RetentionRule.self, bundleId: nil, ruleId: nil, afterId: changes[1].id, limit: 10).count == 2)
     }
 
-    @Test("an answered retention request is found by its identifier; the first record of an identifier wins")
-    func retentionRequests() throws {
-        let temp = TemporaryDatabase()
-        defer { temp.cleanup() }
-        let store = SQLiteRetentionRequestStore(database: try temp.open())
-        defer { store.close() }
+    @Test("an answered retention request is found by its identifier; the first record of an identifier wins",
+          arguments: Engine.allCases)
+    func retentionRequests(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let store = stores.retentionRequests
         @Sendable func answer(_ json: String) -> AnsweredRetentionRequest {
             AnsweredRetentionRequest(requestIdentifier: "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9", bundleId: "com.a", environment: .sandbox,
                                      originalTransactionId: "1000", productId: "p", userLocale: "en-US", userId: "u", ruleId: "save",

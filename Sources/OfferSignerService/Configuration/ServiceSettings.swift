@@ -1,9 +1,11 @@
 import Foundation
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// The settings of `serve`: each from its environment variable, overridden by its flag.
 public struct ServiceSettings: Sendable, Equatable {
     public var listen = "127.0.0.1:8080"
+    /// A SQLite file path or a `postgresql://` URL (see ``databaseLocation``).
     public var database = "var/offer-signer.sqlite"
     public var keys = "keys.json"
     /// DER or PEM files trusted as roots for App Store signed data; nil for the shipped Apple Root CA - G3.
@@ -122,7 +124,20 @@ public struct ServiceSettings: Sendable, Equatable {
         return settings
     }
 
+    /// The database `database` names (checked by `resolve`).
+    public var databaseLocation: DatabaseLocation {
+        get throws(SettingsError) {
+            do {
+                return try DatabaseLocation(database)
+            } catch {
+                throw .invalidValue(setting: "OFFER_SIGNER_DATABASE/--database", value: DatabaseLocation.redacted(database),
+                                    expected: "a SQLite file path or a postgresql:// URL (\(error))")
+            }
+        }
+    }
+
     func check() throws(SettingsError) {
+        _ = try databaseLocation
         guard HTTPServerConfiguration.parseListen(listen) != nil else {
             throw .invalidValue(setting: "OFFER_SIGNER_LISTEN/--listen", value: listen, expected: "HOST:PORT (e.g. 127.0.0.1:8080)")
         }

@@ -2,13 +2,15 @@ import OfferSignerHTTP
 
 extension RetentionRefusal: HTTPResponseError {
     /// 400 `invalid_signed_data` for a request that does not verify; 503 when the offer could
-    /// not be logged. Either way the App Store shows its default message.
+    /// not be logged or the database cannot be reached. Either way the App Store shows its default message.
     public var problem: HTTPProblem {
         switch self {
         case .invalidSignedData(let error):
             HTTPProblem(status: 400, code: "invalid_signed_data", title: "Invalid signed data", detail: error.description)
         case .logUnavailable:
             .unavailable("the offer's signature could not be recorded, so none was issued")
+        case .storeUnavailable:
+            .unavailable("the database cannot be reached, so the request was not answered")
         case .internalFailure:
             .internalError(requestId: "")
         }

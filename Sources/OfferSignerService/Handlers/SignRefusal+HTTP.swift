@@ -39,6 +39,8 @@ extension SignRefusal: HTTPResponseError {
                          retryAfterSeconds: retryAfterSeconds)
         case .logUnavailable:
             .unavailable("the signature could not be recorded, so none was issued; retry later")
+        case .storeUnavailable:
+            .unavailable("the database cannot be reached, so no signature was issued; retry later")
         case .internalFailure:
             .internalError(requestId: "")
         }

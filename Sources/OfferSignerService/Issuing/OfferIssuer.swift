@@ -74,6 +74,8 @@ public struct OfferIssuer: Sendable {
             }
             decision = try check.decide(userHistory: userHistory, rule: rule, productId: request.productId,
                                         environment: request.environment, now: now)
+        } catch let error as DatabaseUnavailable {
+            throw .storeUnavailable(reason: error.reason)
         } catch {
             throw .internalFailure(error)
         }
@@ -108,6 +110,8 @@ public struct OfferIssuer: Sendable {
         let stored: StoredOffer?
         do {
             stored = try offers.offer(bundleId: bundleId, offerId: offerId)
+        } catch let error as DatabaseUnavailable {
+            throw .storeUnavailable(reason: error.reason)
         } catch {
             throw .internalFailure(error)
         }

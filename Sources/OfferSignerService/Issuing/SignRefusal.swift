@@ -30,6 +30,8 @@ public enum SignRefusal: Error, Sendable {
     case quotaExceeded(offerId: String, maxCount: Int, retryAfterSeconds: Int)
     /// The signature's record could not be made durable, so the signature was withheld.
     case logUnavailable(reason: String)
+    /// The database could not be reached to read the offer or the user's history.
+    case storeUnavailable(reason: String)
     /// Something that should not fail did (the store could not be read, OpenSSL failed).
     case internalFailure(any Error)
 }

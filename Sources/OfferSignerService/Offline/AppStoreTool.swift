@@ -60,7 +60,7 @@ public struct AppStoreTool: Sendable {
         let settings: ServiceSettings
         let configuration: KeyConfiguration
         let stores: OfflineStores
-        let syncStore: SQLiteAppStoreSyncStore
+        let syncStore: any AppStoreSyncStore
         let clients: AppStoreAPIClients
         let ingestor: HistoryIngestor
     }
@@ -90,9 +90,9 @@ public struct AppStoreTool: Sendable {
             } catch {
                 throw StartupError.appStoreAPI(error)
             }
-            let stores = try OfflineStores(path: settings.database)
+            let stores = try OfflineStores(location: try settings.databaseLocation)
             let setup = Setup(settings: settings, configuration: configuration, stores: stores,
-                              syncStore: SQLiteAppStoreSyncStore(database: stores.database), clients: clients,
+                              syncStore: stores.sync, clients: clients,
                               ingestor: HistoryIngestor(verification: verification, history: stores.history, clock: clock))
             return try body(options, setup)
         } catch let error as UsageError {

@@ -2,34 +2,38 @@ import Foundation
 import OfferSignerCore
 import OfferSignerStore
 
-/// The stores of a database opened by a command-line tool, beside or instead of a running
-/// service (SQLite WAL lets both work on one file). The database must exist: a mistyped path
-/// is refused, never answered from a fresh empty database.
+/// The stores of a database opened by a command-line tool, beside or instead of running
+/// services (SQLite WAL, or PostgreSQL, lets both work on one database). The database must
+/// exist: a mistyped path is refused, never answered from a fresh empty database, and a
+/// PostgreSQL database without the service's schema is refused likewise.
 public final class OfflineStores {
-    public let database: SQLiteDatabase
-    public let offers: SQLiteOfferStore
-    public let signatures: SQLiteSignatureLog
-    public let history: SQLiteHistoryStore
-    public let checkpoints: SQLiteCheckpointStore
+    public let stores: Stores
+    public var offers: any OfferStore { stores.offers }
+    public var signatures: any RepairableSignatureLog { stores.signatures }
+    public var history: any SubscriptionHistoryStore { stores.history }
+    public var checkpoints: any CheckpointStore { stores.checkpoints }
+    public var sync: any AppStoreSyncStore { stores.sync }
 
-    public init(path: String) throws(StartupError) {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
-            throw .databaseMissing(path: path)
+    public init(location: DatabaseLocation) throws(StartupError) {
+        if case .sqlite(let path) = location {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
+                throw .databaseMissing(path: path)
+            }
         }
         do {
-            database = try SQLiteDatabase(path: path, creating: false)
-            offers = try SQLiteOfferStore(database: database)
-            signatures = try SQLiteSignatureLog(database: database)
-            history = SQLiteHistoryStore(database: database)
-            checkpoints = SQLiteCheckpointStore(database: database)
+            stores = try Stores.open(location, creating: false, followOfferChanges: false)
         } catch {
-            throw .database(path: path, reason: "\(error)")
+            throw .database(path: location.description, reason: "\(error)")
         }
     }
 
+    /// The SQLite database at `path`.
+    public convenience init(path: String) throws(StartupError) {
+        try self.init(location: .sqlite(path: path))
+    }
+
     deinit {
-        signatures.close()
-        history.close()
+        stores.close()
     }
 }

@@ -1,4 +1,5 @@
 import OfferSignerCore
+import OfferSignerStore
 
 /// Why a Retention Messaging request got no answer (the App Store then shows its default
 /// message). Nothing is recorded, so the App Store's repeat is answered afresh.
@@ -8,6 +9,14 @@ public enum RetentionRefusal: Error, Sendable {
     case invalidSignedData(SignedDataError)
     /// The offer's signature could not be made durable, so none was issued.
     case logUnavailable(reason: String)
+    /// The database cannot be reached now (PostgreSQL down or restarting).
+    case storeUnavailable(reason: String)
     /// Something that should not fail did (a store could not be read, OpenSSL failed).
     case internalFailure(any Error)
+
+    /// A store's failure: unavailable when the database cannot be reached, internal otherwise.
+    static func store(_ error: any Error) -> RetentionRefusal {
+        if let unavailable = error as? DatabaseUnavailable { return .storeUnavailable(reason: unavailable.reason) }
+        return .internalFailure(error)
+    }
 }

@@ -50,7 +50,7 @@ public struct RetentionResponder: Sendable {
         do {
             recorded = try requests.answered(requestIdentifier: identifier)
         } catch {
-            throw .internalFailure(error)
+            throw .store(error)
         }
         if let recorded { return RetentionAnswer(repeating: recorded) }
 
@@ -63,7 +63,7 @@ public struct RetentionResponder: Sendable {
             candidates = RetentionRule.inPriorityOrder(try rules.rules(RetentionRule.self, bundleId: request.bundleId)
                 .map(\.rule).filter { $0.applies(productId: payload.productId, locale: payload.userLocale) })
         } catch {
-            throw .internalFailure(error)
+            throw .store(error)
         }
         var answer = RetentionAnswer.noMessage
         for rule in candidates {
@@ -72,8 +72,7 @@ public struct RetentionResponder: Sendable {
                 break
             }
         }
-        record(answer, for: request, identifier: identifier, userId: userId)
-        return answer
+        return record(answer, for: request, identifier: identifier, userId: userId)
     }
 
     /// The user of a subscription: the app account token (lowercased) of its latest
@@ -104,7 +103,7 @@ public struct RetentionResponder: Sendable {
             }
             product = offer.productIds.contains(payload.productId) ? payload.productId : offer.productIds[0]
         } catch {
-            throw .internalFailure(error)
+            throw .store(error)
         }
         do {
             let issued = try issuer.issue(IssueRequest(
@@ -124,6 +123,8 @@ public struct RetentionResponder: Sendable {
                 note(rule, "its offer cannot be signed: \(error)", request, identifier, level: .warning)
             case .logUnavailable(let reason):
                 throw .logUnavailable(reason: reason)
+            case .storeUnavailable(let reason):
+                throw .storeUnavailable(reason: reason)
             case .internalFailure(let cause):
                 throw .internalFailure(cause)
             }
@@ -131,19 +132,23 @@ public struct RetentionResponder: Sendable {
         }
     }
 
-    /// Records the answer; a failure is logged, not answered: the offer is already signed and
-    /// logged, and the customer should see it.
-    private func record(_ answer: RetentionAnswer, for request: VerifiedRealtimeRequest, identifier: String, userId: String) {
+    /// Records the answer and returns the one to give: the answer recorded first when another
+    /// instance answered the same request at the same moment, else `answer`. A failure is
+    /// logged, not answered: the offer is already signed and logged, and the customer should see it.
+    private func record(_ answer: RetentionAnswer, for request: VerifiedRealtimeRequest, identifier: String,
+                        userId: String) -> RetentionAnswer {
         let payload = request.payload
         do {
-            _ = try requests.record(AnsweredRetentionRequest(
+            let kept = try requests.record(AnsweredRetentionRequest(
                 requestIdentifier: identifier, bundleId: request.bundleId, environment: request.environment,
                 originalTransactionId: payload.originalTransactionId, productId: payload.productId, userLocale: payload.userLocale,
                 userId: userId.isEmpty ? nil : userId, ruleId: answer.ruleId, answer: answer.kind, signatureNonce: answer.signatureNonce,
                 responseJSON: answer.json, signedDate: payload.signedDate, answeredAt: clock.now))
+            return kept.responseJSON == answer.json ? answer : RetentionAnswer(repeating: kept)
         } catch {
             logger.log(.error, "retention answer not recorded; a repeat of the request will be answered afresh",
                        ["requestIdentifier": .string(identifier), "error": .string("\(error)")])
+            return answer
         }
     }
 

@@ -111,14 +111,14 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
     public func history(userId: String, bundleId: String) throws -> UserHistory {
         try database.read { db in
             let transactions = try db.query("""
-                SELECT \(Self.transactionColumns) FROM transactions WHERE (environment, original_transaction_id) IN
+                SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE (environment, original_transaction_id) IN
                     (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ?1 AND user_id = ?2)
                     AND +bundle_id = ?1
-                """, [.text(bundleId), .text(userId)], row: Self.transaction).compactMap { $0 }
+                """, [.text(bundleId), .text(userId)], row: { HistoryRows.transaction($0) }).compactMap { $0 }
             let subscriptions = Set(transactions.map { Subscription(environment: $0.environment, original: $0.originalTransactionId) })
             let renewals = try subscriptions.sorted().flatMap { subscription in
-                try db.query("SELECT \(Self.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
-                             [.text(subscription.environment.rawValue), .text(subscription.original)], row: Self.renewal).compactMap { $0 }
+                try db.query("SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
+                             [.text(subscription.environment.rawValue), .text(subscription.original)], row: { HistoryRows.renewal($0) }).compactMap { $0 }
             }
             return UserHistory(transactions: transactions, renewals: renewals)
         }
@@ -129,12 +129,12 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
     public func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
         try database.read { db in
             let transactions = try db.query("""
-                SELECT \(Self.transactionColumns) FROM transactions
+                SELECT \(HistoryRows.transactionColumns) FROM transactions
                 WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
-                """, [.text(environment.rawValue), .text(originalTransactionId), .text(bundleId)], row: Self.transaction).compactMap { $0 }
+                """, [.text(environment.rawValue), .text(originalTransactionId), .text(bundleId)], row: { HistoryRows.transaction($0) }).compactMap { $0 }
             guard !transactions.isEmpty else { return UserHistory() }
-            let renewals = try db.query("SELECT \(Self.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
-                                        [.text(environment.rawValue), .text(originalTransactionId)], row: Self.renewal).compactMap { $0 }
+            let renewals = try db.query("SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
+                                        [.text(environment.rawValue), .text(originalTransactionId)], row: { HistoryRows.renewal($0) }).compactMap { $0 }
             return UserHistory(transactions: transactions, renewals: renewals)
         }
     }

@@ -66,7 +66,7 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
                                _ update: (StoredOffer?) -> OfferRule?) throws -> StoredOffer? {
         let existing = try db.query("""
             SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers WHERE bundle_id = ? AND offer_id = ?
-            """, [.text(key.bundleId), .text(key.offerId)], row: storedOffer).first
+            """, [.text(key.bundleId), .text(key.offerId)], row: { try RuleCoding.storedOffer($0) }).first
         guard let rule = update(existing) else { return nil }
         if let existing, existing.rule == rule { return existing }
         let next = StoredOffer(rule: rule, version: (existing?.version ?? 0) + 1, createdAt: existing?.createdAt ?? now, updatedAt: now)
@@ -96,7 +96,7 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
         try database.read { db in
             let newest = try db.scalar("SELECT COALESCE(MAX(id), 0) FROM offer_changes") ?? 0
             guard force || newest != mirror.read({ $0.changeId }) else { return }
-            let rows = try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers", row: Self.storedOffer)
+            let rows = try db.query("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers", row: { try RuleCoding.storedOffer($0) })
             let offers = Dictionary(rows.map { (OfferKey($0.rule), $0) }, uniquingKeysWith: { first, _ in first })
             mirror.write { mirror in
                 // Change IDs only grow: a slower refresh must not install an older snapshot.
@@ -107,10 +107,6 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
         }
     }
 
-    private static func storedOffer(_ row: SQLiteRow) throws -> StoredOffer {
-        StoredOffer(rule: try RuleCoding.decode(row.text(0)), version: row.int(1),
-                    createdAt: Date(milliseconds: row.int64(2)), updatedAt: Date(milliseconds: row.int64(3)))
-    }
 
     public func changes(bundleId: String?, offerId: String?, afterId: Int64, limit: Int) throws -> [OfferChange] {
         var sql = """
@@ -135,21 +131,5 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
                             before: try row.optionalText(7).map(RuleCoding.decode), after: try row.optionalText(8).map(RuleCoding.decode))
             }
         }
-    }
-}
-
-/// How rules are kept at rest: JSON with ISO 8601 dates.
-enum RuleCoding {
-    static func encode(_ rule: OfferRule) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(rule), as: UTF8.self)
-    }
-
-    static func decode(_ json: String) throws -> OfferRule {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(OfferRule.self, from: Data(json.utf8))
     }
 }

@@ -35,8 +35,7 @@ public final class SQLiteRetentionRequestStore: RetentionRequestStore, Sendable 
     private static func write(_ request: AnsweredRetentionRequest, _ db: SQLiteConnection) throws -> AnsweredRetentionRequest {
         let r = request
         try db.run("""
-            INSERT INTO retention_requests (request_identifier, bundle_id, environment, original_transaction_id, product_id,
-                user_locale, user_id, rule_id, answer, signature_nonce, response_json, signed_date_ms, answered_at_ms)
+            INSERT INTO retention_requests (\(RetentionRequestRows.columns))
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(request_identifier) DO NOTHING
             """, [.text(r.requestIdentifier), .text(r.bundleId), .text(r.environment.rawValue), .text(r.originalTransactionId),
@@ -50,28 +49,7 @@ public final class SQLiteRetentionRequestStore: RetentionRequestStore, Sendable 
     }
 
     private static func find(_ requestIdentifier: String, _ db: SQLiteConnection) throws -> AnsweredRetentionRequest? {
-        try db.query("""
-            SELECT request_identifier, bundle_id, environment, original_transaction_id, product_id, user_locale, user_id,
-                rule_id, answer, signature_nonce, response_json, signed_date_ms, answered_at_ms
-            FROM retention_requests WHERE request_identifier = ?
-            """, [.text(requestIdentifier)]) { row in
-            guard let environment = AppStoreEnvironment(rawValue: row.text(2)),
-                  let answer = RetentionAnswerKind(rawValue: row.text(8)) else {
-                throw UnreadableRetentionRequest(requestIdentifier: row.text(0), problem: "its environment or answer is unknown")
-            }
-            return AnsweredRetentionRequest(
-                requestIdentifier: row.text(0), bundleId: row.text(1), environment: environment, originalTransactionId: row.text(3),
-                productId: row.text(4), userLocale: row.text(5), userId: row.optionalText(6), ruleId: row.optionalText(7),
-                answer: answer, signatureNonce: row.optionalText(9), responseJSON: row.text(10), signedDate: row.int64(11),
-                answeredAt: Date(milliseconds: row.int64(12)))
-        }.first
+        try db.query("SELECT \(RetentionRequestRows.columns) FROM retention_requests WHERE request_identifier = ?",
+                     [.text(requestIdentifier)]) { try RetentionRequestRows.answered($0) }.first
     }
-}
-
-/// A `retention_requests` row that is not one this service writes.
-struct UnreadableRetentionRequest: Error, CustomStringConvertible {
-    let requestIdentifier: String
-    let problem: String
-
-    var description: String { "retention request \(requestIdentifier) cannot be read: \(problem)" }
 }

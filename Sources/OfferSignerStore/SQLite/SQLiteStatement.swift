@@ -66,18 +66,14 @@ final class SQLiteStatement {
 }
 
 /// The current row of a statement.
-struct SQLiteRow {
+struct SQLiteRow: StoreRow {
     let statement: SQLiteStatement
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement.raw, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement.raw, column) }
-    func int(_ column: Int32) -> Int { Int(int64(column)) }
-    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 
     func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(statement.raw, column) else { return "" }
         return String(cString: pointer)
     }
-
-    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 }

@@ -3,8 +3,9 @@ import OfferSignerCore
 import Testing
 @testable import OfferSignerStore
 
-@Suite("SQLite history store")
-struct HistoryStoreTests {
+extension StorageContract {
+@Suite("Storage contract: history store")
+struct HistoryStoreContract {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func transaction(_ id: String, original: String = "o1", environment: AppStoreEnvironment = .production,
@@ -20,12 +21,13 @@ struct HistoryStoreTests {
         .transaction(StoredTransaction(transaction: transaction, signedTransaction: "jws-\(transaction.transactionId)"))
     }
 
-    @Test("every field of a transaction and a renewal info reads back as it was stored")
-    func roundTrip() throws {
-        let temp = TemporaryDatabase()
-        defer { temp.cleanup() }
-        let store = SQLiteHistoryStore(database: try temp.open())
-        defer { store.close() }
+    @Test("every field of a transaction and a renewal info reads back as it was stored", arguments: Engine.allCases)
+    func roundTrip(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let store = stores.history
         let full = SubscriptionTransaction(
             transactionId: "t1", originalTransactionId: "o1", bundleId: "com.example.app", productId: "pro",
             subscriptionGroupIdentifier: "g1", environment: .sandbox, purchaseDate: Self.t0,
@@ -44,12 +46,14 @@ struct HistoryStoreTests {
         #expect(history.renewals == [renewal])
     }
 
-    @Test("one subscription's history: its transactions whatever token they carry, its renewal info, in one environment and app")
-    func subscriptionHistory() throws {
-        let temp = TemporaryDatabase()
-        defer { temp.cleanup() }
-        let store = SQLiteHistoryStore(database: try temp.open())
-        defer { store.close() }
+    @Test("one subscription's history: its transactions whatever token they carry, its renewal info, in one environment and app",
+          arguments: Engine.allCases)
+    func subscriptionHistory(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let store = stores.history
         let renewal = SubscriptionRenewalState(originalTransactionId: "o1", environment: .production, expirationIntent: 1, signedDate: Self.t0)
         _ = try store.record(batch: [
             Self.stored(Self.transaction("t1", user: nil)), Self.stored(Self.transaction("t2", user: "user-1")),
@@ -67,12 +71,13 @@ struct HistoryStoreTests {
         #expect(try store.history(originalTransactionId: "o9", environment: .production, bundleId: "com.example.app") == UserHistory())
     }
 
-    @Test("the same transaction and subscription IDs in Production and Sandbox are kept apart; the newest copy wins in each")
-    func environmentsApart() throws {
-        let temp = TemporaryDatabase()
-        defer { temp.cleanup() }
-        let store = SQLiteHistoryStore(database: try temp.open())
-        defer { store.close() }
+    @Test("the same transaction and subscription IDs in Production and Sandbox are kept apart; the newest copy wins in each", arguments: Engine.allCases)
+    func environmentsApart(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let store = stores.history
         #expect(try store.record(Self.stored(Self.transaction("t1", signed: 10))))
         #expect(try store.record(Self.stored(Self.transaction("t1", environment: .sandbox, group: "g-sandbox", signed: 5))),
                 "a Sandbox copy of the same ID is another transaction")
@@ -93,12 +98,13 @@ struct HistoryStoreTests {
         #expect(try store.subscriptionGroup(productId: "pro", bundleId: "com.example.app", environment: .production) == "g1")
     }
 
-    @Test("known users are those of one environment")
-    func knownUsers() throws {
-        let temp = TemporaryDatabase()
-        defer { temp.cleanup() }
-        let store = SQLiteHistoryStore(database: try temp.open())
-        defer { store.close() }
+    @Test("known users are those of one environment", arguments: Engine.allCases)
+    func knownUsers(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let store = stores.history
         _ = try store.record(batch: [
             Self.stored(Self.transaction("p1", original: "p1", user: "prod")),
             Self.stored(Self.transaction("s1", original: "s1", environment: .sandbox, user: "tester")),
@@ -107,4 +113,28 @@ struct HistoryStoreTests {
         #expect(try store.knownUsers(bundleId: "com.example.app", environment: .production, afterUserId: "", limit: 10) == ["prod"])
         #expect(try store.knownUsers(bundleId: "com.example.app", environment: .sandbox, afterUserId: "", limit: 10) == ["prod", "tester"])
     }
+
+    @Test("the same notification delivered to two openings of the database at once is stored once", arguments: Engine.allCases)
+    func notificationOnce(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let first = try database.open()
+        defer { first.close() }
+        let second = try database.open()
+        defer { second.close() }
+        let uuids = (0..<20).map { _ in UUID().uuidString.lowercased() }
+        let stored = LockedArray<String>()
+        DispatchQueue.concurrentPerform(iterations: uuids.count * 2) { index in
+            let uuid = uuids[index / 2]
+            let notification = StoredNotification(notificationUUID: uuid, notificationType: "DID_RENEW", subtype: nil,
+                                                  bundleId: "com.example.app", environment: "Production", signedDate: 1,
+                                                  receivedAt: 2, signedPayload: "jws")
+            let transaction = StoredTransaction(transaction: Self.transaction("t-\(uuid)", original: "o-\(uuid)"), signedTransaction: "jws")
+            let store = index % 2 == 0 ? first.history : second.history
+            if (try? store.record(.notification(notification, transaction, nil))) == true { stored.append(uuid) }
+        }
+        #expect(stored.values.sorted() == uuids.sorted())
+        #expect(try first.history.history(userId: "user-1", bundleId: "com.example.app").transactions.count == 20)
+    }
+}
 }

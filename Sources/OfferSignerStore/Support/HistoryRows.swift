@@ -1,7 +1,9 @@
 import Foundation
 import OfferSignerCore
 
-extension SQLiteHistoryStore {
+/// The columns of the `transactions` and `renewals` tables the stores read, and their rows
+/// decoded; the same for both engines.
+enum HistoryRows {
     static let transactionColumns = """
         environment, transaction_id, original_transaction_id, bundle_id, product_id, group_id, purchase_ms, expires_ms,
         revocation_ms, revocation_reason, revocation_type, revocation_percentage, is_upgraded, ownership_type,
@@ -9,7 +11,7 @@ extension SQLiteHistoryStore {
         """
 
     /// A row of ``transactionColumns``; nil when its environment is not one this build knows.
-    static func transaction(_ row: SQLiteRow) -> SubscriptionTransaction? {
+    static func transaction(_ row: some StoreRow) -> SubscriptionTransaction? {
         guard let environment = AppStoreEnvironment(rawValue: row.text(0)) else { return nil }
         return SubscriptionTransaction(
             transactionId: row.text(1), originalTransactionId: row.text(2), bundleId: row.text(3), productId: row.text(4),
@@ -29,7 +31,7 @@ extension SQLiteHistoryStore {
         """
 
     /// A row of ``renewalColumns``; nil when its environment is not one this build knows.
-    static func renewal(_ row: SQLiteRow) -> SubscriptionRenewalState? {
+    static func renewal(_ row: some StoreRow) -> SubscriptionRenewalState? {
         guard let environment = AppStoreEnvironment(rawValue: row.text(0)) else { return nil }
         return SubscriptionRenewalState(
             originalTransactionId: row.text(1), environment: environment, productId: row.optionalText(2),

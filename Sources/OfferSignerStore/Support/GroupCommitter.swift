@@ -5,17 +5,17 @@ import Synchronization
 /// Group commit: callers on many threads hand in items and block; one writer thread takes
 /// every item waiting, writes them all in one transaction with one sync, and wakes each
 /// caller with its own result. Durability then costs one sync per batch, not per request.
+/// The engine is the `commit` closure's: it opens the transaction, writes and commits.
 final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
-    /// Writes a batch inside an open write transaction; returns one result per item. An item
-    /// may fail alone (its result is a failure); a thrown error rolls back the whole batch.
-    /// Called on the writer thread only, one batch at a time.
-    typealias Writer = @Sendable (_ batch: [Item], _ db: SQLiteConnection) throws -> [Result<Output, any Error>]
+    /// Writes a batch in one transaction and commits it; returns one result per item. An item
+    /// may fail alone (its result is a failure); a thrown error (the transaction rolled back)
+    /// fails the whole batch. Called on the writer thread only, one batch at a time.
+    typealias Commit = @Sendable (_ batch: [Item]) throws -> [Result<Output, any Error>]
     /// Told each batch's outcome on the writer thread, once it is committed (its results) or
     /// rolled back (the error), before its callers wake: observers see batches in order.
     typealias Observer = @Sendable (_ outcome: Result<[Result<Output, any Error>], any Error>) -> Void
 
-    private let database: SQLiteDatabase
-    private let writeBatch: Writer
+    private let commitBatch: Commit
     private let observe: Observer?
     private let queue = PlainMutex(Queue())
     /// Signalled once each time the writer leaves idleness (items arrived, or `close`).
@@ -42,9 +42,8 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         case stop
     }
 
-    init(database: SQLiteDatabase, name: String, observe: Observer? = nil, writeBatch: @escaping Writer) {
-        self.database = database
-        self.writeBatch = writeBatch
+    init(name: String, observe: Observer? = nil, commit: @escaping Commit) {
+        commitBatch = commit
         self.observe = observe
         let thread = Thread { [self] in run() }
         thread.name = name
@@ -97,7 +96,7 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     private func commit(_ batch: [Waiter]) {
         var results: [Result<Output, any Error>]
         do {
-            results = try database.write { db in try writeBatch(batch.map(\.item), db) }
+            results = try commitBatch(batch.map(\.item))
             observe?(.success(results))
         } catch {
             results = Array(repeating: .failure(error), count: batch.count)

@@ -1,0 +1,174 @@
+import Foundation
+import Synchronization
+
+/// A PostgreSQL database reached through libpq: a bounded pool of connections, each made on
+/// demand and dropped when it breaks, so the database reconnects by itself once the server
+/// is back. Every wait (connecting, each statement) is bounded by `timeout`; while the
+/// server cannot be reached, callers fail fast instead of each waiting for a connect.
+public final class PostgreSQLDatabase: Sendable {
+    /// The URL as given, with any password replaced by `***` (for logs and messages).
+    public let displayURL: String
+    let url: String
+    /// How long connecting or one statement may take.
+    let timeout: Duration
+    private let pool: Pool<PostgreSQLConnection>
+    /// Connections of the audit lane: long walks and exports never hold those signing needs.
+    private let auditPool: Pool<PostgreSQLConnection>
+
+    /// Which pool a read takes its connection from.
+    enum ReadLane: Sendable {
+        /// Requests that serve clients: signing, offers, eligibility, notifications.
+        case serving
+        /// Audit and administrative reads that may scan the whole log.
+        case audit
+    }
+
+    /// Connects, then brings the schema up to date (see ``PostgreSQLSchema``).
+    /// - Parameters:
+    ///   - url: a `postgresql://` or `postgres://` URI; libpq's parameters and `PG*`
+    ///     environment variables apply as libpq documents them.
+    ///   - timeout: the longest one statement, or connecting, may take.
+    ///   - maxConnections: connections open at once from this process for serving (and as
+    ///     many as 4 more for audits).
+    ///   - creating: false for tools that must work on an existing database only.
+    public init(url: String, timeout: Duration = .seconds(4), maxConnections: Int = 16, creating: Bool = true) throws(PostgreSQLError) {
+        self.url = url
+        self.displayURL = DatabaseLocation.redacted(url)
+        self.timeout = timeout
+        let connector = Connector(url: url, timeout: timeout)
+        pool = Pool(capacity: maxConnections, makeElement: { try connector.connect() }, isReusable: { !$0.isBroken })
+        auditPool = Pool(capacity: 4, makeElement: { try connector.connect() }, isReusable: { !$0.isBroken })
+        do {
+            try pool.use { connection in try PostgreSQLSchema.migrate(connection, creating: creating) }
+        } catch let error as PostgreSQLError {
+            throw error
+        } catch {
+            throw PostgreSQLError(message: "\(error)")
+        }
+    }
+
+    /// A connection of its own, outside the pool (for a `LISTEN` that stays open).
+    func connect() throws(PostgreSQLError) -> PostgreSQLConnection {
+        try PostgreSQLConnection(url: url, applicationName: "offer-signer", timeout: timeout)
+    }
+
+    /// Runs `body` on a pooled connection, outside any explicit transaction. A connection that
+    /// had been idle in the pool and turns out dead (the server restarted meanwhile) is
+    /// replaced and `body` run once more; one that timed out is not (the server is not
+    /// answering: a second try would only double the wait). A sign request thus waits at most
+    /// two statement deadlines (the batch ahead of its own, then its own), 8 s by default,
+    /// within the 10 s request timeout.
+    func read<T>(_ lane: ReadLane = .serving, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try reportingUnavailable { try withConnection(lane == .serving ? pool : auditPool) { connection in
+            do {
+                return try body(connection)
+            } catch let error as PostgreSQLError where error.connectionLost && !error.timedOut {
+                throw Retry(error: error)
+            }
+        } }
+    }
+
+    /// Runs `body` in one transaction; commits if it returns, rolls back if it throws. When
+    /// another transaction's conflict aborts it (a deadlock, a serialization failure) it is
+    /// run again, up to three times, so `body` must be safe to repeat. A dead pooled
+    /// connection found at `BEGIN` is replaced; a connection lost later is not retried, since
+    /// the transaction may or may not have committed: the caller sees the failure
+    /// (``DatabaseUnavailable``, as for every lost connection).
+    func write<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try reportingUnavailable { try transaction(body) }
+    }
+
+    private func transaction<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        var conflicts = 0
+        while true {
+            do {
+                return try withConnection(pool) { connection in
+                    do {
+                        try connection.execute("BEGIN")
+                    } catch let error as PostgreSQLError where error.connectionLost && !error.timedOut {
+                        throw Retry(error: error)
+                    }
+                    do {
+                        let result = try body(connection)
+                        try connection.execute("COMMIT")
+                        return result
+                    } catch {
+                        if !connection.isBroken { try? connection.execute("ROLLBACK") }
+                        throw error
+                    }
+                }
+            } catch let error as PostgreSQLError where error.isTransient && conflicts < 3 {
+                conflicts += 1
+            }
+        }
+    }
+
+    /// `body`, a lost connection reported as ``DatabaseUnavailable``, the engine-neutral
+    /// error the service answers with 503.
+    private func reportingUnavailable<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgreSQLError where error.connectionLost {
+            throw DatabaseUnavailable(reason: error.description)
+        }
+    }
+
+    /// Whether a statement can run now.
+    public func isReachable() -> Bool {
+        (try? read { connection in try connection.scalar("SELECT 1") }) == 1
+    }
+
+    /// The version of the schema in the database (after this process migrated it).
+    public func schemaVersion() throws -> Int {
+        try read { connection in try PostgreSQLSchema.version(connection) }
+    }
+
+    /// `body` with a pooled connection; when it throws `Retry` (its connection was found
+    /// dead), it runs once more on another connection made anew: the idle ones
+    /// are dropped, as they most likely died with the same server.
+    private func withConnection<T>(_ pool: Pool<PostgreSQLConnection>, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        do {
+            return try pool.use { connection in try body(connection) }
+        } catch is Retry {
+            pool.discardIdle()
+            do {
+                return try pool.use { connection in try body(connection) }
+            } catch let retry as Retry {
+                throw retry.error
+            }
+        }
+    }
+
+    /// A connection failure `withConnection` may retry on a fresh connection.
+    private struct Retry: Error {
+        let error: PostgreSQLError
+    }
+
+}
+
+/// Makes the pool's connections, failing at once for a short while after a connect failed,
+/// so that while the server is down a burst of callers does not each wait for a connect.
+private final class Connector: Sendable {
+    let url: String
+    let timeout: Duration
+    /// The last failed connect, answered from memory for `failFastWindow`.
+    private let lastFailure = Mutex<(at: ContinuousClock.Instant, error: PostgreSQLError)?>(nil)
+    private static let failFastWindow: Duration = .milliseconds(200)
+
+    init(url: String, timeout: Duration) {
+        self.url = url
+        self.timeout = timeout
+    }
+
+    func connect() throws(PostgreSQLError) -> PostgreSQLConnection {
+        if let recent = lastFailure.withLock({ $0 }), ContinuousClock.now - recent.at < Self.failFastWindow { throw recent.error }
+        do {
+            let connection = try PostgreSQLConnection(url: url, applicationName: "offer-signer", timeout: timeout)
+            lastFailure.withLock { $0 = nil }
+            return connection
+        } catch {
+            lastFailure.withLock { $0 = (ContinuousClock.now, error) }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import OfferSignerCore
+
+/// Retention and introductory-offer rules in PostgreSQL (`managed_rules`,
+/// `managed_rule_changes`). Reads go to the database each time, so a rule changed through one
+/// instance is in force on every instance at once; a change takes the rule-change advisory
+/// lock, so two instances changing one rule at once make two versions, not one twice.
+public final class PostgreSQLRuleStore: RuleStore, Sendable {
+    private let database: PostgreSQLDatabase
+
+    /// The advisory lock key rule changes hold (any constant no other application uses).
+    static let changeLock: Int64 = 0x6f66_6665_7273_04
+
+    public init(database: PostgreSQLDatabase) {
+        self.database = database
+    }
+
+    public func rule<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String) throws -> StoredRule<Rule>? {
+        try database.read { db in try Self.stored(type, bundleId: bundleId, ruleId: ruleId, db) }
+    }
+
+    public func rules<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String?) throws -> [StoredRule<Rule>] {
+        var sql = "SELECT \(RuleCoding.managedRuleColumns) FROM managed_rules WHERE kind = $1"
+        var values: [PostgreSQLValue] = [.text(Rule.kind)]
+        if let bundleId {
+            values.append(.text(bundleId))
+            sql += " AND bundle_id = $\(values.count)"
+        }
+        sql += " ORDER BY bundle_id, rule_id"
+        return try database.read { db in try db.query(sql, values).map { try RuleCoding.storedRule(type, $0) } }
+    }
+
+    public func put<Rule: ManagedRule>(_ rule: Rule, by actor: String, at now: Date) throws -> StoredRule<Rule> {
+        try database.write { db in
+            try Self.change(Rule.self, bundleId: rule.bundleId, ruleId: rule.ruleId, db, by: actor, at: now) { _ in rule }!
+        }
+    }
+
+    public func disable<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, by actor: String,
+                                           at now: Date) throws -> StoredRule<Rule>? {
+        try database.write { db in
+            try Self.change(type, bundleId: bundleId, ruleId: ruleId, db, by: actor, at: now) { existing in
+                guard var rule = existing?.rule else { return nil }
+                rule.enabled = false
+                return rule
+            }
+        }
+    }
+
+    public func changes<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String?, ruleId: String?, afterId: Int64,
+                                           limit: Int) throws -> [RuleChange<Rule>] {
+        var sql = "SELECT \(RuleCoding.managedRuleChangeColumns) FROM managed_rule_changes WHERE kind = $1 AND id > $2"
+        var values: [PostgreSQLValue] = [.text(Rule.kind), .integer(afterId)]
+        if let bundleId {
+            values.append(.text(bundleId))
+            sql += " AND bundle_id = $\(values.count)"
+        }
+        if let ruleId {
+            values.append(.text(ruleId))
+            sql += " AND rule_id = $\(values.count)"
+        }
+        values.append(.integer(Int64(max(0, limit))))
+        sql += " ORDER BY id LIMIT $\(values.count)"
+        return try database.read { db in try db.query(sql, values).map { try RuleCoding.ruleChange(type, $0) } }
+    }
+
+    /// Applies `update` to one stored rule under the change lock, recording the change; nil
+    /// when `update` returns nil.
+    private static func change<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, _ db: PostgreSQLConnection,
+                                                  by actor: String, at now: Date,
+                                                  _ update: (StoredRule<Rule>?) -> Rule?) throws -> StoredRule<Rule>? {
+        try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(changeLock)])
+        let existing = try stored(type, bundleId: bundleId, ruleId: ruleId, db)
+        guard let rule = update(existing) else { return nil }
+        guard let (next, action) = RuleCoding.nextVersion(of: existing, becoming: rule, at: now) else { return existing }
+        let json = try RuleCoding.encode(rule)
+        try db.query("""
+            INSERT INTO managed_rules (kind, bundle_id, rule_id, rule_json, version, created_at_ms, updated_at_ms)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (kind, bundle_id, rule_id) DO UPDATE SET rule_json = excluded.rule_json,
+                version = excluded.version, updated_at_ms = excluded.updated_at_ms
+            """, [.text(Rule.kind), .text(bundleId), .text(ruleId), .text(json), .integer(Int64(next.version)),
+                  .integer(next.createdAt.milliseconds), .integer(now.milliseconds)])
+        try db.query("""
+            INSERT INTO managed_rule_changes (kind, bundle_id, rule_id, version, action, api_key_name, changed_at_ms,
+                before_json, after_json)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            """, [.text(Rule.kind), .text(bundleId), .text(ruleId), .integer(Int64(next.version)), .text(action), .text(actor),
+                  .integer(now.milliseconds), .optional(try existing.map { try RuleCoding.encode($0.rule) }), .text(json)])
+        return next
+    }
+
+    private static func stored<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String,
+                                                  _ db: PostgreSQLConnection) throws -> StoredRule<Rule>? {
+        try db.query("""
+            SELECT \(RuleCoding.managedRuleColumns) FROM managed_rules WHERE kind = $1 AND bundle_id = $2 AND rule_id = $3
+            """, [.text(Rule.kind), .text(bundleId), .text(ruleId)]).map { try RuleCoding.storedRule(type, $0) }.first
+    }
+}

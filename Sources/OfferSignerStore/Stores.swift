@@ -1,0 +1,135 @@
+import Foundation
+import OfferSignerCore
+
+/// The stores of one database, opened together, for whichever engine its location names:
+/// what the service and the command-line tools hold, so nothing above the store knows the
+/// engine. Opening creates the database's schema or brings it up to date.
+public final class Stores: Sendable {
+    public let location: DatabaseLocation
+    public let offers: any OfferStore
+    public let signatures: any RepairableSignatureLog
+    public let history: any SubscriptionHistoryStore
+    public let checkpoints: any CheckpointStore
+    /// App Store Server API backfill progress and recovered notification windows.
+    public let sync: any AppStoreSyncStore
+    /// The console's offer activity (daily refusal counts, signatures per offer).
+    public let activity: any OfferActivityStore
+    /// Retention and introductory-offer rules with their changes.
+    public let rules: any RuleStore
+    /// Answered Retention Messaging requests, by the App Store's request identifier.
+    public let retentionRequests: any RetentionRequestStore
+    /// The schema version of the database once opened (each engine numbers its own).
+    public let schemaVersion: Int
+    private let closeAll: @Sendable () -> Void
+    private let engine: Engine
+
+    /// The database behind the stores, for what works on it whole (`db copy`).
+    private enum Engine: Sendable {
+        case sqlite(SQLiteDatabase)
+        case postgreSQL(PostgreSQLDatabase)
+    }
+
+    private init(location: DatabaseLocation, offers: any OfferStore, signatures: any RepairableSignatureLog,
+                 history: any SubscriptionHistoryStore, checkpoints: any CheckpointStore, sync: any AppStoreSyncStore,
+                 activity: any OfferActivityStore, rules: any RuleStore, retentionRequests: any RetentionRequestStore,
+                 schemaVersion: Int, engine: Engine, close: @escaping @Sendable () -> Void) {
+        self.engine = engine
+        self.rules = rules
+        self.retentionRequests = retentionRequests
+        self.sync = sync
+        self.activity = activity
+        self.location = location
+        self.offers = offers
+        self.signatures = signatures
+        self.history = history
+        self.checkpoints = checkpoints
+        self.schemaVersion = schemaVersion
+        closeAll = close
+    }
+
+    /// Opens the database at `location`.
+    /// - Parameters:
+    ///   - creating: false for tools that work on an existing database only (a missing SQLite
+    ///     file, or a PostgreSQL database without the schema, is refused, nothing created).
+    ///   - followOfferChanges: keep the offer rules in step with changes other processes make
+    ///     (what `serve` needs; a one-shot command does not).
+    public static func open(_ location: DatabaseLocation, creating: Bool = true, followOfferChanges: Bool = true) throws -> Stores {
+        switch location {
+        case .sqlite(let path):
+            let database = try SQLiteDatabase(path: path, creating: creating)
+            let signatures = try SQLiteSignatureLog(database: database)
+            let history = SQLiteHistoryStore(database: database)
+            let retentionRequests = SQLiteRetentionRequestStore(database: database)
+            let version = try database.read { db in try SQLiteSchema.version(db) }
+            return Stores(location: location, offers: try SQLiteOfferStore(database: database), signatures: signatures,
+                          history: history, checkpoints: SQLiteCheckpointStore(database: database),
+                          sync: SQLiteAppStoreSyncStore(database: database), activity: SQLiteOfferActivityStore(database: database),
+                          rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequests,
+                          schemaVersion: version,
+                          engine: .sqlite(database)) {
+                signatures.close()
+                history.close()
+                retentionRequests.close()
+            }
+        case .postgreSQL(let url):
+            let database = try PostgreSQLDatabase(url: url, creating: creating)
+            let offers = try PostgreSQLOfferStore(database: database, followChanges: followOfferChanges)
+            let signatures = try PostgreSQLSignatureLog(database: database)
+            let history = PostgreSQLHistoryStore(database: database)
+            let retentionRequests = PostgreSQLRetentionRequestStore(database: database)
+            return Stores(location: location, offers: offers, signatures: signatures, history: history,
+                          checkpoints: PostgreSQLCheckpointStore(database: database),
+                          sync: PostgreSQLAppStoreSyncStore(database: database), activity: PostgreSQLOfferActivityStore(database: database),
+                          rules: PostgreSQLRuleStore(database: database), retentionRequests: retentionRequests,
+                          schemaVersion: try database.schemaVersion(),
+                          engine: .postgreSQL(database)) {
+                offers.close()
+                signatures.close()
+                history.close()
+                retentionRequests.close()
+            }
+        }
+    }
+
+    /// Stops the writers once the items already waiting are written, and stops following
+    /// offer changes.
+    public func close() {
+        closeAll()
+    }
+
+    /// Runs `body` on one connection reading one consistent snapshot of the whole database.
+    func readSnapshot<T>(_ body: (any CopyConnection) throws -> T) throws -> T {
+        switch engine {
+        case .sqlite(let database):
+            return try database.read(.audit) { db in try body(db) }
+        case .postgreSQL(let database):
+            return try database.read(.audit) { db in
+                try db.withoutLimits {
+                    try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    defer { try? db.execute("COMMIT") }
+                    return try body(db)
+                }
+            }
+        }
+    }
+
+    /// Runs `body` in one write transaction (all of it or nothing), without statement limits.
+    func writeTransaction<T>(_ body: (any CopyConnection) throws -> T) throws -> T {
+        switch engine {
+        case .sqlite(let database):
+            return try database.write { db in try body(db) }
+        case .postgreSQL(let database):
+            return try database.write { db in try db.withoutLimits { try body(db) } }
+        }
+    }
+
+    /// The chain's last entry (a record or an accepted gap), as the database holds it.
+    func chainEnd() throws -> ChainLink {
+        switch engine {
+        case .sqlite(let database):
+            return try database.read(.audit) { db in try ChainHead.read(db).last }
+        case .postgreSQL(let database):
+            return try database.read(.audit) { db in try PostgreSQLChainEnd.read(db).last }
+        }
+    }
+}
