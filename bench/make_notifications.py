@@ -12,21 +12,13 @@ the raw 64-byte R||S signature, as Apple signs. Every notification is about a ne
 Generation is not part of the timed run. Needs the `cryptography` package.
 """
 import argparse
-import base64
 import json
 import time
 import uuid
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+from appstore_signing import AppStoreSigner
 
 DAY_MS = 86_400_000
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
 def main():
@@ -42,20 +34,7 @@ def main():
     args = parser.parse_args()
 
     started = time.monotonic()
-    with open(f"{args.chain}/leaf.key", "rb") as f:
-        key = serialization.load_pem_private_key(f.read(), password=None)
-    x5c = []
-    for name in ("leaf", "intermediate", "root"):
-        with open(f"{args.chain}/{name}.pem", "rb") as f:
-            der = x509.load_pem_x509_certificate(f.read()).public_bytes(serialization.Encoding.DER)
-        x5c.append(base64.b64encode(der).decode("ascii"))
-    header = b64url(json.dumps({"alg": "ES256", "x5c": x5c}, separators=(",", ":")).encode())
-    algorithm = ec.ECDSA(hashes.SHA256())
-
-    def sign(payload: dict) -> str:
-        signing_input = header + "." + b64url(json.dumps(payload, separators=(",", ":")).encode())
-        r, s = decode_dss_signature(key.sign(signing_input.encode("ascii"), algorithm))
-        return signing_input + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+    sign = AppStoreSigner(args.chain).sign
 
     now_ms = int(time.time() * 1000)
     with open(args.out, "w") as out:

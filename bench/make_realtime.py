@@ -12,19 +12,11 @@ leaf of the test chain made by bench/run.sh (x5c = [leaf, intermediate, root]) w
 Generation is not part of the timed run. Needs the `cryptography` package.
 """
 import argparse
-import base64
 import json
 import time
 import uuid
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+from appstore_signing import AppStoreSigner
 
 
 def main():
@@ -38,15 +30,7 @@ def main():
     args = parser.parse_args()
 
     started = time.monotonic()
-    with open(f"{args.chain}/leaf.key", "rb") as f:
-        key = serialization.load_pem_private_key(f.read(), password=None)
-    x5c = []
-    for name in ("leaf", "intermediate", "root"):
-        with open(f"{args.chain}/{name}.pem", "rb") as f:
-            der = x509.load_pem_x509_certificate(f.read()).public_bytes(serialization.Encoding.DER)
-        x5c.append(base64.b64encode(der).decode("ascii"))
-    header = b64url(json.dumps({"alg": "ES256", "x5c": x5c}, separators=(",", ":")).encode())
-    algorithm = ec.ECDSA(hashes.SHA256())
+    signer = AppStoreSigner(args.chain)
 
     now_ms = int(time.time() * 1000)
     with open(args.out, "w") as out:
@@ -57,9 +41,7 @@ def main():
             payload = {"originalTransactionId": "2%014d" % (4 * user), "appAppleId": args.app_apple_id,
                        "productId": args.product, "userLocale": "en-US", "requestIdentifier": str(uuid.uuid4()),
                        "signedDate": now_ms, "environment": "Production"}
-            signing_input = header + "." + b64url(json.dumps(payload, separators=(",", ":")).encode())
-            r, s = decode_dss_signature(key.sign(signing_input.encode("ascii"), algorithm))
-            jws = signing_input + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+            jws = signer.sign(payload)
             out.write(json.dumps({"signedPayload": jws}, separators=(",", ":")) + "\n")
     elapsed = time.monotonic() - started
     print(f"generated {args.count} signed retention requests in {elapsed:.1f} s (not timed)")

@@ -44,13 +44,7 @@ public struct OfferRule: Codable, Hashable, Sendable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         offerId = try container.decode(String.self, forKey: .offerId)
-        if let named = try container.decodeIfPresent(String.self, forKey: .bundleId) {
-            bundleId = named
-        } else if let fallback = decoder.userInfo[Self.defaultBundleIdKey] as? String {
-            bundleId = fallback
-        } else {
-            bundleId = try container.decode(String.self, forKey: .bundleId)
-        }
+        bundleId = try container.decodeBundleId(forKey: .bundleId, defaultFrom: decoder)
         productIds = try container.decode([String].self, forKey: .productIds)
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         priority = try container.decodeIfPresent(Int.self, forKey: .priority) ?? 0

@@ -52,13 +52,7 @@ public struct IntroductoryOfferRule: ManagedRule {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         ruleId = try container.decode(String.self, forKey: .ruleId)
-        if let named = try container.decodeIfPresent(String.self, forKey: .bundleId) {
-            bundleId = named
-        } else if let fallback = decoder.userInfo[OfferRule.defaultBundleIdKey] as? String {
-            bundleId = fallback
-        } else {
-            bundleId = try container.decode(String.self, forKey: .bundleId)
-        }
+        bundleId = try container.decodeBundleId(forKey: .bundleId, defaultFrom: decoder)
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         priority = try container.decodeIfPresent(Int.self, forKey: .priority) ?? 0
         productIds = try container.decodeIfPresent([String].self, forKey: .productIds)

@@ -41,22 +41,10 @@ struct IntroductoryEligibilityRequest: Decodable {
         if !Identifier.isValid(transactionId, maxLength: 64) {
             throw .invalidRequest("'transactionId' must be 1–64 visible ASCII characters")
         }
-        if userId.isEmpty {
-            guard proof.signedTransaction != nil else {
-                throw .invalidRequest("'userId' may be empty only with a 'signedTransaction' (a customer without an app account token)")
-            }
-        } else if let refusal = InputRules.userIdRefusal(userId, field: "'userId'") {
-            throw .invalidRequest(refusal)
-        }
-        for (name, value) in [("signedTransaction", proof.signedTransaction), ("signedAppTransaction", proof.signedAppTransaction)] {
-            if let value, value.isEmpty { throw .invalidRequest("'\(name)' must be a compact JWS, not empty") }
-        }
+        try proof.validate(userId: userId)
     }
 
     /// Whose requests the per-user rate limit counts together, as for signing: the lowercased
     /// `userId`, or for an empty one the transaction sent as proof.
-    var rateLimitSubject: String {
-        guard userId.isEmpty, let jws = proof.signedTransaction else { return userId.lowercased() }
-        return "signedTransaction:" + SHA256Digest.hex(Array(jws.utf8))
-    }
+    var rateLimitSubject: String { proof.rateLimitSubject(userId: userId) }
 }

@@ -63,7 +63,9 @@ public final class UnknownUserLookup: Sendable {
         }
         guard admitted else { return .skipped }
         let pending = Pending()
-        DispatchQueue.global().async { [self] in
+        // A thread of its own (at most `maxInFlight` at once): the fetch blocks on the network,
+        // and a blocked worker of the shared dispatch pool would hold up other work.
+        let fetch = Thread { [self] in
             let outcome: Outcome
             do {
                 try fetcher.fetchHistory(bundleId: bundleId, transactionId: transactionId)
@@ -78,6 +80,8 @@ public final class UnknownUserLookup: Sendable {
             state.withLock { $0.inFlight -= 1 }
             pending.finished.signal()
         }
+        fetch.name = "unknown-user-lookup"
+        fetch.start()
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         guard pending.finished.wait(timeout: .now() + seconds) == .success else { return .timedOut }
         return pending.outcome.withLock { $0 } ?? .failed
