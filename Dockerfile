@@ -1,9 +1,10 @@
-# offer-signer: multi-stage build on the official Swift image (Debian 12 "bookworm").
+# offer-signer: multi-stage build on the official Swift image (Debian 12 "bookworm"), the
+# Swift release the project is built and tested with (6.3).
 # Build:  docker build -t offer-signer .
 # Run:    docker run -p 8080:8080 -v /srv/offer-signer:/data offer-signer
 #         (with /srv/offer-signer/keys.json and its .p8 files; see README.md)
 
-FROM swift:6.2-bookworm AS build
+FROM swift:6.3-bookworm AS build
 # The Debian packages `make deps` installs for the build (the PostgreSQL server is for the tests only).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
