@@ -67,7 +67,7 @@ export const RETENTION = {
   /** The rule in plain words, for the editor's side panel. */
   describe: rule => [
     h('p', null, 'Applies to ', appliesTo(rule), '.'),
-    h('p', null, shows(rule), '.'),
+    h('p', null, shows(rule)),
   ],
 };
 
