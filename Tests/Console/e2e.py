@@ -459,6 +459,8 @@ def scenarios(service, console, facts):
         options = [o.text for o in Select(offer).options]
         check("winback_e2e (live)" in options and f"{XSS_OFFER} (live)" in options, f"the offer list names the app's offers ({options})")
         check(not c.all("main b") and not c.all("main i"), "an offer ID that is markup stays text in the list")
+        c.click_text("button", "Save changes")               # no offer chosen yet: said before anything is sent
+        c.wait_text("#f-offerId-error", "is needed")
         Select(offer).select_by_value("winback_e2e")
         c.type("#f-fallbackMessageIdentifier", FALLBACK[:-1] + "x")
         c.wait_text("#rule-plain", "winback_e2e")
@@ -557,6 +559,7 @@ def scenarios(service, console, facts):
             status, _, body = service.call("POST", "/v1/offers/introductory-eligibility", "client",
                                            {"productId": PRODUCT, "userId": user, "transactionId": original})
             check(status == 200 and json.loads(body)["allowIntroductoryOffer"] is allowed, f"eligibility for {user} ({status} {body[:200]!r})")
+            facts.setdefault("eligibilityAnswers", []).append(body.decode())
 
     def audit_sources_and_formats():
         c.sign_out()
@@ -582,10 +585,24 @@ def scenarios(service, console, facts):
         signed = sorted(e.get_attribute("textContent") for e in c.all("main tbody td[data-label='Signature']"))
         check(signed == ["Intro offer allowed", "Intro offer withheld"], f"each eligibility says whether it grants the offer ({signed})")
         c.shot("20-audit-introductory", at=".summary")
+        # An introductory-offer eligibility JWS, pasted as the endpoint answered it, verifies and was issued here.
+        c.open("#/audit/verify")
+        c.wait("#verify-paste")
+        c.driver.execute_script("const t = document.querySelector('#verify-paste'); t.value = arguments[0]; t.dispatchEvent(new Event('input'))",
+                                facts["eligibilityAnswers"][1])
+        check(c.find("#verify-jws").get_attribute("value").count(".") == 2, "the pasted answer fills in the JWS")
+        c.click_text("button", "Verify")
+        c.wait_text("#verify-valid", "is valid")
+        check("logged" in c.find("#verify-issued").text and "no such" not in c.find("#verify-issued").text, "the eligibility JWS was issued here")
+        c.wait_text(".verify-result .record", "introductory-offer-eligibility")
+        check("no" == c.driver.execute_script(
+            "return [...document.querySelectorAll('.verify-result .record dt')].find(d => d.textContent.startsWith('Allows')).nextElementSibling.textContent"),
+            "the logged record says the offer is withheld")
+        c.shot("21-audit-verify-jws", at=".verify-result")
         c.open("#/audit/changes?rules=retention")
         c.wait_text(".history", "save_lapsing")
         check(len(c.all(".history-item")) == 4, "the auditor sees the retention rule's four changes")
-        c.shot("21-audit-rule-changes")
+        c.shot("22-audit-rule-changes")
         c.sign_out()
 
     def expired_token():

@@ -7,7 +7,8 @@
 // choice (a select of `options`), radio (one of `options`), multi (several of `options`,
 // numbers), pick (a select of options the editor supplies, see `choices`).
 // A field may be `virtual` (not a rule field: `derive(rule)` gives its value, and `finish`
-// reads it) and may be shown only `when` another field has one of some values.
+// reads it), may be shown only `when` another field has one of some values, and may be
+// `needed` (the message when it is shown and left empty).
 import { h, field, setFieldError } from './dom.js';
 import { dateTime } from './format.js';
 
@@ -181,6 +182,12 @@ export function readRule(form, original, schema) {
   }
   if (schema.finish) schema.finish(rule, virtual);
   return rule;
+}
+
+/** What the form lacks before it can be sent: a shown field marked `needed` left empty (its message). */
+export function missingFields(form, schema) {
+  return schema.fields.filter(spec => spec.needed && shown(form, spec, schema)
+    && [undefined, null, ''].includes(readControl(form, spec, undefined))).map(spec => spec.needed);
 }
 
 /**

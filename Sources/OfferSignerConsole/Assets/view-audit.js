@@ -161,7 +161,7 @@ function recordList(item) {
     if (key === 'recordedAt') value = dateTime(value);
     if (key === 'allowIntroductoryOffer') value = value === true ? 'yes' : value === false ? 'no' : null;
     if (key === 'source') value = { api: 'api (asked for by an API key)', retention: 'retention (the App Store’s Retention Messaging request)' }[value] || value;
-    return [h('dt', null, label), h('dd', { class: ['hash', 'signature', 'previousHash', 'nonce'].includes(key) ? 'mono' : undefined }, value ?? '—')];
+    return [h('dt', null, label), h('dd', { class: ['hash', 'signature', 'previousHash', 'nonce'].includes(key) ? 'mono' : undefined }, value === null || value === undefined || value === '' ? '—' : value)];
   }));
 }
 
@@ -217,12 +217,17 @@ const VERIFY_FIELDS = [
 function verify(body) {
   const inputs = {};
   const paste = h('textarea', { rows: '3', spellcheck: 'false', placeholder: '{"bundleId": "…", "keyIdentifier": "…", …}' });
+  const jws = h('textarea', { rows: '3', spellcheck: 'false', placeholder: 'eyJ…' });
   const result = h('div', { class: 'verify-result', role: 'status' });
   const form = h('form', { class: 'verify-form', novalidate: true, onsubmit: async event => {
     event.preventDefault();
     const request = {};
-    for (const [name] of VERIFY_FIELDS) request[name] = inputs[name].value.trim();
-    request.timestamp = /^\d+$/.test(request.timestamp) ? Number(request.timestamp) : request.timestamp;
+    if (jws.value.trim()) {
+      request.jws = jws.value.trim();
+    } else {
+      for (const [name] of VERIFY_FIELDS) request[name] = inputs[name].value.trim();
+      request.timestamp = /^\d+$/.test(request.timestamp) ? Number(request.timestamp) : request.timestamp;
+    }
     replace(result, h('p', { class: 'loading' }, 'Verifying…'));
     try {
       const answer = await api('POST', '/v1/audit/verify', { body: request });
@@ -237,28 +242,32 @@ function verify(body) {
     }
   } },
   field({ id: 'verify-paste', label: 'Paste a signing answer (optional)', control: paste, wide: true,
-    help: 'The JSON the sign endpoint answered; it fills in the fields below.' }),
+    help: 'The JSON the sign or introductory-eligibility endpoint answered, or a JWS; it fills in the fields below.' }),
+  field({ id: 'verify-jws', label: 'JWS (promotional offer or introductory-offer eligibility)', control: jws, wide: true,
+    help: 'When given, it is verified alone and the legacy fields below are not used.' }),
   h('div', { class: 'filter-grid' }, VERIFY_FIELDS.map(([name, label]) =>
     field({ id: `verify-${name}`, label, control: inputs[name] = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' }), wide: name === 'signature' }))),
   h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Verify')));
   paste.addEventListener('input', () => {
+    if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(paste.value.trim())) jws.value = paste.value.trim();
     try {
       const value = JSON.parse(paste.value);
       for (const [name] of VERIFY_FIELDS) if (value[name] !== undefined) inputs[name].value = String(value[name]);
       if (value.appAccountToken === undefined && value.userId) inputs.appAccountToken.value = value.userId;
       if (value.keyIdentifier === undefined && value.keyId) inputs.keyIdentifier.value = value.keyId;
+      jws.value = typeof value.jws === 'string' ? value.jws : '';
     } catch { /* not JSON yet */ }
   });
   body.append(h('h2', null, 'Verify a signature'),
-    h('p', { class: 'muted' }, 'Was this legacy signature made with one of the app’s keys (active or retired), and is it the one this service issued?'),
+    h('p', { class: 'muted' }, 'Was this signature (legacy, or a JWS) made with one of the app’s keys (active or retired), and is it the one this service issued?'),
     form, result);
 }
 
 /** The three kinds of audited rules: their change routes, the filter's name and the form that reads them. */
 const RULE_KINDS = [
-  { id: 'offers', label: 'Offers', api: '/v1/audit/offer-changes', idParam: 'offerId', idLabel: 'Offer ID', schema: OFFER_SCHEMA },
-  { id: 'retention', label: 'Retention rules', api: '/v1/audit/retention-rule-changes', idParam: 'ruleId', idLabel: 'Rule ID', schema: RETENTION_SCHEMA },
-  { id: 'introductory', label: 'Introductory-offer rules', api: '/v1/audit/introductory-offer-rule-changes', idParam: 'ruleId', idLabel: 'Rule ID', schema: INTRODUCTORY_SCHEMA },
+  { id: 'offers', label: 'Offers', api: '/v1/audit/offer-changes', idParam: 'offerId', schema: OFFER_SCHEMA },
+  { id: 'retention', label: 'Retention rules', api: '/v1/audit/retention-rule-changes', idParam: 'ruleId', schema: RETENTION_SCHEMA },
+  { id: 'introductory', label: 'Introductory-offer rules', api: '/v1/audit/introductory-offer-rule-changes', idParam: 'ruleId', schema: INTRODUCTORY_SCHEMA },
 ];
 
 async function changes(body, { query, navigate, href }) {

@@ -5,7 +5,7 @@
 import { api, path, ApiError } from './api.js';
 import { h, replace, toast } from './dom.js';
 import { dateTime } from './format.js';
-import { buildFields, readRule, showErrors, clearErrors, fieldId, wireForm } from './rule-form.js';
+import { buildFields, readRule, showErrors, clearErrors, fieldId, wireForm, missingFields } from './rule-form.js';
 import { historyList } from './rule-history.js';
 import { offerState } from './offer-fields.js';
 import { enabledBadge } from './view-rules.js';
@@ -67,7 +67,8 @@ export async function renderRuleEditor(main, { me, kind, ruleId, query, navigate
     event.preventDefault();
     const rule = readRule(form, original, schema);
     clearErrors(form, summary, schema);
-    if (!rule.ruleId) return showErrors(form, summary, ["'ruleId' is needed: give the rule a name such as save_lapsing_en"], 'The rule was not saved', schema);
+    const missing = [...(rule.ruleId ? [] : ["'ruleId' is needed: give the rule a name such as save_lapsing_en"]), ...missingFields(form, schema)];
+    if (missing.length) return showErrors(form, summary, missing, 'The rule was not saved', schema);
     busy(true);
     try {
       const result = await api('PUT', path(kind.api, rule.ruleId), { body: rule });
