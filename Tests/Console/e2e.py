@@ -7,7 +7,7 @@ Usage: e2e.py [--binary .build/debug/offer-signer] [--screenshots var/console-sc
 Each scenario saves screenshots at 1280×800 and 390×844 into the screenshots folder.
 Exits non-zero on the first failed check, naming it; prints 'N passed, 0 failed' at the end.
 """
-import argparse, base64, csv, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+import argparse, base64, csv, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request, uuid
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -24,6 +24,14 @@ CHAIN = os.path.join(ROOT, "Tests", "OfferSignerServiceTests", "Fixtures", "apps
 PRODUCT = "com.example.app.pro_monthly"
 DESKTOP, PHONE = (1280, 800), (390, 844)
 XSS_OFFER = '"><b>probe<i>x'
+APP_APPLE_ID = 1234567890                   # dev-setup's app
+MESSAGE, FALLBACK = "3f1c5a0e-6d2b-4c8e-9a41-0b7e2d9c6f15", "9b2e7c44-1f0a-4d3b-8e65-2c9a7d1b3e80"
+GROUP = "21000001"                          # make_history.py's subscription group
+
+
+def original_transaction(index):
+    """The original transaction ID make_history.py gives its `index`-th subscription (from 1)."""
+    return "2%014d" % (index * 1000)
 
 
 class Failure(Exception):
@@ -266,7 +274,8 @@ def scenarios(service, console, facts):
         focused.send_keys(service.tokens["marketing"] + Keys.ENTER)
         c.wait_text("#nav", "Offers")
         nav = c.find("#nav").text
-        check("Offers" in nav and "Users" in nav and "Activity" in nav and "Audit" not in nav, f"marketing sees its pages only ({nav!r})")
+        check("Offers" in nav and "Retention" in nav and "Intro offers" in nav and "Users" in nav and "Activity" in nav and "Audit" not in nav,
+              f"marketing sees its pages only ({nav!r})")
         check(c.driver.execute_script("return localStorage.length") == 0 and c.driver.get_cookies() == [],
               "the token is in neither localStorage nor a cookie")
         check(c.driver.execute_script("return Object.values(sessionStorage).includes(arguments[0])", service.tokens["marketing"]),
@@ -422,6 +431,180 @@ def scenarios(service, console, facts):
         c.wait_text(".user-id", facts["xssUser"])
         c.shot("08-xss-probe")
 
+    def history_rows(item):
+        return [[cell.text for cell in row.find_elements(By.CSS_SELECTOR, "th, td")] for row in item.find_elements(By.CSS_SELECTOR, "tbody tr")]
+
+    def retention_rules():
+        c.sign_in(service.tokens["marketing"])
+        c.wait_text("#nav", "Retention")
+        c.open("#/retention")
+        c.wait_text("main .empty", "No rules yet")
+        c.click_text("a", "New rule")
+        c.wait("#f-ruleId")
+        check(not c.find("#f-offerId").is_displayed() and not c.find("#f-alternateProductId").is_displayed(),
+              "a message-only rule shows neither a plan nor an offer")
+        c.type("#f-ruleId", "save_lapsing")
+        c.type("#f-productIds", PRODUCT)
+        c.type("#f-locales", "en, de")
+        c.type("#f-priority", "10")
+        c.type("#f-messageIdentifier", MESSAGE)
+        c.wait_text("#rule-plain", "en, de")
+        c.shot("12-retention-new")
+        c.click_text("button", "Create rule")
+        c.wait_text("main h1", "Rule save_lapsing")
+        c.wait_text(".history", "Created · version 1")
+        # Edit: the offer, with a mistyped fallback message ID the service refuses.
+        c.click("#f-answer input[value='offer']")
+        offer = c.wait("#f-offerId")
+        options = [o.text for o in Select(offer).options]
+        check("winback_e2e (live)" in options and f"{XSS_OFFER} (live)" in options, f"the offer list names the app's offers ({options})")
+        check(not c.all("main b") and not c.all("main i"), "an offer ID that is markup stays text in the list")
+        c.click_text("button", "Save changes")               # no offer chosen yet: said before anything is sent
+        c.wait_text("#f-offerId-error", "is needed")
+        Select(offer).select_by_value("winback_e2e")
+        c.type("#f-fallbackMessageIdentifier", FALLBACK[:-1] + "x")
+        c.wait_text("#rule-plain", "winback_e2e")
+        c.click_text("button", "Save changes")
+        error = c.wait_text("#f-fallbackMessageIdentifier-error", "UUID")
+        check(c.find("#f-fallbackMessageIdentifier").get_attribute("aria-invalid") == "true", "the mistyped message ID is marked invalid")
+        check(error.find_element(By.XPATH, "..").get_attribute("data-field") == "f-fallbackMessageIdentifier", "the error sits in its field")
+        check("Message when not eligible" in c.find(".error-summary").text, "the summary names the field as the form does")
+        c.shot("13-retention-error", at="[data-field='f-offerId']")
+        c.console_errors(allow_network=(400,))
+        c.type("#f-fallbackMessageIdentifier", FALLBACK)
+        c.click_text("button", "Save changes")
+        c.wait_text(".history", "Changed · version 2")
+        rows = history_rows(c.all(".history-item")[0])
+        check(["Offer", "not set", "winback_e2e"] in rows and ["With the message", "Only the message", "The message and a promotional offer"] in rows,
+              f"the history shows the offer added ({rows})")
+        check(["Message when not eligible", "none (the next rule is tried)", FALLBACK] in rows, "the history shows the fallback message")
+        check("marketing" in c.all(".history-head")[0].text, "the history names who changed it")
+        c.shot("14-retention-editor", at="#history-title")
+        c.click_text("button", "Disable rule")
+        c.wait_text(".page-head .badge", "disabled")
+        c.wait_text(".history", "Disabled · version 3")
+        check(["Enabled", "yes", "no"] in history_rows(c.all(".history-item")[0]), "the history shows the rule disabled")
+        c.open("#/retention")
+        row = c.wait_text("main tbody tr", "save_lapsing")
+        text = row.get_attribute("textContent")
+        check("disabled" in text and "winback_e2e" in text and "en, de" in text, f"the list shows the rule, its offer and state ({text!r})")
+        c.shot("15-retention-list")
+        # Enabled again, the App Store's request for a lapsed subscriber gets the offer: a retention signature.
+        c.open("#/retention/edit/save_lapsing")
+        c.click_text("button", "Enable rule")
+        c.wait_text(".page-head .badge", "enabled")
+        sys.dont_write_bytecode = True          # no __pycache__ in the tree
+        sys.path.insert(0, HERE)
+        from make_history import Signer
+        payload = {"originalTransactionId": original_transaction(6), "appAppleId": APP_APPLE_ID, "productId": PRODUCT,
+                   "userLocale": "en-US", "requestIdentifier": str(uuid.uuid4()), "signedDate": int(time.time() * 1000) - 1000,
+                   "environment": "Production"}
+        status, _, body = service.call("POST", "/v1/retention/appstore", None, {"signedPayload": Signer(CHAIN).sign(payload)})
+        answer = json.loads(body or b"{}")
+        check(status == 200 and answer.get("promotionalOffer", {}).get("messageIdentifier") == MESSAGE,
+              f"the App Store's request gets the rule's offer ({status} {body[:200]!r})")
+
+    def introductory_rules():
+        c.open("#/introductory")
+        c.wait_text("main .empty", "No rules yet")
+        c.click_text("a", "New rule")
+        c.wait("#f-ruleId")
+        check(not c.find("#f-allowAgain-minDaysSinceExpiry").is_displayed(), "the criteria for again stay folded until asked for")
+        c.type("#f-ruleId", "trial_again")
+        c.type("#f-subscriptionGroupIds", GROUP)
+        c.click("#f-againOn")
+        c.wait("#f-allowAgain-minDaysSinceExpiry")
+        c.click("#f-allowAgain-requireLapsed")
+        c.type("#f-allowAgain-minDaysSinceExpiry", "365")
+        c.type("#f-allowAgain-minPaidDays", "30")
+        c.click("#f-excludeRefunded")
+        c.wait_text("#rule-plain", "Lapsed at least: 365 days")
+        c.click_text("button", "Create rule")
+        c.wait_text("main h1", "Rule trial_again")
+        c.wait_text(".history", "Created · version 1")
+        # Edit: an upper bound below the lower one is refused, beside the field it concerns.
+        c.type("#f-allowAgain-maxDaysSinceExpiry", "30")
+        c.click_text("button", "Save changes")
+        error = c.wait_text("#f-allowAgain-minDaysSinceExpiry-error", "above")
+        check("Lapsed at most" in error.text and "allowAgain" not in error.text, f"the error names the fields as the form does ({error.text!r})")
+        check(c.find("#f-allowAgain-minDaysSinceExpiry").get_attribute("aria-invalid") == "true", "the wrong field is marked invalid")
+        c.shot("16-introductory-error", at="[data-field='f-againOn']")
+        c.console_errors(allow_network=(400,))
+        c.type("#f-allowAgain-maxDaysSinceExpiry", "3650")
+        c.click_text("button", "Save changes")
+        c.wait_text(".history", "Changed · version 2")
+        rows = history_rows(c.all(".history-item")[0])
+        check(rows == [["Lapsed at most", "not set", "3650 days"]], f"the history shows exactly the change ({rows})")
+        c.shot("17-introductory-editor", at="#history-title")
+        c.click_text("button", "Disable rule")
+        c.wait_text(".history", "Disabled · version 3")
+        c.open("#/introductory")
+        row = c.wait_text("main tbody tr", "trial_again")
+        text = row.get_attribute("textContent")
+        check("disabled" in text and GROUP in text and "Never for people refunded" in text, f"the list says what the rule decides ({text!r})")
+        c.shot("18-introductory-list")
+        # A rule ID that is markup stays text in the list and the editor.
+        status, _, body = service.call("PUT", "/v1/admin/introductory-offer-rules/" + urllib.parse.quote(XSS_OFFER, safe=""), "marketing",
+                                       {"ruleId": XSS_OFFER, "productIds": [PRODUCT], "enabled": False})
+        check(status == 201, f"a rule whose ID is markup ({status} {body[:200]!r})")
+        c.open("#/introductory?state=disabled")       # another address: the list is read again
+        c.wait_text("main table", XSS_OFFER)
+        c.open("#/introductory/edit/" + urllib.parse.quote(XSS_OFFER, safe=""))
+        c.wait_text("main h1", XSS_OFFER)
+        c.wait_text(".history", "Created")
+        check(c.driver.execute_script("return window.__xss") is None and not c.all("main b") and not c.all("main i"),
+              "no markup from a rule ID became elements")
+        # Introductory-offer eligibility signatures (Apple's default now): one allowed, one withheld.
+        for user, original, allowed in (("lapsed-006", original_transaction(7), True), (facts["showcase"], original_transaction(28), False)):
+            status, _, body = service.call("POST", "/v1/offers/introductory-eligibility", "client",
+                                           {"productId": PRODUCT, "userId": user, "transactionId": original})
+            check(status == 200 and json.loads(body)["allowIntroductoryOffer"] is allowed, f"eligibility for {user} ({status} {body[:200]!r})")
+            facts.setdefault("eligibilityAnswers", []).append(body.decode())
+
+    def audit_sources_and_formats():
+        c.sign_out()
+        c.sign_in(service.tokens["auditor"])
+        c.wait_text("#nav", "Audit")
+        c.open("#/audit/signatures")
+        c.wait("#filter-source")
+        Select(c.find("#filter-source")).select_by_value("retention")
+        c.click_text("button", "Apply filters")
+        c.wait_text(".summary", "1 record")
+        row = c.find("main tbody tr")
+        text = row.get_attribute("textContent")
+        check("Retention" in text and "winback_e2e" in text and "lapsed-005" in text, f"the retention signature is listed ({text!r})")
+        check("source=retention" in c.driver.current_url, "the filter is in the page's address")
+        c.shot("19-audit-retention")
+        c.click("main table tbody th a")
+        c.wait_text(".record", "retention (the App Store")
+        check("app-store" in c.find(".record").text, "the record names the App Store as the asker")
+        c.open("#/audit/signatures?format=introductory-offer-eligibility")
+        c.wait_text(".summary", "2 records")
+        check(Select(c.find("#filter-format")).first_selected_option.get_attribute("value") == "introductory-offer-eligibility",
+              "the format filter shows the address's value")
+        signed = sorted(e.get_attribute("textContent") for e in c.all("main tbody td[data-label='Signature']"))
+        check(signed == ["Intro offer allowed", "Intro offer withheld"], f"each eligibility says whether it grants the offer ({signed})")
+        c.shot("20-audit-introductory", at=".summary")
+        # An introductory-offer eligibility JWS, pasted as the endpoint answered it, verifies and was issued here.
+        c.open("#/audit/verify")
+        c.wait("#verify-paste")
+        c.driver.execute_script("const t = document.querySelector('#verify-paste'); t.value = arguments[0]; t.dispatchEvent(new Event('input'))",
+                                facts["eligibilityAnswers"][1])
+        check(c.find("#verify-jws").get_attribute("value").count(".") == 2, "the pasted answer fills in the JWS")
+        c.click_text("button", "Verify")
+        c.wait_text("#verify-valid", "is valid")
+        check("logged" in c.find("#verify-issued").text and "no such" not in c.find("#verify-issued").text, "the eligibility JWS was issued here")
+        c.wait_text(".verify-result .record", "introductory-offer-eligibility")
+        check("no" == c.driver.execute_script(
+            "return [...document.querySelectorAll('.verify-result .record dt')].find(d => d.textContent.startsWith('Allows')).nextElementSibling.textContent"),
+            "the logged record says the offer is withheld")
+        c.shot("21-audit-verify-jws", at=".verify-result")
+        c.open("#/audit/changes?rules=retention")
+        c.wait_text(".history", "save_lapsing")
+        check(len(c.all(".history-item")) == 4, "the auditor sees the retention rule's four changes")
+        c.shot("22-audit-rule-changes")
+        c.sign_out()
+
     def expired_token():
         c.driver.execute_script("sessionStorage.setItem('offer-signer.token', 'revoked-token')")
         c.open("#/offers")
@@ -433,7 +616,8 @@ def scenarios(service, console, facts):
         c.sign_in(service.tokens["auditor"])
         c.wait_text("#nav", "Audit")
         nav = c.find("#nav").text
-        check("Audit" in nav and "Activity" in nav and "Offers" not in nav and "Users" not in nav, f"the auditor sees Audit and Activity ({nav!r})")
+        check("Audit" in nav and "Activity" in nav and "Offers" not in nav and "Users" not in nav and "Retention" not in nav and "Intro" not in nav,
+              f"the auditor sees Audit and Activity ({nav!r})")
         c.open("#/offers")                     # not for this role: back to its first page
         c.wait_text("main h1", "Activity")
         c.open("#/audit/signatures")
@@ -488,7 +672,8 @@ def scenarios(service, console, facts):
         c.sign_out()
 
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
-            disable_and_enable, user_lookup, activity, refusals_survive_restart, xss_probe, expired_token, auditor]
+            disable_and_enable, user_lookup, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
+            retention_rules, introductory_rules, audit_sources_and_formats]
 
 
 def main():

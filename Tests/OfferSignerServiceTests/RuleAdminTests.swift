@@ -73,6 +73,30 @@ struct RuleAdminTests {
         #expect((items as? [[String: Any]])?.map { $0["action"] as? String } == ["create", "disable"])
     }
 
+    @Test("marketing reads one rule's history (who, when, before, after) without the auditor's route; another rule's changes are not in it")
+    func oneRuleHistory() throws {
+        let env = try TestEnvironment()
+        for (kind, body) in [("retention-rules", #"{"ruleId": "RULE", "messageIdentifier": "\#(Self.message)"}"#),
+                             ("introductory-offer-rules", #"{"ruleId": "RULE", "productIds": ["p"]}"#)] {
+            for rule in ["one", "two"] {
+                let put = env.send("PUT", "/v1/admin/\(kind)/\(rule)", role: .marketing, json: body.replacingOccurrences(of: "RULE", with: rule))
+                #expect(put.status == 201, "\(kind) \(rule): \(put.text)")
+            }
+            #expect(env.send("DELETE", "/v1/admin/\(kind)/one", role: .marketing).status == 200)
+            let history = env.send("GET", "/v1/admin/\(kind)/one/changes", role: .marketing)
+            let items = try #require(history.json["items"] as? [[String: Any]], "\(kind): \(history.text)")
+            #expect(items.map { $0["action"] as? String } == ["create", "disable"], "\(kind)")
+            #expect(items.allSatisfy { $0["ruleId"] as? String == "one" && $0["apiKeyName"] as? String == "marketing-key" && $0["changedAt"] is String })
+            #expect((items[1]["before"] as? [String: Any])?["enabled"] as? Bool == true)
+            #expect((items[1]["after"] as? [String: Any])?["enabled"] as? Bool == false)
+            #expect(history.json["nextCursor"] is NSNull)
+            let paged = env.send("GET", "/v1/admin/\(kind)/one/changes", role: .marketing, query: ["limit": "1"])
+            #expect((paged.json["items"] as? [Any])?.count == 1 && paged.json["nextCursor"] is String)
+            #expect(env.send("GET", "/v1/admin/\(kind)/missing/changes", role: .marketing).status == 404)
+            #expect(env.send("GET", "/v1/admin/\(kind)/one/changes", role: .auditor).status == 403)
+        }
+    }
+
     @Test("with two apps, a rule names its app; each app's rules are its own")
     func twoApps() throws {
         let env = try TestEnvironment(secondApp: true)

@@ -8,10 +8,20 @@ import { renderOfferEditor } from './view-offer-editor.js';
 import { renderActivity } from './view-activity.js';
 import { renderUsers } from './view-users.js';
 import { renderAudit } from './view-audit.js';
+import { renderRules } from './view-rules.js';
+import { renderRuleEditor } from './view-rule-editor.js';
+import { RETENTION } from './retention-fields.js';
+import { INTRODUCTORY } from './introductory-fields.js';
 
-/** Pages, who may see them (admin sees all), and how they render. */
+/** Pages, who may see them (admin sees all), how they render, and their editor (`#/page/new`, `#/page/edit/id`). */
 const PAGES = [
-  { id: 'offers', label: 'Offers', roles: ['marketing'], render: renderOffers },
+  { id: 'offers', label: 'Offers', roles: ['marketing'], render: renderOffers,
+    edit: (main, context, id) => renderOfferEditor(main, { ...context, offerId: id }) },
+  ...[[RETENTION, 'Retention'], [INTRODUCTORY, 'Intro offers']].map(([kind, label]) => ({
+    id: kind.id, label, title: kind.title, roles: ['marketing'],
+    render: (main, context) => renderRules(main, { ...context, kind }),
+    edit: (main, context, id) => renderRuleEditor(main, { ...context, kind, ruleId: id }),
+  })),
   { id: 'activity', label: 'Activity', roles: ['marketing', 'auditor'], render: renderActivity },
   { id: 'users', label: 'Users', roles: ['marketing'], render: renderUsers },
   { id: 'audit', label: 'Audit', roles: ['auditor'], render: renderAudit },
@@ -47,7 +57,7 @@ export function href(segments, query) {
 function renderNav(current) {
   const nav = document.getElementById('nav');
   replace(nav, h('ul', null, PAGES.filter(allowed).map(page =>
-    h('li', null, h('a', { href: `#/${page.id}`, 'aria-current': page.id === current ? 'page' : undefined }, page.label)))));
+    h('li', null, h('a', { href: `#/${page.id}`, title: page.title, 'aria-current': page.id === current ? 'page' : undefined }, page.label)))));
   document.getElementById('who').textContent = `${me.name} · ${me.role}`;
   document.getElementById('topbar').hidden = false;
 }
@@ -89,8 +99,8 @@ async function render() {
   closeMenu();
   const context = { me, segments: segments.slice(1), query, navigate, href };
   try {
-    if (page.id === 'offers' && (segments[1] === 'new' || segments[1] === 'edit')) {
-      await renderOfferEditor(main, { ...context, offerId: segments[1] === 'edit' ? segments[2] : null });
+    if (page.edit && (segments[1] === 'new' || segments[1] === 'edit')) {
+      await page.edit(main, context, segments[1] === 'edit' ? segments[2] : null);
     } else {
       await page.render(main, context);
     }

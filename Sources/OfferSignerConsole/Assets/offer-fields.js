@@ -1,7 +1,6 @@
 // Every field of an offer rule the editor shows, in one table: its JSON path, kind, label
 // and help in plain words. A field added to the service's rules needs one entry here.
-// Kinds: text, app (bundle ID), list (comma or line separated), bool, int, datetime (UTC),
-// choice (one of `options`), multi (several of `options`, numbers).
+// Kinds as rule-form.js describes them.
 
 export const SECTIONS = [
   { id: 'basics', title: 'Offer', intro: 'Which App Store offer this is and which products it may be redeemed on.' },
@@ -19,7 +18,7 @@ export const OFFER_FIELDS = [
     help: 'Subscription product IDs the offer may be redeemed on, separated by commas or new lines.' },
   { path: 'priority', section: 'basics', kind: 'int', label: 'Priority', default: 0,
     help: 'When a person is eligible for several offers, the app shows the highest priority first.' },
-  { path: 'enabled', section: 'schedule', kind: 'bool', label: 'Enabled', default: true,
+  { path: 'enabled', section: 'schedule', kind: 'bool', label: 'Enabled', default: true, explicit: true,
     help: 'A disabled offer is never signed, whatever its dates.' },
   { path: 'startsAt', section: 'schedule', kind: 'datetime', label: 'Starts (UTC)',
     help: 'No signatures before this moment.' },
@@ -54,6 +53,15 @@ export const OFFER_FIELDS = [
     help: 'At most this many signatures for one person in any 24 hours. Empty for no limit.' },
 ];
 
+/** The offer editor's form: its sections and fields, and the groups a rule always has. */
+export const OFFER_SCHEMA = {
+  sections: SECTIONS,
+  fields: OFFER_FIELDS,
+  finish(rule) {
+    for (const group of ['eligibility', 'limits']) if (!rule[group]) rule[group] = {};
+  },
+};
+
 /** Plain-word names of criteria, as reasons and simulations name them. */
 export const CRITERION_LABELS = {
   enabled: 'Offer disabled',
@@ -74,38 +82,6 @@ export const CRITERION_LABELS = {
 
 export function criterionLabel(name) {
   return CRITERION_LABELS[name] || name;
-}
-
-/** The field a path names: `productIds[2]` and `eligibility.minPaidDays` find their entries. */
-export function fieldForPath(path) {
-  const clean = path.replace(/\[\d+\]/g, '');
-  return OFFER_FIELDS.find(f => f.path === clean)
-    || OFFER_FIELDS.find(f => clean.startsWith(`${f.path}.`))
-    || OFFER_FIELDS.find(f => f.path.endsWith(`.${clean}`));
-}
-
-/** The first field named in quotes in one of the service's messages, e.g. `'eligibility.minPaidDays' must …`. */
-export function fieldForMessage(message) {
-  for (const match of message.matchAll(/'([A-Za-z][A-Za-z0-9_.\[\]]*)'/g)) {
-    const found = fieldForPath(match[1]);
-    if (found) return found;
-  }
-  return null;
-}
-
-export function getPath(object, path) {
-  return path.split('.').reduce((value, key) => (value == null ? undefined : value[key]), object);
-}
-
-export function setPath(object, path, value) {
-  const keys = path.split('.');
-  let target = object;
-  for (const key of keys.slice(0, -1)) {
-    if (target[key] === null || typeof target[key] !== 'object') target[key] = {};
-    target = target[key];
-  }
-  const last = keys[keys.length - 1];
-  if (value === undefined) delete target[last]; else target[last] = value;
 }
 
 /** The state of an offer now: live, scheduled, ended or disabled. */

@@ -1,12 +1,33 @@
 import { api, path, ApiError } from './api.js';
 import { h, replace, field, table, toast } from './dom.js';
 import { number, dateTime } from './format.js';
-import { historyList } from './offer-history.js';
+import { historyList } from './rule-history.js';
+import { OFFER_SCHEMA } from './offer-fields.js';
+import { RETENTION_SCHEMA } from './retention-fields.js';
+import { INTRODUCTORY_SCHEMA } from './introductory-fields.js';
 
-const TABS = [['signatures', 'Signatures'], ['integrity', 'Integrity'], ['verify', 'Verify'], ['changes', 'Offer changes']];
+const TABS = [['signatures', 'Signatures'], ['integrity', 'Integrity'], ['verify', 'Verify'], ['changes', 'Rule changes']];
 const FILTERS = [
   ['userId', 'User ID'], ['offerId', 'Offer ID'], ['productId', 'Product ID'], ['bundleId', 'App (bundle ID)'], ['keyId', 'Key ID'],
 ];
+/** The log's filters with a fixed set of values: who asked, and what was signed. */
+const CHOICE_FILTERS = [
+  ['source', 'Asked by', [['', 'Anyone'], ['api', 'The app (API)'], ['retention', 'App Store retention']]],
+  ['format', 'Signature', [['', 'Any kind'], ['jws', 'Promotional offer (JWS)'], ['legacy', 'Promotional offer (legacy)'],
+    ['introductory-offer-eligibility', 'Intro-offer eligibility']]],
+];
+const SOURCES = { api: 'API', retention: 'Retention' };
+const FORMATS = { jws: 'Offer JWS', legacy: 'Offer (legacy)', 'introductory-offer-eligibility': 'Intro offer' };
+
+/** What a record signed, in a few words: the format, and for an introductory-offer eligibility whether it grants it. */
+function signedWhat(item) {
+  const format = FORMATS[item.format] || item.format;
+  if (item.allowIntroductoryOffer === true || item.allowIntroductoryOffer === false) {
+    return h('span', null, format, ' ', h('span', { class: ['badge', item.allowIntroductoryOffer ? 'badge-live' : 'badge-disabled'] },
+      item.allowIntroductoryOffer ? 'allowed' : 'withheld'));
+  }
+  return format;
+}
 
 function tabs(current, href) {
   return h('nav', { class: 'tabs', 'aria-label': 'Audit sections' }, h('ul', null, TABS.map(([id, label]) =>
@@ -16,7 +37,7 @@ function tabs(current, href) {
 /** The audit API's filter from the page's query: RFC 3339 times from the UTC inputs. */
 function apiFilter(query) {
   const filter = {};
-  for (const [name] of FILTERS) if (query.get(name)) filter[name] = query.get(name);
+  for (const [name] of [...FILTERS, ...CHOICE_FILTERS]) if (query.get(name)) filter[name] = query.get(name);
   for (const name of ['from', 'to']) if (query.get(name)) filter[name] = `${query.get(name)}:00Z`;
   return filter;
 }
@@ -48,6 +69,8 @@ async function signatures(body, { query, navigate, href }) {
   h('div', { class: 'filter-grid' },
     FILTERS.map(([name, label]) => field({ id: `filter-${name}`, label,
       control: inputs[name] = h('input', { type: 'text', value: query.get(name) || '', autocomplete: 'off', spellcheck: 'false' }) })),
+    CHOICE_FILTERS.map(([name, label, options]) => field({ id: `filter-${name}`, label,
+      control: inputs[name] = h('select', null, options.map(([value, text]) => h('option', { value, selected: (query.get(name) || '') === value }, text))) })),
     [['from', 'Signed from (UTC)'], ['to', 'Signed before (UTC)']].map(([name, label]) => {
       const wrapper = field({ id: `filter-${name}`, label, control: inputs[name] = h('input', { type: 'datetime-local', step: '60', value: query.get(name) || '' }) });
       wrapper.classList.add('filter-time');
@@ -76,13 +99,14 @@ async function signatures(body, { query, navigate, href }) {
       onRowClick: item => href(['audit', 'record', item.nonce]), rowLabel: item => `Record ${item.sequence}, nonce ${item.nonce}`,
       columns: [
         { label: '#', class: 'num', value: item => String(item.sequence) },
-        { label: 'Signed', value: item => dateTime(item.timestamp) },
-        { label: 'Offer', value: item => item.offerId },
+        { label: 'Signed', class: 'nowrap', value: item => dateTime(item.timestamp) },
+        { label: 'Offer', value: item => item.offerId || '—' },
         { label: 'Product', value: item => item.productId },
         { label: 'User', class: 'col-user', value: item => item.userId },
-        { label: 'Key', value: item => item.keyId },
+        { label: 'Key', class: 'nowrap', value: item => item.keyId },
         { label: 'API key', value: item => item.apiKeyName },
-        { label: 'Format', value: item => item.format },
+        { label: 'Signature', class: 'nowrap', value: signedWhat },
+        { label: 'Asked by', value: item => SOURCES[item.source] || item.source || '—' },
       ] }),
     h('div', { class: 'pager' },
       query.get('cursor') ? h('a', { class: 'button button-quiet', href: href(['audit', 'signatures'], filters) }, 'First page') : null,
@@ -123,7 +147,8 @@ async function downloadCSV(query, button) {
 }
 
 const RECORD_FIELDS = [
-  ['sequence', 'Sequence'], ['nonce', 'Nonce'], ['format', 'Format'], ['bundleId', 'App'], ['productId', 'Product'], ['offerId', 'Offer'],
+  ['sequence', 'Sequence'], ['nonce', 'Nonce'], ['format', 'Format'], ['source', 'Source'], ['allowIntroductoryOffer', 'Allows the introductory offer'],
+  ['bundleId', 'App'], ['productId', 'Product'], ['offerId', 'Offer'],
   ['userId', 'User (app account token)'], ['keyId', 'Key ID'], ['timestamp', 'Timestamp'], ['signature', 'Signature'],
   ['transactionId', 'Transaction'], ['apiKeyName', 'Requested by (API key)'], ['requestId', 'Request ID'], ['recordedAt', 'Recorded'],
   ['previousHash', 'Previous hash'], ['hash', 'Hash'],
@@ -134,7 +159,9 @@ function recordList(item) {
     let value = item[key];
     if (key === 'timestamp') value = `${value} (${dateTime(value)})`;
     if (key === 'recordedAt') value = dateTime(value);
-    return [h('dt', null, label), h('dd', { class: ['hash', 'signature', 'previousHash', 'nonce'].includes(key) ? 'mono' : undefined }, value ?? '—')];
+    if (key === 'allowIntroductoryOffer') value = value === true ? 'yes' : value === false ? 'no' : null;
+    if (key === 'source') value = { api: 'api (asked for by an API key)', retention: 'retention (the App Store’s Retention Messaging request)' }[value] || value;
+    return [h('dt', null, label), h('dd', { class: ['hash', 'signature', 'previousHash', 'nonce'].includes(key) ? 'mono' : undefined }, value === null || value === undefined || value === '' ? '—' : value)];
   }));
 }
 
@@ -190,12 +217,17 @@ const VERIFY_FIELDS = [
 function verify(body) {
   const inputs = {};
   const paste = h('textarea', { rows: '3', spellcheck: 'false', placeholder: '{"bundleId": "…", "keyIdentifier": "…", …}' });
+  const jws = h('textarea', { rows: '3', spellcheck: 'false', placeholder: 'eyJ…' });
   const result = h('div', { class: 'verify-result', role: 'status' });
   const form = h('form', { class: 'verify-form', novalidate: true, onsubmit: async event => {
     event.preventDefault();
     const request = {};
-    for (const [name] of VERIFY_FIELDS) request[name] = inputs[name].value.trim();
-    request.timestamp = /^\d+$/.test(request.timestamp) ? Number(request.timestamp) : request.timestamp;
+    if (jws.value.trim()) {
+      request.jws = jws.value.trim();
+    } else {
+      for (const [name] of VERIFY_FIELDS) request[name] = inputs[name].value.trim();
+      request.timestamp = /^\d+$/.test(request.timestamp) ? Number(request.timestamp) : request.timestamp;
+    }
     replace(result, h('p', { class: 'loading' }, 'Verifying…'));
     try {
       const answer = await api('POST', '/v1/audit/verify', { body: request });
@@ -210,39 +242,57 @@ function verify(body) {
     }
   } },
   field({ id: 'verify-paste', label: 'Paste a signing answer (optional)', control: paste, wide: true,
-    help: 'The JSON the sign endpoint answered; it fills in the fields below.' }),
+    help: 'The JSON the sign or introductory-eligibility endpoint answered, or a JWS; it fills in the fields below.' }),
+  field({ id: 'verify-jws', label: 'JWS (promotional offer or introductory-offer eligibility)', control: jws, wide: true,
+    help: 'When given, it is verified alone and the legacy fields below are not used.' }),
   h('div', { class: 'filter-grid' }, VERIFY_FIELDS.map(([name, label]) =>
     field({ id: `verify-${name}`, label, control: inputs[name] = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' }), wide: name === 'signature' }))),
   h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Verify')));
   paste.addEventListener('input', () => {
+    if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(paste.value.trim())) jws.value = paste.value.trim();
     try {
       const value = JSON.parse(paste.value);
       for (const [name] of VERIFY_FIELDS) if (value[name] !== undefined) inputs[name].value = String(value[name]);
       if (value.appAccountToken === undefined && value.userId) inputs.appAccountToken.value = value.userId;
       if (value.keyIdentifier === undefined && value.keyId) inputs.keyIdentifier.value = value.keyId;
+      jws.value = typeof value.jws === 'string' ? value.jws : '';
     } catch { /* not JSON yet */ }
   });
   body.append(h('h2', null, 'Verify a signature'),
-    h('p', { class: 'muted' }, 'Was this legacy signature made with one of the app’s keys (active or retired), and is it the one this service issued?'),
+    h('p', { class: 'muted' }, 'Was this signature (legacy, or a JWS) made with one of the app’s keys (active or retired), and is it the one this service issued?'),
     form, result);
 }
 
+/** The three kinds of audited rules: their change routes, the filter's name and the form that reads them. */
+const RULE_KINDS = [
+  { id: 'offers', label: 'Offers', api: '/v1/audit/offer-changes', idParam: 'offerId', schema: OFFER_SCHEMA },
+  { id: 'retention', label: 'Retention rules', api: '/v1/audit/retention-rule-changes', idParam: 'ruleId', schema: RETENTION_SCHEMA },
+  { id: 'introductory', label: 'Introductory-offer rules', api: '/v1/audit/introductory-offer-rule-changes', idParam: 'ruleId', schema: INTRODUCTORY_SCHEMA },
+];
+
 async function changes(body, { query, navigate, href }) {
-  const offerInput = h('input', { type: 'text', value: query.get('offerId') || '', autocomplete: 'off', spellcheck: 'false' });
-  body.append(h('h2', null, 'Offer changes'),
+  const kind = RULE_KINDS.find(k => k.id === query.get('rules')) || RULE_KINDS[0];
+  const id = query.get(kind.idParam) || '';
+  const kindSelect = h('select', null, RULE_KINDS.map(k => h('option', { value: k.id, selected: k === kind }, k.label)));
+  const idInput = h('input', { type: 'text', value: id, autocomplete: 'off', spellcheck: 'false' });
+  const filters = { ...(kind === RULE_KINDS[0] ? {} : { rules: kind.id }), ...(id ? { [kind.idParam]: id } : {}) };
+  body.append(h('h2', null, 'Rule changes'),
     h('form', { class: 'toolbar', onsubmit: event => {
       event.preventDefault();
-      navigate(['audit', 'changes'], offerInput.value.trim() ? { offerId: offerInput.value.trim() } : undefined);
-    } }, field({ id: 'changes-offer', label: 'Offer ID (empty for all)', control: offerInput }),
+      const next = RULE_KINDS.find(k => k.id === kindSelect.value);
+      const text = idInput.value.trim();
+      const params = { ...(next === RULE_KINDS[0] ? {} : { rules: next.id }), ...(text ? { [next.idParam]: text } : {}) };
+      navigate(['audit', 'changes'], Object.keys(params).length ? params : undefined);
+    } }, field({ id: 'changes-kind', label: 'Rules', control: kindSelect }),
+    field({ id: 'changes-offer', label: 'Offer or rule ID (empty for all)', control: idInput }),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button' }, 'Show'))));
   const results = h('div', null, h('p', { class: 'loading' }, 'Loading…'));
   body.append(results);
   try {
-    const page = await api('GET', '/v1/audit/offer-changes', { params: { offerId: query.get('offerId'), cursor: query.get('cursor'), limit: 100 } });
-    const filters = query.get('offerId') ? { offerId: query.get('offerId') } : {};
+    const page = await api('GET', kind.api, { params: { [kind.idParam]: id, cursor: query.get('cursor'), limit: 100 } });
     replace(results,
-      h('p', { class: 'muted' }, 'Oldest first across pages; newest first within this page.'),
-      historyList(page.items, { showOffer: true }),
+      h('p', { class: 'muted' }, `${kind.label}: oldest first across pages; newest first within this page.`),
+      historyList(page.items, { schema: kind.schema, showName: true }),
       h('div', { class: 'pager' },
         query.get('cursor') ? h('a', { class: 'button button-quiet', href: href(['audit', 'changes'], filters) }, 'First page') : null,
         page.nextCursor ? h('a', { class: 'button', href: href(['audit', 'changes'], { ...filters, cursor: page.nextCursor }) }, 'Next page') : null));

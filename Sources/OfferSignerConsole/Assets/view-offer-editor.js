@@ -1,9 +1,9 @@
 import { api, path, ApiError } from './api.js';
 import { h, replace, toast } from './dom.js';
 import { number, percent, dateTime, plural } from './format.js';
-import { buildFields, readRule, showErrors, clearErrors, fieldId } from './offer-form.js';
-import { OFFER_FIELDS, offerState, criterionLabel } from './offer-fields.js';
-import { historyList } from './offer-history.js';
+import { buildFields, readRule, showErrors, clearErrors, fieldId } from './rule-form.js';
+import { OFFER_FIELDS, OFFER_SCHEMA, offerState, criterionLabel } from './offer-fields.js';
+import { historyList } from './rule-history.js';
 import { horizontalBars } from './charts.js';
 import { stateBadge } from './view-offers.js';
 
@@ -31,7 +31,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
   const original = stored || blankRule(apps);
   const saved = Boolean(stored);
   const summary = h('div', { class: 'error-summary', role: 'alert', tabindex: '-1', hidden: true });
-  const form = h('form', { class: 'offer-form', novalidate: true }, summary, buildFields(original, { apps, saved }));
+  const form = h('form', { class: 'offer-form', novalidate: true }, summary, buildFields(original, { apps, saved }, OFFER_SCHEMA));
   // Whose history the simulation reads: App Store purchases (Production) or test purchases (Sandbox).
   // Offered only when the service keeps more than one environment's history.
   const environments = me.environments || ['Production'];
@@ -46,13 +46,13 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
     environmentField);
   const history = h('section', { class: 'panel', 'aria-labelledby': 'history-title' }, h('h2', { id: 'history-title' }, 'History'));
 
-  const params = () => ({ bundleId: readRule(form, original).bundleId || bundleId });
+  const params = () => ({ bundleId: readRule(form, original, OFFER_SCHEMA).bundleId || bundleId });
 
   async function save(event) {
     event.preventDefault();
-    const rule = readRule(form, original);
-    clearErrors(form, summary);
-    if (!rule.offerId) return showErrors(form, summary, ["'offerId' is needed: enter the offer ID from App Store Connect"]);
+    const rule = readRule(form, original, OFFER_SCHEMA);
+    clearErrors(form, summary, OFFER_SCHEMA);
+    if (!rule.offerId) return showErrors(form, summary, ["'offerId' is needed: enter the offer ID from App Store Connect"], 'The offer was not saved', OFFER_SCHEMA);
     busy(true);
     try {
       const result = await api('PUT', path('/v1/admin/offers', rule.offerId), { body: rule });
@@ -66,9 +66,9 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
   }
 
   async function simulate() {
-    const rule = readRule(form, original);
-    clearErrors(form, summary);
-    if (!rule.offerId) return showErrors(form, summary, ["'offerId' is needed to simulate: enter the offer ID from App Store Connect"], 'Nothing was simulated');
+    const rule = readRule(form, original, OFFER_SCHEMA);
+    clearErrors(form, summary, OFFER_SCHEMA);
+    if (!rule.offerId) return showErrors(form, summary, ["'offerId' is needed to simulate: enter the offer ID from App Store Connect"], 'Nothing was simulated', OFFER_SCHEMA);
     busy(true);
     replace(simulation, h('h2', { id: 'sim-title' }, 'Simulate'), environmentField, h('p', { class: 'loading', role: 'status' }, 'Simulating…'));
     try {
@@ -108,11 +108,11 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
 
   function handleError(error, title) {
     if (error instanceof ApiError && error.status === 400) {
-      showErrors(form, summary, error.errors.length ? error.errors : [error.message], title);
+      showErrors(form, summary, error.errors.length ? error.errors : [error.message], title, OFFER_SCHEMA);
     } else if (error instanceof ApiError && error.status === 401) {
       throw error;
     } else {
-      showErrors(form, summary, [error.message], title);
+      showErrors(form, summary, [error.message], title, OFFER_SCHEMA);
     }
   }
 
@@ -164,7 +164,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
         cursor = result.nextCursor;
         if (!cursor) break;
       }
-      history.append(historyList(changes));
+      history.append(historyList(changes, { schema: OFFER_SCHEMA }));
     } catch (error) {
       if (error.status === 401) throw error;
       history.append(h('p', { class: 'notice notice-error' }, `The history could not be read: ${error.message}`));

@@ -5,7 +5,8 @@ import OfferSignerStore
 
 /// The admin routes of one kind of managed rule (retention rules, introductory-offer rules),
 /// in the shape of the offer routes: `GET /v1/admin/<kind>` (`?bundleId=`), `GET`, `PUT` and
-/// `DELETE` (which disables) of `/v1/admin/<kind>/{ruleId}`, and the auditor's change history.
+/// `DELETE` (which disables) of `/v1/admin/<kind>/{ruleId}`, one rule's change history
+/// (`/v1/admin/<kind>/{ruleId}/changes`), and the auditor's history of every change.
 /// A rule belongs to an app, named as offers name theirs (`bundleId` in a `PUT` body,
 /// `?bundleId=` otherwise, optional when one app is configured).
 struct RuleAdminHandler<Rule: ManagedRule> {
@@ -68,10 +69,24 @@ struct RuleAdminHandler<Rule: ManagedRule> {
 
     /// Every change to rules of this kind, oldest first (`?bundleId=`, `?ruleId=`, paged).
     func changes(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        try changesPage(request, bundleId: request.query["bundleId"], ruleId: request.query["ruleId"])
+    }
+
+    /// `GET /v1/admin/<kind>/{ruleId}/changes?bundleId=`: one rule's change history, oldest
+    /// first, paged like the audit trail's, for the people who make the changes (as offers have).
+    func ruleChanges(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let ruleId = try context.parameters.require("ruleId")
+        let bundleId = try OfferAdminHandler.app(request, dependencies)
+        guard try dependencies.rules.rule(Rule.self, bundleId: bundleId, ruleId: ruleId) != nil else {
+            throw HTTPProblem.notFound("no \(noun) '\(ruleId)' is configured for \(bundleId)")
+        }
+        return try changesPage(request, bundleId: bundleId, ruleId: ruleId)
+    }
+
+    private func changesPage(_ request: HTTPRequest, bundleId: String?, ruleId: String?) throws -> HTTPResponse {
         let limit = try AuditHandler.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try dependencies.rules.changes(Rule.self, bundleId: request.query["bundleId"], ruleId: request.query["ruleId"],
-                                                     afterId: after, limit: limit)
+        let changes = try dependencies.rules.changes(Rule.self, bundleId: bundleId, ruleId: ruleId, afterId: after, limit: limit)
         let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
         return try HTTPResponse.json(Page(items: changes.map(RuleChangeDocument.init), nextCursor: next))
     }

@@ -70,6 +70,8 @@ public enum ServiceRouter {
         router.add("PUT", "/v1/admin/retention-rules/{ruleId}", policy: .roles([.marketing]), handler: retentionRules.put)
         router.add("DELETE", "/v1/admin/retention-rules/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"],
                    handler: retentionRules.delete)
+        router.add("GET", "/v1/admin/retention-rules/{ruleId}/changes", policy: .roles([.marketing]),
+                   query: ["bundleId", "limit", "cursor"], handler: retentionRules.ruleChanges)
         router.add("GET", "/v1/admin/introductory-offer-rules", policy: .roles([.marketing]), query: ["bundleId"],
                    handler: introductoryRules.list)
         router.add("GET", "/v1/admin/introductory-offer-rules/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"],
@@ -77,6 +79,8 @@ public enum ServiceRouter {
         router.add("PUT", "/v1/admin/introductory-offer-rules/{ruleId}", policy: .roles([.marketing]), handler: introductoryRules.put)
         router.add("DELETE", "/v1/admin/introductory-offer-rules/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"],
                    handler: introductoryRules.delete)
+        router.add("GET", "/v1/admin/introductory-offer-rules/{ruleId}/changes", policy: .roles([.marketing]),
+                   query: ["bundleId", "limit", "cursor"], handler: introductoryRules.ruleChanges)
         router.add("POST", "/v1/notifications/appstore", policy: .open, handler: notifications.handle)
         router.add("POST", "/v1/retention/appstore", policy: .open, handler: retention.handle)
         router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]),
