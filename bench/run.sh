@@ -6,7 +6,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-BIN=$ROOT/.build/release/offer-signer
+BIN=${BENCH_BIN:-$ROOT/.build/release/offer-signer}   # BENCH_BIN: another build of the service, for A/B runs
 BENCH=$ROOT/bench
 
 BENCH_USERS=${BENCH_USERS:-100000}
