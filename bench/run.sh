@@ -6,7 +6,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-BIN=$ROOT/.build/release/offer-signer
+BIN=${BENCH_BIN:-$ROOT/.build/release/offer-signer}   # BENCH_BIN: another build of the service, for A/B runs
 BENCH=$ROOT/bench
 
 BENCH_USERS=${BENCH_USERS:-100000}
@@ -22,6 +22,8 @@ BENCH_COMPARE=${BENCH_COMPARE:-0}
 BENCH_USERS_SMALL=${BENCH_USERS_SMALL:-1000}
 BENCH_PORT=${BENCH_PORT:-}
 BENCH_POSTGRESQL=${BENCH_POSTGRESQL:-1}       # 0 skips the PostgreSQL runs (bench/postgres.sh)
+BENCH_SIGN_ONLY=${BENCH_SIGN_ONLY:-0}         # 1: the signing load only (no ingestion, no retention, no PostgreSQL run)
+if [ "$BENCH_SIGN_ONLY" = 1 ]; then BENCH_POSTGRESQL=0; fi
 
 # The service's rate limits (per API key, per user, per client address) would turn most of
 # wrk's requests into 429s: the benchmark measures capacity, so they are off unless the
@@ -243,6 +245,7 @@ echo "$SEED_OUT" | grep -v '^seed_seconds='
 SEED_S=$(sed -n 's/^seed_seconds=//p' <<<"$SEED_OUT")
 
 # ---------------------------------------------------------------- test chain, notifications
+if [ "$BENCH_SIGN_ONLY" != 1 ]; then
 say "test App Store chain and $BENCH_NOTIFICATIONS signed notifications (prepared now, not timed)"
 CHAIN=$WORK/chain
 mkdir -p "$CHAIN"
@@ -285,6 +288,12 @@ python3 "$BENCH/make_realtime.py" --chain "$CHAIN" --count $((BENCH_RETENTION_RE
     --out "$WORK/realtime-all.ndjson" --product "$PRODUCT" || die "could not generate the retention requests"
 head -n "$BENCH_RETENTION_REQUESTS" "$WORK/realtime-all.ndjson" >"$WORK/realtime.ndjson"
 tail -n 1 "$WORK/realtime-all.ndjson" >"$WORK/realtime-check.json"
+else
+    mkdir -p "$WORK/chain"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$WORK/chain/root.key" -subj "/CN=offer-signer bench root" \
+        -days 7 -out "$WORK/chain/root.pem" 2>/dev/null || die "could not make a root certificate"
+    echo "BENCH_SIGN_ONLY=1: no notifications or retention requests prepared"
+fi
 
 # ---------------------------------------------------------------- 4. start-up
 say "4. start-up with $BENCH_USERS users stored"
@@ -310,6 +319,9 @@ SIGN_SOCKET_ERRORS=$(socket_errors "$WORK/wrk-sign.txt")
 [ -n "$SIGN_RPS" ] || die "no figures in wrk's output"
 RSS_AFTER_SIGN=$(peak_rss_mb)
 
+NOTIFY_RATE=skipped NOTIFY_STORED=skipped NOTIFY_FAILED=- NOTIFY_SOCKET_ERRORS=- NOTIFY_P99=skipped
+RETENTION_RATE=skipped RETENTION_OFFERS=skipped RETENTION_OTHER=- RETENTION_FAILED=- RETENTION_P50=skipped RETENTION_P99=skipped
+if [ "$BENCH_SIGN_ONLY" != 1 ]; then
 # ---------------------------------------------------------------- 6. notification ingestion
 say "6. notification ingestion: POST /v1/notifications/appstore, $BENCH_NOTIFICATIONS notifications, each once"
 THREADS=$BENCH_THREADS BODIES=$WORK/notifications.ndjson \
@@ -341,6 +353,7 @@ RETENTION_P50=$(wrk_value "$WORK/wrk-retention.txt" p50_ms)
 RETENTION_P99=$(wrk_value "$WORK/wrk-retention.txt" p99_ms)
 [ "$(wrk_value "$WORK/wrk-retention.txt" complete)" = true ] \
     || echo "bench: warning: not every retention request was answered within ${BENCH_NOTIFY_TIMEOUT} s" >&2
+fi
 
 # ---------------------------------------------------------------- 7. peak RSS
 say "7. peak RSS"

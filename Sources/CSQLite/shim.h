@@ -7,4 +7,6 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
 
 /// sqlite3_config is variadic; these are the configurations the store uses.
 static inline int csqlite_config_multithread(void) { return sqlite3_config(SQLITE_CONFIG_MULTITHREAD); }
+/// Memory statistics off: with them on, every allocation SQLite makes takes one global mutex.
+static inline int csqlite_config_no_memory_statistics(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 #endif

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The checks of RFC 9112 that libmicrohttpd 0.9.75 does not make on a request head: each head
 /// on which a server and a proxy in front of it could disagree about where the request ends or
 /// whom it is for (request smuggling) is refused, and the connection closed after the answer.
@@ -17,7 +15,7 @@ enum RequestFraming {
     /// when its framing is sound. `version` is the request line's, e.g. `HTTP/1.1`.
     static func problem(version: String, headers: [(name: String, value: String)]) -> HTTPProblem? {
         func values(_ name: String) -> [String] {
-            headers.filter { $0.name.lowercased() == name }.map(\.value)
+            headers.filter { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name }.map(\.value)
         }
         let hosts = values("host")
         if hosts.isEmpty && version == "HTTP/1.1" {
@@ -53,9 +51,15 @@ enum RequestFraming {
         return nil
     }
 
-    /// The elements of a comma-separated field value, trimmed, empty ones dropped.
+    /// The elements of a comma-separated field value, stripped of optional whitespace (space
+    /// and tab, RFC 9110 §5.6.3), empty ones dropped. Byte-level: this runs on every request.
     private static func listElements(_ value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        value.utf8.split(separator: UInt8(ascii: ",")).compactMap { element in
+            let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            guard let first = element.firstIndex(where: { !isWhitespace($0) }),
+                  let last = element.lastIndex(where: { !isWhitespace($0) }) else { return nil }
+            return String(Substring(element[first...last]))
+        }
     }
 
     /// 1 to 18 ASCII digits: a length that fits an `Int`.

@@ -32,6 +32,27 @@ public enum SecureRandom {
                            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
+    /// `uuid` in lower case (`xxxxxxxx-xxxx-…`), written directly: request IDs and nonces
+    /// are made on every signing request.
+    public static func lowercasedString(_ uuid: UUID) -> String {
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                let digits: StaticString = "0123456789abcdef"
+                var position = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    out[position] = digits.utf8Start[Int(byte >> 4)]
+                    out[position + 1] = digits.utf8Start[Int(byte & 0x0f)]
+                    position += 2
+                }
+                return position
+            }
+        }
+    }
+
     /// A random token of `byteCount` bytes, base64url.
     public static func token(byteCount: Int = 32) -> String {
         Base64URL.encode(bytes(byteCount))

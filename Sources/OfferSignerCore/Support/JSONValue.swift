@@ -51,24 +51,41 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
 
     /// The JSON text of the value.
     public var encoded: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    /// Appends the JSON text of the value to `out` (one buffer for a whole document).
+    func write(to out: inout String) {
         switch self {
         case .null:
-            return "null"
+            out += "null"
         case .bool(let value):
-            return value ? "true" : "false"
+            out += value ? "true" : "false"
         case .int(let value):
-            return String(value)
+            out += String(value)
         case .double(let value):
-            return value.isFinite ? "\(value)" : "null"
+            out += value.isFinite ? "\(value)" : "null"
         case .array(let values):
-            return "[" + values.map(\.encoded).joined(separator: ",") + "]"
-        case .string(let value):
-            // Most values (IDs, base64, UUIDs) need no escaping: copy them whole.
-            if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-                return "\"" + value + "\""
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.write(to: &out)
             }
-            var out = "\""
-            out.reserveCapacity(value.utf8.count + 2)
+            out += "]"
+        case .string(let value):
+            Self.write(string: value, to: &out)
+        }
+    }
+
+    /// Appends `value` as a JSON string to `out`.
+    static func write(string value: String, to out: inout String) {
+        out += "\""
+        // Most values (IDs, base64, UUIDs) need no escaping: copy them whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += value
+        } else {
             for scalar in value.unicodeScalars {
                 switch scalar {
                 case "\"": out += "\\\""
@@ -80,19 +97,21 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
                 default: out.unicodeScalars.append(scalar)
                 }
             }
-            return out + "\""
         }
+        out += "\""
     }
 
     /// A JSON object with `members` in order.
     public static func object(_ members: [(String, JSONValue)]) -> String {
         var out = "{"
+        out.reserveCapacity(members.count * 48)
         for (index, member) in members.enumerated() {
             if index > 0 { out += "," }
-            out += JSONValue.string(member.0).encoded
+            write(string: member.0, to: &out)
             out += ":"
-            out += member.1.encoded
+            member.1.write(to: &out)
         }
-        return out + "}"
+        out += "}"
+        return out
     }
 }

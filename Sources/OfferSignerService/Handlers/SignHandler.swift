@@ -14,7 +14,7 @@ struct SignHandler {
 
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         try RateLimits.check(dependencies.rateLimits.signPerAPIKey, context.callerName, what: "signing requests for this API key")
-        let body = try request.decodeJSON(SignRequest.self)
+        let body = try SignRequest(plainJSON: request.body) ?? request.decodeJSON(SignRequest.self)
         try body.validate()
         try RateLimits.check(dependencies.rateLimits.signPerUser, body.rateLimitSubject, what: "signing requests for this user")
         let issued = try issuer.issue(IssueRequest(

@@ -42,6 +42,42 @@ struct SignRequest: Decodable {
                               signedAppTransaction: try container.decodeIfPresent(String.self, forKey: .signedAppTransaction))
     }
 
+    /// The body read without `JSONDecoder` when it is a flat object of plain strings (see
+    /// `FlatJSONObject`) whose every member is a field of the request, with the required ones
+    /// present and a known format and environment; nil otherwise, and the caller decodes it
+    /// strictly (which words any refusal). Both readings agree on every body this accepts.
+    init?(plainJSON body: [UInt8]) {
+        guard let members = FlatJSONObject.strings(body) else { return nil }
+        var productId: String?, offerId: String?, userId: String?, formatName: String?, environmentName: String?
+        var proof = CustomerProof()
+        for (name, value) in members {
+            switch CodingKeys(stringValue: name) {
+            case .productId: productId = value
+            case .offerId: offerId = value
+            case .userId: userId = value
+            case .bundleId: bundleId = value
+            case .format: formatName = value
+            case .transactionId: transactionId = value
+            case .environment: environmentName = value
+            case .signedTransaction: proof.signedTransaction = value
+            case .signedAppTransaction: proof.signedAppTransaction = value
+            case nil: return nil
+            }
+        }
+        guard let productId, let offerId, let userId,
+              let format = SignatureFormat(rawValue: formatName ?? SignatureFormat.legacy.rawValue),
+              SignatureFormat.promotionalOfferFormats.contains(format),
+              let environment = AppStoreEnvironment(rawValue: environmentName ?? AppStoreEnvironment.production.rawValue) else {
+            return nil
+        }
+        self.productId = productId
+        self.offerId = offerId
+        self.userId = userId
+        self.format = format
+        self.environment = environment
+        self.proof = proof
+    }
+
     /// Refuses IDs of the wrong length or characters, with the field named.
     func validate() throws(HTTPProblem) {
         for (name, value) in [("productId", productId), ("offerId", offerId)] where !Identifier.isValid(value) {

@@ -65,7 +65,7 @@ public struct IntroductoryOfferIssuer: Sendable {
         let eligibility = IntroductoryOfferEligibility(
             bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId,
             allowIntroductoryOffer: decision.eligible, transactionId: request.transactionId,
-            nonce: SecureRandom.timeOrderedUUID(now: now).uuidString.lowercased(), timestamp: now.milliseconds)
+            nonce: SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID(now: now)), timestamp: now.milliseconds)
         let issued: IssuedIntroductoryOfferEligibility
         do {
             issued = try app.signer.issue(eligibility)

@@ -86,7 +86,7 @@ public struct OfferIssuer: Sendable {
 
         let offer = PromotionalOfferRequest(
             bundleId: app.bundleId, keyIdentifier: app.signer.keyIdentifier, productId: request.productId, offerId: rule.offerId,
-            appAccountToken: userId, nonce: SecureRandom.timeOrderedUUID(now: now).uuidString.lowercased(),
+            appAccountToken: userId, nonce: SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID(now: now)),
             timestamp: now.milliseconds, transactionId: proven ?? request.transactionId)
         let issued: IssuedOffer
         do {

@@ -7,8 +7,16 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 
+    /// SQLite's process-wide settings, made once before its first connection: no memory
+    /// statistics (they serialise every allocation of every connection on one mutex). The
+    /// result is ignored: once SQLite is initialised it keeps what it has, which is correct.
+    private static let processSettings: Void = {
+        _ = csqlite_config_no_memory_statistics()
+    }()
+
     /// Opens (and, unless read-only or `creating` is false, creates) the database at `path`.
     init(path: String, readOnly: Bool, creating: Bool = true) throws(SQLiteError) {
+        Self.processSettings
         var handle: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE

@@ -68,6 +68,7 @@ enum WinBackOfferIds {
 
     /// The IDs in `text`; empty for anything that is not a JSON array of strings.
     static func decode(_ text: String) -> [String] {
-        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+        guard text != "[]" else { return [] }  // nearly every renewal: no decoder made on the signing path
+        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
     }
 }

@@ -105,36 +105,42 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
         return db.changes == 1
     }
 
-    /// Driven by the user's index, then each subscription's transactions by (environment,
-    /// `original_transaction_id`) (the unary `+` keeps SQLite from scanning the whole bundle).
-    /// Rows of an environment this build does not know are left out.
+    /// Driven by the user's index for the user's subscriptions, then each subscription's
+    /// transactions and renewal info by the (environment, `original_transaction_id`) indexes:
+    /// a transaction of the subscription without the user's token still counts. Fixed SQL
+    /// (prepared once per connection), and no `IN (SELECT …)`, whose temporary table SQLite
+    /// would build and drop on every lookup. Rows of an environment this build does not know
+    /// are left out.
     public func history(userId: String, bundleId: String) throws -> UserHistory {
         try database.read { db in
-            let transactions = try db.query("""
-                SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE (environment, original_transaction_id) IN
-                    (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ?1 AND user_id = ?2)
-                    AND +bundle_id = ?1
-                """, [.text(bundleId), .text(userId)], row: { HistoryRows.transaction($0) }).compactMap { $0 }
-            let subscriptions = Set(transactions.map { Subscription(environment: $0.environment, original: $0.originalTransactionId) })
-            let renewals = try subscriptions.sorted().flatMap { subscription in
-                try db.query("SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
-                             [.text(subscription.environment.rawValue), .text(subscription.original)], row: { HistoryRows.renewal($0) }).compactMap { $0 }
+            let subscriptions = Set(try db.query(Self.userSubscriptionsSQL, [.text(bundleId), .text(userId)]) { row in
+                AppStoreEnvironment(rawValue: row.text(0)).map { Subscription(environment: $0, original: row.text(1)) }
+            }.compactMap { $0 }).sorted()
+            var transactions: [SubscriptionTransaction] = []
+            var renewals: [SubscriptionRenewalState] = []
+            for subscription in subscriptions {
+                let key: [SQLiteValue] = [.text(subscription.environment.rawValue), .text(subscription.original)]
+                transactions += try db.query(Self.subscriptionTransactionsSQL, key + [.text(bundleId)], row: { HistoryRows.transaction($0) }).compactMap { $0 }
+                renewals += try db.query(Self.subscriptionRenewalSQL, key, row: { HistoryRows.renewal($0) }).compactMap { $0 }
             }
             return UserHistory(transactions: transactions, renewals: renewals)
         }
     }
 
+    private static let userSubscriptionsSQL = "SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ? AND user_id = ?"
+    private static let subscriptionTransactionsSQL = """
+        SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
+        """
+    private static let subscriptionRenewalSQL = "SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?"
+
     /// Driven by the (environment, `original_transaction_id`) index of both tables. Renewal
     /// infos name no app, so they count only when the app has transactions of the subscription.
     public func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
         try database.read { db in
-            let transactions = try db.query("""
-                SELECT \(HistoryRows.transactionColumns) FROM transactions
-                WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
-                """, [.text(environment.rawValue), .text(originalTransactionId), .text(bundleId)], row: { HistoryRows.transaction($0) }).compactMap { $0 }
+            let key: [SQLiteValue] = [.text(environment.rawValue), .text(originalTransactionId)]
+            let transactions = try db.query(Self.subscriptionTransactionsSQL, key + [.text(bundleId)], row: { HistoryRows.transaction($0) }).compactMap { $0 }
             guard !transactions.isEmpty else { return UserHistory() }
-            let renewals = try db.query("SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?",
-                                        [.text(environment.rawValue), .text(originalTransactionId)], row: { HistoryRows.renewal($0) }).compactMap { $0 }
+            let renewals = try db.query(Self.subscriptionRenewalSQL, key, row: { HistoryRows.renewal($0) }).compactMap { $0 }
             return UserHistory(transactions: transactions, renewals: renewals)
         }
     }

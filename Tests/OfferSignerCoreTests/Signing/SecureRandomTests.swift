@@ -26,4 +26,14 @@ struct SecureRandomTests {
         #expect(token.count == 43 && Base64URL.decode(token)?.count == 32)
         #expect(SecureRandom.token() != token)
     }
+
+    @Test("the lower-case text of a UUID is Foundation's text, lower-cased")
+    func lowercasedText() throws {
+        for _ in 0..<100 {
+            let uuid = SecureRandom.uuid()
+            #expect(SecureRandom.lowercasedString(uuid) == uuid.uuidString.lowercased())
+        }
+        let fixed = try #require(UUID(uuidString: "01A3185C-5000-7ABC-8DEF-0123456789AB"))
+        #expect(SecureRandom.lowercasedString(fixed) == "01a3185c-5000-7abc-8def-0123456789ab")
+    }
 }
