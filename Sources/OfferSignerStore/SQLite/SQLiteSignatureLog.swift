@@ -37,18 +37,7 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
     }
 
     public func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
-        switch committer.submit(.append(record, quota)) {
-        case .success(let logged?):
-            return logged
-        case .success(nil):
-            throw .unavailable("the writer returned no record")
-        case .failure(let error as SignatureLogError):
-            throw error
-        case .failure(let mismatch as ChainEndMismatch):
-            throw .endMismatch(mismatch)
-        case .failure(let error):
-            throw .unavailable(String(describing: error))
-        }
+        try committer.submit(.append(record, quota)).appended()
     }
 
     public func readiness() -> SignatureLogReadiness {
