@@ -24,6 +24,7 @@ BENCH_PORT=${BENCH_PORT:-}
 BENCH_POSTGRESQL=${BENCH_POSTGRESQL:-1}       # 0 skips the PostgreSQL runs (bench/postgres.sh)
 BENCH_SIGN_ONLY=${BENCH_SIGN_ONLY:-0}         # 1: the signing load only (no ingestion, no retention, no PostgreSQL run)
 if [ "$BENCH_SIGN_ONLY" = 1 ]; then BENCH_POSTGRESQL=0; fi
+BENCH_STAGE_SECONDS=${BENCH_STAGE_SECONDS:-5} # each stage of the ladder before the signing load; 0 skips it
 
 # The service's rate limits (per API key, per user, per client address) would turn most of
 # wrk's requests into 429s: the benchmark measures capacity, so they are off unless the
@@ -51,6 +52,7 @@ for n in BENCH_USERS BENCH_DURATION BENCH_WARMUP BENCH_CONNECTIONS BENCH_THREADS
          BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL BENCH_RETENTION_REQUESTS; do
     [[ ${!n} =~ ^[0-9]+$ ]] && [ "${!n}" -gt 0 ] || die "$n must be a positive whole number (got '${!n}')"
 done
+[[ $BENCH_STAGE_SECONDS =~ ^[0-9]+$ ]] || die "BENCH_STAGE_SECONDS must be a whole number (got '$BENCH_STAGE_SECONDS')"
 [ "$BENCH_CONNECTIONS" -ge "$BENCH_THREADS" ] || die "BENCH_CONNECTIONS must be >= BENCH_THREADS"
 [ "$BENCH_NOTIFICATIONS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_NOTIFICATIONS must be >= BENCH_CONNECTIONS"
 [ "$BENCH_RETENTION_REQUESTS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_RETENTION_REQUESTS must be >= BENCH_CONNECTIONS"
@@ -193,7 +195,35 @@ wrk_value() { sed -n "s/^$2=//p" "$1" | tail -1; }
 # socket_errors FILE: the sum of wrk's socket errors (connect, read, write, timeout).
 socket_errors() { awk '/Socket errors:/ { gsub(/,/, ""); s += $4 + $6 + $8 + $10 } END { print s + 0 }' "$1"; }
 
-# sign_load USERS SECONDS OUTFILE: warm-up, then the measured run of bench/sign.lua.
+# cpu_ticks: the service's user + system CPU time so far, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat"; }
+# cpu_per_request TICKS_BEFORE TICKS_AFTER WRK_OUTFILE: the service's CPU microseconds per request of that run.
+cpu_per_request() {
+    awk -v a="$1" -v b="$2" -v n="$(wrk_value "$3" requests)" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { if (n + 0 > 0) printf "%.0f", (b - a) * 1e6 / hz / n; else print "?" }'
+}
+
+# stage_load NAME PATH TOKEN: GET PATH ("%s": a seeded user) for BENCH_STAGE_SECONDS, same
+# connections and threads as the signing load; sets STAGE_RPS and STAGE_CPU_US.
+stage_load() {
+    local name=$1 path=$2 token=$3 out="$WORK/wrk-stage-$1.txt" before after
+    local probe=${path//%s/bench-user-00000000}
+    local status
+    status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$URL$probe")
+    [ "$status" = 200 ] || die "stage $name: GET $probe answered $status, not 200"
+    before=$(cpu_ticks)
+    STAGE_PATH=$path TOKEN=$token USERS=$BENCH_USERS \
+        run_wrk "$out" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_STAGE_SECONDS}s" --timeout 10s -s "$BENCH/get.lua" "$URL" \
+        || { cat "$out" >&2; die "wrk failed during stage $name"; }
+    after=$(cpu_ticks)
+    [ "$(wrk_value "$out" non200)" = 0 ] || die "stage $name: some answers were not 200 ($out)"
+    STAGE_RPS=$(wrk_value "$out" rps)
+    STAGE_CPU_US=$(cpu_per_request "$before" "$after" "$out")
+    echo "stage $name: GET $path: $STAGE_RPS requests/s, $STAGE_CPU_US µs of service CPU per request"
+}
+
+# sign_load USERS SECONDS OUTFILE: warm-up, then the measured run of bench/sign.lua (its
+# service CPU per request in SIGN_CPU_US).
 sign_load() {
     local users=$1 seconds=$2 out=$3
     echo "warm-up: ${BENCH_WARMUP} s"
@@ -201,10 +231,14 @@ sign_load() {
         run_wrk "$out.warmup" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_WARMUP}s" --timeout 10s -s "$BENCH/sign.lua" "$URL" \
         || { cat "$out.warmup" >&2; die "wrk failed during warm-up"; }
     echo "measured: ${seconds} s, ${BENCH_CONNECTIONS} connections, ${BENCH_THREADS} threads, keep-alive, ${users} distinct users"
+    local before
+    before=$(cpu_ticks)
     TOKEN=$CLIENT_TOKEN OFFER=$OFFER PRODUCT=$PRODUCT USERS=$users \
         run_wrk "$out" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${seconds}s" --timeout 10s -s "$BENCH/sign.lua" "$URL" \
         || { cat "$out" >&2; die "wrk failed"; }
+    SIGN_CPU_US=$(cpu_per_request "$before" "$(cpu_ticks)" "$out")
     cat "$out"
+    echo "service CPU per signature: $SIGN_CPU_US µs"
 }
 
 # ratio A B [FORMAT]: A / B.
@@ -310,7 +344,20 @@ LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
 echo "load average (1 min) before the load: $LOAD_BEFORE (other work on this machine skews every figure)"
 check_sign "bench-user-00000000"
 check_sign "$(printf 'bench-user-%08d' $((BENCH_USERS - 1)))"
+STAGES=()
+if [ "$BENCH_STAGE_SECONDS" -gt 0 ]; then
+    # The stage ladder: what each layer of the signing path costs, on the same server, each
+    # stage adding work to the one before (the signing load below is the last stage).
+    say "5a. stage ladder: ${BENCH_STAGE_SECONDS} s each"
+    stage_load http /healthz ""
+    STAGES+=("| stage 1, HTTP alone (\`GET /healthz\`): requests/s; service CPU µs per request | $STAGE_RPS; $STAGE_CPU_US | | |")
+    stage_load auth /v1/me "$CLIENT_TOKEN"
+    STAGES+=("| stage 2, + API token and a JSON answer (\`GET /v1/me\`) | $STAGE_RPS; $STAGE_CPU_US | | |")
+    stage_load eligibility "/v1/users/%s/offers" "$CLIENT_TOKEN"
+    STAGES+=("| stage 3, + the user's history and the eligibility of every offer (\`GET /v1/users/{id}/offers\`: the bench offer and the demo offer) | $STAGE_RPS; $STAGE_CPU_US | | |")
+fi
 sign_load "$BENCH_USERS" "$BENCH_DURATION" "$WORK/wrk-sign.txt"
+SIGN_CPU_MAIN=$SIGN_CPU_US
 SIGN_RPS=$(wrk_value "$WORK/wrk-sign.txt" rps)
 SIGN_P50=$(wrk_value "$WORK/wrk-sign.txt" p50_ms)
 SIGN_P99=$(wrk_value "$WORK/wrk-sign.txt" p99_ms)
@@ -420,6 +467,11 @@ N_FMT=$(fmt_users "$BENCH_USERS")
     echo "| signing: p99 latency (ms) | $SIGN_P99 | <= 10 | $(meets "$SIGN_P99" "<=" 10) |"
     echo "| signing: non-2xx answers | $SIGN_NON2XX | 0 | $(meets "$SIGN_NON2XX" "==" 0) |"
     echo "| signing: socket errors and timeouts | $SIGN_SOCKET_ERRORS | 0 | $(meets "$SIGN_SOCKET_ERRORS" "==" 0) |"
+    echo "| signing: service CPU µs per signature | $SIGN_CPU_MAIN | | |"
+    for row in "${STAGES[@]}"; do echo "$row"; done
+    if [ "${#STAGES[@]}" -gt 0 ]; then
+        echo "| stage 4, + the signature and its durable, hash-chained log record (the signing load): requests/s; service CPU µs per request | $SIGN_RPS; $SIGN_CPU_MAIN | | |"
+    fi
     if [ "$BENCH_COMPARE" = 1 ]; then
         echo "| signing with $(fmt_users "$BENCH_USERS_SMALL") users: requests/s | $SMALL_RPS | | |"
         echo "| signing with $(fmt_users "$BENCH_USERS_SMALL") users: p99 (ms) | $SMALL_P99 | | |"
