@@ -18,7 +18,7 @@ extension HistoryFacts {
         subscriptionGroupIdentifier group: String, environment: AppStoreEnvironment = .production, now: Date
     ) -> HistoryFacts? {
         let inGroup = SubscriptionTransaction.newestCopies(
-            of: transactions.filter { $0.environment == environment && $0.subscriptionGroupIdentifier == group })
+            of: transactions.lazy.filter { $0.environment == environment && $0.subscriptionGroupIdentifier == group })
         guard let latestEnding = inGroup.max(by: { ($0.endDate, $0.transactionId) < ($1.endDate, $1.transactionId) }),
               let latest = inGroup.max(by: { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) })
         else { return nil }
@@ -42,7 +42,7 @@ extension HistoryFacts {
             return state.expirationIntent
         }()
 
-        let paidPeriods = inGroup.filter(\.isPaid).map { $0.purchaseDate ..< max($0.purchaseDate, min($0.endDate, now)) }
+        let paidPeriods = inGroup.compactMap { $0.isPaid ? $0.purchaseDate ..< max($0.purchaseDate, min($0.endDate, now)) : nil }
         let redemptions = OfferRedemption.redemptions(in: inGroup)
         var redemptionsByOffer: [String: Int] = [:]
         for redemption in redemptions where redemption.offerType == .promotionalOffer {
@@ -67,14 +67,23 @@ extension HistoryFacts {
     }
 
     /// Per subscription, its latest period (by purchase date).
-    private static func latestPeriodBySubscription(_ transactions: [SubscriptionTransaction]) -> [String: SubscriptionTransaction] {
-        var latest: [String: SubscriptionTransaction] = [:]
+    private static func latestPeriodBySubscription(_ transactions: [SubscriptionTransaction]) -> [String: LatestPeriod] {
+        var latest: [String: LatestPeriod] = [:]
         for transaction in transactions {
             if let kept = latest[transaction.originalTransactionId],
                (kept.purchaseDate, kept.transactionId) >= (transaction.purchaseDate, transaction.transactionId) { continue }
-            latest[transaction.originalTransactionId] = transaction
+            latest[transaction.originalTransactionId] = LatestPeriod(
+                purchaseDate: transaction.purchaseDate, endDate: transaction.endDate, transactionId: transaction.transactionId)
         }
         return latest
+    }
+
+    /// What ``compute(transactions:renewalStates:subscriptionGroupIdentifier:environment:now:)``
+    /// needs of a subscription's latest period, without copying the whole transaction.
+    private struct LatestPeriod {
+        let purchaseDate: Date
+        let endDate: Date
+        let transactionId: String
     }
 
     /// Per subscription, its newest renewal state.
@@ -113,14 +122,35 @@ extension HistoryFacts {
 extension SubscriptionTransaction {
     /// One copy per `transactionId`: the one Apple signed last (on equal `signedDate`, a
     /// revoked copy wins), so arrival order and repeats do not matter.
-    static func newestCopies(of transactions: [SubscriptionTransaction]) -> [SubscriptionTransaction] {
-        var newest: [String: SubscriptionTransaction] = [:]
+    ///
+    /// Kept in one array, in order of first arrival; a short history (the usual one) finds a
+    /// repeat by a linear search, a long one through an index of positions, so that no
+    /// transaction is copied into a dictionary and out again.
+    static func newestCopies(of transactions: some Collection<SubscriptionTransaction>) -> [SubscriptionTransaction] {
+        var newest: [SubscriptionTransaction] = []
+        var indexed = false
+        var positions: [String: Int] = [:]
         for transaction in transactions {
-            if let kept = newest[transaction.transactionId], !transaction.supersedes(kept) { continue }
-            newest[transaction.transactionId] = transaction
+            let kept = indexed ? positions[transaction.transactionId]
+                : newest.firstIndex { $0.transactionId == transaction.transactionId }
+            if let kept {
+                if transaction.supersedes(newest[kept]) { newest[kept] = transaction }
+                continue
+            }
+            if indexed {
+                positions[transaction.transactionId] = newest.count
+            } else if newest.count == linearSearchLimit {
+                indexed = true
+                for (position, kept) in newest.enumerated() { positions[kept.transactionId] = position }
+                positions[transaction.transactionId] = newest.count
+            }
+            newest.append(transaction)
         }
-        return Array(newest.values)
+        return newest
     }
+
+    /// Up to this many transactions, ``newestCopies(of:)`` finds repeats by a linear search.
+    private static let linearSearchLimit = 16
 
     private func supersedes(_ other: SubscriptionTransaction) -> Bool {
         if signedDate != other.signedDate { return signedDate > other.signedDate }

@@ -28,6 +28,9 @@ public struct OfferRedemption: Hashable, Sendable {
     /// later periods of a run are `RENEWAL`s). Access shared by a family member is not the
     /// user's redemption and is left out.
     public static func redemptions(in transactions: [SubscriptionTransaction]) -> [OfferRedemption] {
+        // Only a period under an offer starts a redemption: a history without one (the usual
+        // case) has none, and is not grouped or sorted.
+        guard transactions.contains(where: { $0.isUnderOffer && !$0.isFamilyShared }) else { return [] }
         let bySubscription = Dictionary(grouping: transactions.filter { !$0.isFamilyShared }, by: \.originalTransactionId)
         var found: [OfferRedemption] = []
         for (subscription, periods) in bySubscription {

@@ -45,9 +45,9 @@ struct EligibilityCheck {
     /// of `environment` say which group a product is in.
     func group(of products: [String], bundleId: String, environment: AppStoreEnvironment,
                        userHistory: UserHistory) throws -> String? {
-        let own = userHistory.transactions.filter { $0.environment == environment }
         for product in products {
-            if let group = own.first(where: { $0.productId == product })?.subscriptionGroupIdentifier {
+            if let group = userHistory.transactions.first(where: { $0.environment == environment && $0.productId == product })?
+                .subscriptionGroupIdentifier {
                 return group
             }
         }

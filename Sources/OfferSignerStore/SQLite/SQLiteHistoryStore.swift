@@ -113,15 +113,23 @@ public final class SQLiteHistoryStore: SubscriptionHistoryStore, Sendable {
     /// are left out.
     public func history(userId: String, bundleId: String) throws -> UserHistory {
         try database.read { db in
-            let subscriptions = Set(try db.query(Self.userSubscriptionsSQL, [.text(bundleId), .text(userId)]) { row in
+            // One row per transaction: sorted, then each subscription once.
+            var subscriptions = try db.query(Self.userSubscriptionsSQL, [.text(bundleId), .text(userId)]) { row in
                 AppStoreEnvironment(rawValue: row.text(0)).map { Subscription(environment: $0, original: row.text(1)) }
-            }.compactMap { $0 }).sorted()
+            }.compactMap { $0 }
+            subscriptions.sort()
             var transactions: [SubscriptionTransaction] = []
             var renewals: [SubscriptionRenewalState] = []
-            for subscription in subscriptions {
-                let key: [SQLiteValue] = [.text(subscription.environment.rawValue), .text(subscription.original)]
-                transactions += try db.query(Self.subscriptionTransactionsSQL, key + [.text(bundleId)], row: { HistoryRows.transaction($0) }).compactMap { $0 }
-                renewals += try db.query(Self.subscriptionRenewalSQL, key, row: { HistoryRows.renewal($0) }).compactMap { $0 }
+            var previous: Subscription?
+            for subscription in subscriptions where subscription != previous {
+                previous = subscription
+                let environment = SQLiteValue.text(subscription.environment.rawValue), original = SQLiteValue.text(subscription.original)
+                for row in try db.query(Self.subscriptionTransactionsSQL, [environment, original, .text(bundleId)], row: { HistoryRows.transaction($0) }) {
+                    if let row { transactions.append(row) }
+                }
+                for row in try db.query(Self.subscriptionRenewalSQL, [environment, original], row: { HistoryRows.renewal($0) }) {
+                    if let row { renewals.append(row) }
+                }
             }
             return UserHistory(transactions: transactions, renewals: renewals)
         }

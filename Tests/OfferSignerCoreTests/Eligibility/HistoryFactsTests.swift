@@ -69,6 +69,26 @@ import Testing
         #expect(T.facts([refunded, sameInstant], now: 400)?.isRefunded == true)
     }
 
+    /// A history longer than the short ones the lookup scans linearly: repeats of early and
+    /// late periods, in any order, still count once, the copy signed last winning.
+    @Test func longHistoriesCountEachTransactionOnce() throws {
+        let monthly = T.monthly(from: 0, to: 900)
+        #expect(monthly.count == 30)
+        let refundedEarly = T.transaction("p60", from: 60, to: 90, revokedOn: 70, signedOn: 71)
+        let staleLate = T.transaction("p600", from: 600, to: 630, revokedOn: 610, signedOn: 599)
+        let promo = T.transaction("promo", from: 900, to: 930, offerType: 2, offerId: T.offerId, price: 4_990)
+        let expected = try #require(T.facts(monthly + [refundedEarly, promo], now: 1_000))
+        #expect(expected.isRefunded)
+        #expect(expected.paidDays == 910)
+        #expect(expected.redemptionsByOffer == [T.offerId: 1])
+
+        let newestFirst = [staleLate, refundedEarly, promo] + monthly.reversed() + [staleLate, monthly[2], promo]
+        let repeatedTwice = monthly + monthly + [staleLate, promo, refundedEarly, promo]
+        #expect(T.facts(newestFirst, now: 1_000) == expected)
+        #expect(T.facts(repeatedTwice, now: 1_000) == expected)
+        #expect(T.facts(monthly + [staleLate], now: 1_000)?.isRefunded == false)
+    }
+
     @Test func storefrontIsThatOfTheLatestPurchase() throws {
         let history = [
             T.transaction("late", from: 300, to: 330, storefront: "CAN", signedOn: 300),
