@@ -26,7 +26,7 @@ extension IntroductoryOfferIssuer {
         do {
             _ = try history.record(.transaction(stored))
         } catch {
-            throw .internalFailure(error)
+            throw .store(error)
         }
         return stored.transaction.originalTransactionId
     }

@@ -59,7 +59,7 @@ public struct IntroductoryOfferIssuer: Sendable {
             }
             decision = IntroductoryOfferEvaluator.evaluate(facts: facts, lastIntroductoryOffer: last, rule: rule, now: now)
         } catch {
-            throw .internalFailure(error)
+            throw .store(error)
         }
 
         let eligibility = IntroductoryOfferEligibility(

@@ -19,7 +19,7 @@ extension OfferIssuer {
         do {
             _ = try history.record(.transaction(stored))
         } catch {
-            throw .internalFailure(error)
+            throw .store(error)
         }
         return stored.transaction
     }

@@ -74,10 +74,8 @@ public struct OfferIssuer: Sendable {
             }
             decision = try check.decide(userHistory: userHistory, rule: rule, productId: request.productId,
                                         environment: request.environment, now: now)
-        } catch let error as DatabaseUnavailable {
-            throw .storeUnavailable(reason: error.reason)
         } catch {
-            throw .internalFailure(error)
+            throw .store(error)
         }
         guard decision.eligible else {
             activity.recordRefusal(OfferKey(bundleId: app.bundleId, offerId: rule.offerId), criteria: decision.reasons.map(\.criterion), at: now)
@@ -110,10 +108,8 @@ public struct OfferIssuer: Sendable {
         let stored: StoredOffer?
         do {
             stored = try offers.offer(bundleId: bundleId, offerId: offerId)
-        } catch let error as DatabaseUnavailable {
-            throw .storeUnavailable(reason: error.reason)
         } catch {
-            throw .internalFailure(error)
+            throw .store(error)
         }
         guard let rule = stored?.rule else {
             throw .offerNotFound(offerId: offerId, bundleId: bundleId)

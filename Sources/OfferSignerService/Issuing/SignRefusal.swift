@@ -1,4 +1,5 @@
 import OfferSignerCore
+import OfferSignerStore
 
 /// Why `OfferIssuer` issued no signature.
 public enum SignRefusal: Error, Sendable {
@@ -30,10 +31,16 @@ public enum SignRefusal: Error, Sendable {
     case quotaExceeded(offerId: String, maxCount: Int, retryAfterSeconds: Int)
     /// The signature's record could not be made durable, so the signature was withheld.
     case logUnavailable(reason: String)
-    /// The database could not be reached to read the offer or the user's history.
+    /// The database could not be reached to read the offer, the rules or the user's history, or to store a proven transaction.
     case storeUnavailable(reason: String)
     /// Something that should not fail did (the store could not be read, OpenSSL failed).
     case internalFailure(any Error)
+
+    /// A store's failure: unavailable when the database cannot be reached, internal otherwise.
+    static func store(_ error: any Error) -> SignRefusal {
+        if let unavailable = error as? DatabaseUnavailable { return .storeUnavailable(reason: unavailable.reason) }
+        return .internalFailure(error)
+    }
 }
 
 /// Why a sign request needs proof of the customer.
