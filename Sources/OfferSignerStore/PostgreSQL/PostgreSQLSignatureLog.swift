@@ -28,7 +28,7 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
         self.health = health
         let waits = chainLockWaits
         committer = GroupCommitter(name: "signature-log-writer", observe: { outcome in
-            Self.observe(outcome, health)
+            health.record(outcome) { ($0 as? PostgreSQLError)?.isUniqueViolation == true }
         }) { batch in
             try database.write { db in try Self.write(batch, db, committed: health.committed, waits: waits) }
         }
@@ -55,32 +55,13 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
             return database.isReachable() ? .ready : .notReady("the database cannot be reached")
         }
         guard failure.probeDue else { return .notReady(failure.reason) }
-        switch committer.submit(.probe) {
-        case .success: return .ready
-        case .failure(let mismatch as ChainEndMismatch): return .notReady(SignatureLogError.endMismatch(mismatch).description)
-        case .failure(let error): return .notReady("the signature log cannot be written: \(error)")
-        }
+        return SignatureLogHealth.readiness(afterProbe: committer.submit(.probe))
     }
 
     /// The chain's end as this instance last committed it; other instances may have extended
     /// the chain since.
     public func committedEnd() -> ChainLink {
         health.committed
-    }
-
-    /// Records each batch's outcome, as the SQLite log does.
-    private static func observe(_ outcome: Result<[Result<LoggedSignature?, any Error>], any Error>, _ health: SignatureLogHealth) {
-        switch outcome {
-        case .success(let results):
-            let last = results.reversed().lazy.compactMap { try? $0.get() }.first
-            health.committed(through: last.map { ChainLink(sequence: $0.sequence, hash: $0.hash) })
-        case .failure(let error as PostgreSQLError) where error.isUniqueViolation:
-            break
-        case .failure(let mismatch as ChainEndMismatch):
-            health.failed(SignatureLogError.endMismatch(mismatch).description)
-        case .failure(let error):
-            health.failed("the signature log cannot be written: \(error)")
-        }
     }
 
     /// Writes a batch inside the open transaction: takes the chain lock, checks the chain's

@@ -21,7 +21,7 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
         let health = SignatureLogHealth(end: state.last, failure: state.mismatch.map { SignatureLogError.endMismatch($0).description })
         self.health = health
         committer = GroupCommitter(database: database, name: "signature-log-writer", observe: { outcome in
-            Self.observe(outcome, health)
+            health.record(outcome) { ($0 as? SQLiteError)?.isConstraintViolation == true }
         }) { batch, db in
             try Self.write(batch, db, committed: health.committed)
         }
@@ -47,32 +47,11 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
         guard failure.probeDue else { return .notReady(failure.reason) }
         // With traffic kept away, no append may come to show the log writable again: try a
         // durable write that needs what an append needs.
-        switch committer.submit(.probe) {
-        case .success: return .ready
-        case .failure(let mismatch as ChainEndMismatch): return .notReady(SignatureLogError.endMismatch(mismatch).description)
-        case .failure(let error): return .notReady("the signature log cannot be written: \(error)")
-        }
+        return SignatureLogHealth.readiness(afterProbe: committer.submit(.probe))
     }
 
     public func committedEnd() -> ChainLink {
         health.committed
-    }
-
-    /// Records each batch's outcome: a commit clears a failure and moves the committed end; a
-    /// rolled-back batch is a failure, unless only a constraint refused it (a nonce used twice:
-    /// the log itself is writable).
-    private static func observe(_ outcome: Result<[Result<LoggedSignature?, any Error>], any Error>, _ health: SignatureLogHealth) {
-        switch outcome {
-        case .success(let results):
-            let last = results.reversed().lazy.compactMap { try? $0.get() }.first
-            health.committed(through: last.map { ChainLink(sequence: $0.sequence, hash: $0.hash) })
-        case .failure(let error as SQLiteError) where error.isConstraintViolation:
-            break
-        case .failure(let mismatch as ChainEndMismatch):
-            health.failed(SignatureLogError.endMismatch(mismatch).description)
-        case .failure(let error):
-            health.failed("the signature log cannot be written: \(error)")
-        }
     }
 
     /// Inserts a batch, extending the hash chain from its end, once that end is checked

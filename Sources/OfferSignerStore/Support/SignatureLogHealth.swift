@@ -3,7 +3,7 @@ import Synchronization
 
 /// What the signature log's writer last did, as readiness and checkpoints see it: whether
 /// its last batch committed, and where the chain ended after its last committed append.
-/// Updated on the writer thread in batch order.
+/// Updated on the writer thread in batch order. The same for both engines.
 final class SignatureLogHealth: Sendable {
     private struct State {
         /// Why the last batch failed, or nil when it committed.
@@ -35,6 +35,33 @@ final class SignatureLogHealth: Sendable {
     /// A batch failed for `reason`.
     func failed(_ reason: String) {
         state.withLock { $0.failure = reason }
+    }
+
+    /// Records a writer batch's outcome: a commit clears a failure and moves the committed end;
+    /// a rolled-back batch is a failure, unless `isConstraintViolation` says only a constraint
+    /// refused it (a nonce used twice: the log itself is writable).
+    func record(_ outcome: Result<[Result<LoggedSignature?, any Error>], any Error>,
+                isConstraintViolation: (any Error) -> Bool) {
+        switch outcome {
+        case .success(let results):
+            let last = results.reversed().lazy.compactMap { try? $0.get() }.first
+            committed(through: last.map { ChainLink(sequence: $0.sequence, hash: $0.hash) })
+        case .failure(let error) where isConstraintViolation(error):
+            break
+        case .failure(let mismatch as ChainEndMismatch):
+            failed(SignatureLogError.endMismatch(mismatch).description)
+        case .failure(let error):
+            failed("the signature log cannot be written: \(error)")
+        }
+    }
+
+    /// What a readiness probe's write says: ready when it committed.
+    static func readiness(afterProbe result: Result<LoggedSignature?, any Error>) -> SignatureLogReadiness {
+        switch result {
+        case .success: .ready
+        case .failure(let mismatch as ChainEndMismatch): .notReady(SignatureLogError.endMismatch(mismatch).description)
+        case .failure(let error): .notReady("the signature log cannot be written: \(error)")
+        }
     }
 
     /// The failure of the last batch, if it failed, and whether a probe write is due now (at
