@@ -20,8 +20,15 @@ public struct ContentTypeMiddleware<Context: RequestContext>: HTTPMiddleware {
 }
 
 extension HTTPRequest {
-    /// The `Content-Type` without parameters, lowercased (`application/json`).
+    /// The `Content-Type` without parameters and optional whitespace (space, tab: RFC 9110
+    /// §5.6.3), lowercased (`application/json`).
     public var mediaType: String? {
-        headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let value = headers["Content-Type"] else { return nil }
+        let type = value.utf8.prefix { $0 != UInt8(ascii: ";") }
+        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = type.firstIndex(where: { !isWhitespace($0) }), let last = type.lastIndex(where: { !isWhitespace($0) }) else {
+            return value.isEmpty ? nil : ""
+        }
+        return String(Substring(type[first...last])).lowercased()
     }
 }

@@ -212,7 +212,7 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
             },
             headers: Self.values(connection, kind: .HEADER_KIND).reduce(into: HTTPHeaders()) { $0.add($1.name, $1.value) },
             body: pending.body, bodyFile: complete ? pending.finishSpool() : nil, bodyExceededLimit: pending.exceeded,
-            remoteAddress: SocketAddress.describe(cmhd_client_address(connection)))
+            remoteAddress: connectionState(connection)?.address ?? SocketAddress.describe(cmhd_client_address(connection)))
     }
 
     /// The values of `kind`, in order; only those named in `names` (lowercase) when given.

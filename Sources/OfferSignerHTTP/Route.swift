@@ -14,7 +14,6 @@ public struct Route<Context: RequestContext>: Sendable {
     /// How the body is taken: its limit, and whether it is spooled to a temporary file.
     public let body: BodyPolicy
     let handler: HTTPResponder<Context>
-    private let segments: [Substring]
 
     init(method: String, pattern: String, policy: Context.RoutePolicy, acceptedMediaTypes: Set<String>, queryParameters: Set<String>,
          body: BodyPolicy, handler: @escaping HTTPResponder<Context>) {
@@ -25,24 +24,5 @@ public struct Route<Context: RequestContext>: Sendable {
         self.queryParameters = queryParameters
         self.body = body
         self.handler = handler
-        self.segments = Self.split(pattern)
-    }
-
-    static func split(_ path: String) -> [Substring] {
-        path.split(separator: "/", omittingEmptySubsequences: true)
-    }
-
-    /// The parameters if the path's `segments` match this pattern.
-    func match(_ path: [Substring]) -> RouteParameters? {
-        guard path.count == segments.count else { return nil }
-        var parameters: [String: String] = [:]
-        for (expected, actual) in zip(segments, path) {
-            if expected.first == "{" && expected.last == "}" {
-                parameters[String(expected.dropFirst().dropLast())] = String(actual)
-            } else if expected != actual {
-                return nil
-            }
-        }
-        return RouteParameters(parameters)
     }
 }

@@ -7,6 +7,8 @@ import OfferSignerCore
 /// is chained through the middleware once, at build time.
 public struct Router<Context: RequestContext>: HTTPApplication {
     let table: [ChainedRoute]
+    /// The routes' methods and patterns, searched for every request head.
+    let routeTable: RouteTable
     /// One entry per path pattern, for the 405 of a method the path lacks.
     let methodsNotAllowed: [(pattern: String, responder: HTTPResponder<Context>)]
     let notFound: HTTPResponder<Context>
@@ -28,16 +30,14 @@ public struct Router<Context: RequestContext>: HTTPApplication {
     public var routes: [Route<Context>] { table.map(\.route) }
 
     public func resolve(method: String, path: String) -> ResolvedRoute {
-        let segments = Route<Context>.split(path)
-        var pathIndex: Int?
-        for (index, entry) in table.enumerated() {
-            guard let parameters = entry.route.match(segments) else { continue }
-            if entry.route.method == method {
-                return ResolvedRoute(body: entry.route.body, target: .route(index, parameters))
-            }
-            pathIndex = pathIndex ?? entry.pathIndex
+        switch routeTable.match(method: method, path: path) {
+        case .route(let index, let parameters):
+            ResolvedRoute(body: table[index].route.body, target: .route(index, parameters))
+        case .methodNotAllowed(let pathIndex):
+            ResolvedRoute(body: defaultBody, target: .methodNotAllowed(pathIndex))
+        case .notFound:
+            ResolvedRoute(body: defaultBody, target: .notFound)
         }
-        return ResolvedRoute(body: defaultBody, target: pathIndex.map { .methodNotAllowed($0) } ?? .notFound)
     }
 
     public func answersBeforeBody(_ head: HTTPRequest, route: ResolvedRoute) -> Bool {

@@ -46,7 +46,8 @@ public struct RouterBuilder<Context: RequestContext> {
             let responder = chain { request, _ in throw HTTPProblem.methodNotAllowed(request.method, allowed: allowed) }
             return (pattern: pattern, responder: responder)
         }
-        return Router(table: chained, methodsNotAllowed: methodsNotAllowed,
+        let routeTable = RouteTable(chained.map { (method: $0.route.method, pattern: $0.route.pattern, pathIndex: $0.pathIndex) })
+        return Router(table: chained, routeTable: routeTable, methodsNotAllowed: methodsNotAllowed,
                       notFound: chain { request, _ in throw HTTPProblem.notFound("no route for \(request.path)") },
                       defaultBody: BodyPolicy(limit: defaultBodyLimit), preflight: preflight, reportUnexpected: reportUnexpected)
     }

@@ -45,19 +45,35 @@ public enum SignatureChain {
         SHA256Digest.hex(canonicalBytes(fields: fields))
     }
 
-    /// Each field as `length:bytes;`, a missing one as `-;`.
+    /// Each field as `length:bytes;`, a missing one as `-;`. Written into one buffer: the
+    /// group-commit writer hashes every record it appends.
     static func canonicalBytes(fields: [String?]) -> [UInt8] {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(fields.reduce(0) { $0 + ($1?.utf8.count ?? 0) + 8 })
         for field in fields {
             guard let field else {
-                bytes.append(contentsOf: Array("-;".utf8))
+                bytes.append(UInt8(ascii: "-"))
+                bytes.append(UInt8(ascii: ";"))
                 continue
             }
-            bytes.append(contentsOf: Array("\(field.utf8.count):".utf8))
-            bytes.append(contentsOf: Array(field.utf8))
+            appendDecimal(field.utf8.count, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(contentsOf: field.utf8)
             bytes.append(UInt8(ascii: ";"))
         }
         return bytes
+    }
+
+    /// `value` (≥ 0) in decimal ASCII digits.
+    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// Whether `record` is of the kind every record was before version 2: a promotional offer

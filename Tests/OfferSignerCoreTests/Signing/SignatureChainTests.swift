@@ -82,8 +82,13 @@ struct SignatureChainVersionTests {
     func version2() {
         let retention = record(format: .jws, transactionId: "1000", source: .retention)
         #expect(!SignatureChain.usesVersion1(retention))
+        // Every byte of the v2 input, written out from the format's definition.
         #expect(String(decoding: SignatureChain.canonicalBytes(of: retention, sequence: 1, previousHash: SignatureChain.genesis),
-                       as: UTF8.self).hasPrefix("25:offer-signer.signature.v2;"))
+                       as: UTF8.self)
+                == "25:offer-signer.signature.v2;64:\(SignatureChain.genesis);1:1;7:nonce-1;3:jws;9:retention;1:b;1:p;1:o;1:u;1:k;"
+                + "1:1;3:sig;4:1000;-;6:client;1:r;1:1;")
+        #expect(SignatureChain.canonicalBytes(fields: ["", nil, String(repeating: "x", count: 100)])
+                == Array("0:;-;100:\(String(repeating: "x", count: 100));".utf8))
         // Relabelling a retention record as the API's changes its hash, and so does flipping a grant.
         var relabelled = retention
         relabelled.source = .api
