@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerCore
 import Synchronization
 
 /// Tracks the server's open connections: counts them against the caps, overall and per client
@@ -40,15 +41,13 @@ final class ConnectionWatchdog: Sendable {
             defer { running.started = true }
             return !running.started
         }) else { return }
-        let thread = Thread { [self] in
+        NamedThread.start("connection-watchdog") { [self] in
             while !running.withLock({ $0.stopping }) {
                 _ = wakeUp.wait(timeout: .now() + Self.tick)
                 expireOverdue(now: .now)
             }
             finished.signal()
         }
-        thread.name = "offer-signer-connection-watchdog"
-        thread.start()
     }
 
     /// Stops the thread (after libmicrohttpd has closed every connection).

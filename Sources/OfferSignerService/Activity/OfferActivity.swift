@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OfferSignerCore
 import OfferSignerStore
 import Synchronization
 
@@ -58,7 +59,7 @@ public final class OfferActivity: Sendable {
             return !running
         }
         guard started else { return }
-        Thread.detachNewThread { [self] in
+        NamedThread.start("activity-flush") { [self] in
             while stopSignal.wait(timeout: .now() + seconds) == .timedOut { flushLogging() }
         }
     }

@@ -99,11 +99,9 @@ struct HistoryBackfill {
         let count = min(max(1, workers), max(1, pending.count))
         coordinator.shared.withLock { $0.running = count }
         for _ in 0..<count {
-            let thread = Thread { [sync, bundleId] in
+            NamedThread.start("history-backfill", stackSize: 1 << 20) { [sync, bundleId] in
                 Self.work(pending, sync: sync, bundleId: bundleId, coordinator: coordinator, shouldStop: shouldStop)
             }
-            thread.stackSize = 1 << 20
-            thread.start()
         }
 
         var done = 0

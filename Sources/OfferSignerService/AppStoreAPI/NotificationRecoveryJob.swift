@@ -26,7 +26,7 @@ final class NotificationRecoveryJob: Sendable {
     /// Starts the job's thread; the first round runs at once.
     func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in
+        NamedThread.start("notification-recovery") { [self] in
             while !stopping.load(ordering: .acquiring) {
                 runOnce()
                 let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
@@ -34,8 +34,6 @@ final class NotificationRecoveryJob: Sendable {
             }
             finished.signal()
         }
-        thread.name = "notification-recovery"
-        thread.start()
     }
 
     /// Stops the job, letting a page being read finish, and waits for its thread.

@@ -53,15 +53,13 @@ public final class AuditCheckpointer: Sendable {
             return true
         }
         guard start else { return }
-        let thread = Thread { [self] in
+        NamedThread.start("audit-checkpointer") { [self] in
             let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
             while wake.wait(timeout: .now() + seconds) == .timedOut {
                 checkpointIfMoved()
             }
             ended.signal()
         }
-        thread.name = "audit-checkpointer"
-        thread.start()
     }
 
     /// Stops the timer and signs the final checkpoint, for the records appended since the

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OfferSignerCore
 import Synchronization
 
 /// For the signing use case: fetches the history of a user the service knows nothing about,
@@ -65,7 +66,7 @@ public final class UnknownUserLookup: Sendable {
         let pending = Pending()
         // A thread of its own (at most `maxInFlight` at once): the fetch blocks on the network,
         // and a blocked worker of the shared dispatch pool would hold up other work.
-        let fetch = Thread { [self] in
+        NamedThread.start("unknown-user-lookup") { [self] in
             let outcome: Outcome
             do {
                 try fetcher.fetchHistory(bundleId: bundleId, transactionId: transactionId)
@@ -80,8 +81,6 @@ public final class UnknownUserLookup: Sendable {
             state.withLock { $0.inFlight -= 1 }
             pending.finished.signal()
         }
-        fetch.name = "unknown-user-lookup"
-        fetch.start()
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         guard pending.finished.wait(timeout: .now() + seconds) == .success else { return .timedOut }
         return pending.outcome.withLock { $0 } ?? .failed

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerCore
 import Synchronization
 
 /// A thread that holds a connection of its own `LISTEN`ing on a channel and calls `onChange`
@@ -16,12 +17,10 @@ final class OfferChangeListener: Sendable {
     static let reconnectDelay: Duration = .milliseconds(500)
 
     init(database: PostgreSQLDatabase, channel: String, onChange: @escaping @Sendable (_ notified: Bool) throws -> Void) {
-        let thread = Thread { [self] in
+        NamedThread.start("offer-change-listener") { [self] in
             run(database: database, channel: channel, onChange: onChange)
             finished.signal()
         }
-        thread.name = "offer-change-listener"
-        thread.start()
     }
 
     /// Stops the thread and waits (at most a poll interval and a statement timeout) for it.

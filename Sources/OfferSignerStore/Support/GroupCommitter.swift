@@ -45,9 +45,7 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     init(name: String, observe: Observer? = nil, commit: @escaping Commit) {
         commitBatch = commit
         self.observe = observe
-        let thread = Thread { [self] in run() }
-        thread.name = name
-        thread.start()
+        NamedThread.start(name) { [self] in run() }
     }
 
     /// Queues `item` and returns once its batch is committed (or has failed).
