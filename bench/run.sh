@@ -341,7 +341,7 @@ else
     echo "BENCH_SIGN_ONLY=1: no notifications or retention requests prepared"
 fi
 
-# The seeding and the prepared files (~150 MB of notifications and retention requests) are
+# The seeded database and the prepared files (~300 MB of notifications and retention requests) are
 # still being written back to disk: let that finish now, or it competes with the timed
 # signing load's fdatasync calls (p99 8-10 ms instead of 6 in full runs before this sync).
 sync
