@@ -101,6 +101,26 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
         out += "\""
     }
 
+    /// A JSON object with `members` in order, each value a JSON text already written (by
+    /// ``encoded``, ``object(_:)`` or this), for documents that nest objects.
+    public static func object(encoded members: [(String, String)]) -> String {
+        var out = "{"
+        out.reserveCapacity(members.reduce(2) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 })
+        for (index, member) in members.enumerated() {
+            if index > 0 { out += "," }
+            write(string: member.0, to: &out)
+            out += ":"
+            out += member.1
+        }
+        out += "}"
+        return out
+    }
+
+    /// A JSON array of `elements`, each a JSON text already written.
+    public static func array(encoded elements: [String]) -> String {
+        "[" + elements.joined(separator: ",") + "]"
+    }
+
     /// A JSON object with `members` in order.
     public static func object(_ members: [(String, JSONValue)]) -> String {
         var out = "{"

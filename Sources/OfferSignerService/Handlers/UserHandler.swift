@@ -19,6 +19,28 @@ struct UserHandler {
         let userId: String
         let environment: AppStoreEnvironment
         let offers: [OfferVerdict]
+
+        /// The JSON text, written directly with the keys sorted, byte for byte what
+        /// `JSONCoding.encoder` writes: client apps ask for this before every purchase screen,
+        /// and `JSONEncoder` took 14 % of its CPU.
+        var json: String {
+            JSONValue.object(encoded: [
+                ("environment", JSONValue.string(environment.rawValue).encoded),
+                ("offers", JSONValue.array(encoded: offers.map { offer in
+                    JSONValue.object(encoded: [
+                        ("eligible", JSONValue.bool(offer.eligible).encoded),
+                        ("offerId", JSONValue.string(offer.offerId).encoded),
+                        ("priority", JSONValue.int(offer.priority).encoded),
+                        ("productIds", JSONValue.strings(offer.productIds).encoded),
+                        ("reasons", JSONValue.array(encoded: offer.reasons.map { reason in
+                            JSONValue.object([("actual", reason.actual), ("criterion", .string(reason.criterion)),
+                                              ("message", .string(reason.message)), ("required", reason.required)])
+                        })),
+                    ])
+                })),
+                ("userId", JSONValue.string(userId).encoded),
+            ])
+        }
     }
 
     /// Every enabled offer of the user's app (optionally only those for `?productId=`; with
@@ -47,7 +69,8 @@ struct UserHandler {
                 return OfferVerdict(offerId: offer.rule.offerId, productIds: offer.rule.productIds, priority: offer.rule.priority,
                                     eligible: decision.eligible, reasons: decision.reasons)
             }
-        return try HTTPResponse.json(OffersDocument(userId: userId, environment: environment, offers: verdicts))
+        let document = OffersDocument(userId: userId, environment: environment, offers: verdicts)
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(document.json.utf8))
     }
 
     struct HistoryDocument: Encodable {
