@@ -24,11 +24,9 @@ extension HTTPRequest {
     /// §5.6.3), lowercased (`application/json`).
     public var mediaType: String? {
         guard let value = headers["Content-Type"] else { return nil }
-        let type = value.utf8.prefix { $0 != UInt8(ascii: ";") }
-        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = type.firstIndex(where: { !isWhitespace($0) }), let last = type.lastIndex(where: { !isWhitespace($0) }) else {
+        guard let type = value.utf8.prefix(while: { $0 != UInt8(ascii: ";") }).trimmingOptionalWhitespace else {
             return value.isEmpty ? nil : ""
         }
-        return String(Substring(type[first...last])).lowercased()
+        return type.lowercased()
     }
 }

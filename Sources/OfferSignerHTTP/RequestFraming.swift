@@ -54,12 +54,7 @@ enum RequestFraming {
     /// The elements of a comma-separated field value, stripped of optional whitespace (space
     /// and tab, RFC 9110 §5.6.3), empty ones dropped. Byte-level: this runs on every request.
     private static func listElements(_ value: String) -> [String] {
-        value.utf8.split(separator: UInt8(ascii: ",")).compactMap { element in
-            let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-            guard let first = element.firstIndex(where: { !isWhitespace($0) }),
-                  let last = element.lastIndex(where: { !isWhitespace($0) }) else { return nil }
-            return String(Substring(element[first...last]))
-        }
+        value.utf8.split(separator: UInt8(ascii: ",")).compactMap { $0.trimmingOptionalWhitespace.map(String.init) }
     }
 
     /// 1 to 18 ASCII digits: a length that fits an `Int`.
