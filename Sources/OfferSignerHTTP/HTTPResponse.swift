@@ -20,6 +20,12 @@ public struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, headers: headers, body: Array(try JSONCoding.encoder.encode(value)))
     }
 
+    /// A JSON response whose body is JSON text already written (by a hand-written document
+    /// on a hot path, such as the signing answer).
+    public static func json(encoded text: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(text.utf8))
+    }
+
     /// A plain-text response.
     public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Array(text.utf8))

@@ -27,7 +27,7 @@ struct OperationsHandler {
     }
 
     /// `{"status":"ok"}`, encoded once: load balancers and orchestrators ask for it often.
-    private static let healthy = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"status":"ok"}"#.utf8))
+    private static let healthy = HTTPResponse.json(encoded: #"{"status":"ok"}"#)
 
     /// Ready when the signature log takes appends (its last durable append did not fail, or a
     /// write succeeded since) and every app has an active key.

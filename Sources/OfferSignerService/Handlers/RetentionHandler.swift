@@ -38,6 +38,6 @@ struct RetentionHandler {
                 "ruleId": answer.ruleId.map(JSONValue.string) ?? .null, "repeated": .bool(answer.repeated),
             ])
         }
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(answer.json.utf8))
+        return HTTPResponse.json(encoded: answer.json)
     }
 }

@@ -22,6 +22,6 @@ struct SignHandler {
             transactionId: body.transactionId, environment: body.environment, requestedBy: context.callerName,
             requestId: context.requestId, proof: body.proof,
             callerTrust: context.principal?.trust ?? .app))  // the route needs a key; none is believed least
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(SignResponse(issued).json.utf8))
+        return HTTPResponse.json(encoded: SignResponse(issued).json)
     }
 }

@@ -70,7 +70,7 @@ struct UserHandler {
                                     eligible: decision.eligible, reasons: decision.reasons)
             }
         let document = OffersDocument(userId: userId, environment: environment, offers: verdicts)
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(document.json.utf8))
+        return HTTPResponse.json(encoded: document.json)
     }
 
     struct HistoryDocument: Encodable {
