@@ -36,13 +36,14 @@ struct RouteTable: Sendable {
         var literalPaths: [String: [Int]] = [:]
         var parameterized: [Int] = []
         entries = routes.enumerated().map { index, route in
-            let segments = Self.split(route.pattern).map { segment -> Segment in
+            let parts = Self.split(route.pattern)
+            let segments = parts.map { segment -> Segment in
                 segment.first == "{" && segment.last == "}" ? .parameter(String(segment.dropFirst().dropLast())) : .literal(String(segment))
             }
             if segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
                 parameterized.append(index)
             } else {
-                literalPaths[Self.canonical(route.pattern, Self.split(route.pattern)), default: []].append(index)
+                literalPaths[Self.canonical(route.pattern, parts), default: []].append(index)
             }
             return Entry(method: route.method, segments: segments, pathIndex: route.pathIndex)
         }
