@@ -17,9 +17,5 @@ request = function()
   return wrk.format(nil, path)
 end
 
-done = function(summary, latency, requests)
-  io.write(string.format("non200=%d\n", summary.errors.status))
-  io.write(string.format("requests=%d\n", summary.requests))
-  io.write(string.format("p50_ms=%.3f\np99_ms=%.3f\n", latency:percentile(50) / 1000, latency:percentile(99) / 1000))
-  io.write(string.format("rps=%.1f\n", summary.requests / (summary.duration / 1e6)))
-end
+-- The report, shared with the other load scripts (bench/report.lua, beside this file).
+done = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "report.lua")
