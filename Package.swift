@@ -27,11 +27,13 @@ let package = Package(
         .target(name: "OfferSignerConsole", exclude: ["Assets"], plugins: ["EmbedConsoleAssets"]),
         .executableTarget(name: "ConsoleAssetEmbedder"),
         .plugin(name: "EmbedConsoleAssets", capability: .buildTool(), dependencies: ["ConsoleAssetEmbedder"]),
-        // Handlers, configuration, wiring.
-        .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerHTTP", "AppStoreServerAPI",
-                                                    "OfferSignerConsole"]),
+        // The use cases: issuing, retention, App Store sync, audit, configuration, offline tools. No HTTP.
+        .target(name: "OfferSignerApplication", dependencies: ["OfferSignerCore", "OfferSignerStore", "AppStoreServerAPI"]),
+        // The HTTP face: handlers, routes, middleware, the console, the composition root and the running service.
+        .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerApplication",
+                                                    "OfferSignerHTTP", "OfferSignerConsole"]),
         // The executable: CLI and subcommands.
-        .executableTarget(name: "offer-signer", dependencies: ["OfferSignerService"]),
+        .executableTarget(name: "offer-signer", dependencies: ["OfferSignerService", "OfferSignerApplication"]),
 
         .testTarget(name: "OfferSignerCoreTests", dependencies: ["OfferSignerCore", "COpenSSL"], exclude: ["Fixtures"]),
         // The throwaway PostgreSQL cluster the tests start (initdb, pg_ctl), for the tests only.
@@ -43,6 +45,6 @@ let package = Package(
         .target(name: "AppStoreServerAPIMock", dependencies: ["OfferSignerCore", "CMicroHTTPD"], path: "Tests/AppStoreServerAPIMock",
                 exclude: ["Fixtures"]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "AppStoreServerAPIMock", "OfferSignerCore"]),
-        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "AppStoreServerAPIMock", "OfferSignerTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "OfferSignerApplication", "AppStoreServerAPIMock", "OfferSignerTestSupport"], exclude: ["Fixtures"]),
     ]
 )

@@ -1,3 +1,4 @@
+import OfferSignerCore
 /// Where and how the HTTP server listens, and the limits that keep slow or idle clients
 /// from holding every worker.
 public struct HTTPServerConfiguration: Sendable {
@@ -47,18 +48,6 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// Parses `HOST:PORT` (`[::1]:8080` for IPv6).
     public static func parseListen(_ text: String) -> (host: String, port: UInt16)? {
-        let host: Substring
-        let port: Substring
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
-            host = text[text.index(after: text.startIndex)..<close]
-            port = text[text.index(close, offsetBy: 2)...]
-        } else {
-            guard let colon = text.lastIndex(of: ":") else { return nil }
-            host = text[..<colon]
-            port = text[text.index(after: colon)...]
-        }
-        guard !host.isEmpty, let number = UInt16(port) else { return nil }
-        return (String(host), number)
+        ListenAddress(text).map { ($0.host, $0.port) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
@@ -6,9 +7,21 @@ import OfferSignerStore
 /// The running service: storage opened, keys loaded, HTTP listening.
 public final class ServiceRuntime: Sendable {
     public let settings: ServiceSettings
-    public let dependencies: ServiceDependencies
+    /// The use cases and handlers, built once.
+    public let composition: ServiceComposition
+    /// The configuration in force (replaced by ``reloadKeys()``).
+    public let keyRing: KeyRing
+    /// The stores of the database, opened once.
+    public let stores: StoreSet
+    /// App Store Server API clients (history refresh, recovery).
+    public let appStoreAPI: AppStoreAPIClients
+    /// Fetches unknown users' history while signing (`OFFER_SIGNER_FETCH_UNKNOWN_USERS`); nil when off.
+    public let unknownUserLookup: UnknownUserLookup?
+    private let verification: AppStoreVerification
+    private let activity: OfferActivity
+    private let logger: Logger
     private let server: HTTPServer
-    private let stores: Stores
+    private let database: Stores
     private let checkpointer: AuditCheckpointer
     /// The scheduled recovery of missed notifications (`OFFER_SIGNER_RECOVER_INTERVAL`), when on.
     private let recoveryJob: NotificationRecoveryJob?
@@ -47,40 +60,49 @@ public final class ServiceRuntime: Sendable {
         } catch {
             throw .database(path: DatabaseLocation.redacted(settings.database), reason: error.description)
         }
-        var wired: ServiceDependencies
+        let database: Stores
         do {
-            stores = try Stores.open(location)
-            wired = ServiceDependencies(
-                keyRing: KeyRing(configuration), offers: stores.offers, signatures: stores.signatures,
-                history: stores.history, rules: stores.rules, retentionRequests: stores.retentionRequests,
-                activity: OfferActivity(store: stores.activity, logger: logger),
-                appStore: appStore,
-                rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
-                                       notificationsPerAddress: settings.notificationRatePerAddress),
-                trustedProxies: Set(settings.trustedProxies),
-                logger: logger, checkpoints: stores.checkpoints)
+            database = try Stores.open(location)
         } catch {
             throw .database(path: location.description, reason: "\(error)")
         }
-        recoveryJob = Self.wireAppStoreAPI(appStoreAPI, into: &wired, syncStore: stores.sync, settings: settings)
-        let checkpointer = AuditCheckpointer(log: stores.signatures, store: stores.checkpoints, keyRing: wired.keyRing,
+        let keyRing = KeyRing(configuration)
+        let stores = StoreSet(database)
+        let activity = OfferActivity(store: database.activity, logger: logger)
+        let checkpointer = AuditCheckpointer(log: database.signatures, store: database.checkpoints, keyRing: keyRing,
                                              logger: logger, interval: .seconds(settings.checkpointInterval))
-        wired.checkpointer = checkpointer
+        let (unknownUserLookup, recoveryJob) = Self.appStoreAPIUses(appStoreAPI, verification: appStore, history: database.history,
+                                                                    syncStore: database.sync, settings: settings, logger: logger)
+        composition = ServiceComposition(
+            keyRing: keyRing, verification: appStore, stores: stores, activity: activity, checkpointer: checkpointer,
+            appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup,
+            rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
+                                   notificationsPerAddress: settings.notificationRatePerAddress),
+            trustedProxies: Set(settings.trustedProxies), logger: logger)
+        self.database = database
+        self.stores = stores
+        self.keyRing = keyRing
+        self.verification = appStore
+        self.activity = activity
+        self.logger = logger
+        self.appStoreAPI = appStoreAPI
+        self.unknownUserLookup = unknownUserLookup
+        self.recoveryJob = recoveryJob
         self.checkpointer = checkpointer
-        dependencies = wired
-        Self.reportAuditState(stores.signatures, configuration, logger)
-        let (host, port) = HTTPServerConfiguration.parseListen(settings.listen)!
-        server = HTTPServer(application: ServiceRouter.make(dependencies), configuration: HTTPServerConfiguration(
+        Self.reportAuditState(database.signatures, configuration, logger)
+        let listen = ListenAddress(settings.listen)!
+        let (host, port) = (listen.host, listen.port)
+        server = HTTPServer(application: composition.router, configuration: HTTPServerConfiguration(
             host: host, port: port, connectionLimit: settings.maxConnections,
             perAddressConnectionLimit: settings.maxConnectionsPerAddress, connectionTimeoutSeconds: settings.connectionTimeout,
             requestTimeoutSeconds: settings.requestTimeout))
         do {
             try server.start()
         } catch {
-            stores.close()
-            throw .cannotListen(error)
+            database.close()
+            throw .cannotListen(reason: error.description)
         }
-        dependencies.activity.startFlushing()
+        activity.startFlushing()
         checkpointer.start()
         recoveryJob?.start()
         logger.log(.info, "offer-signer listening", [
@@ -100,23 +122,23 @@ public final class ServiceRuntime: Sendable {
             return refuseReload(error)
         }
         do {
-            try dependencies.appStore.update(for: configuration)
+            try verification.update(for: configuration)
         } catch {
             return refuseReload(ConfigurationError(file: settings.keys, fault: .appStoreVerification(error)))
         }
         do {
-            try dependencies.appStoreAPI?.update(for: configuration)
+            try appStoreAPI.update(for: configuration)
         } catch {
-            dependencies.logger.log(.error, "App Store Server API clients not rebuilt; the previous ones stay", ["reason": .string(error.description)])
+            logger.log(.error, "App Store Server API clients not rebuilt; the previous ones stay", ["reason": .string(error.description)])
         }
-        dependencies.keyRing.replace(with: configuration)
-        for warning in configuration.warnings { dependencies.logger.log(.warning, warning) }
-        dependencies.logger.log(.info, "keys file reloaded", ["keys": .string(settings.keys)])
+        keyRing.replace(with: configuration)
+        for warning in configuration.warnings { logger.log(.warning, warning) }
+        logger.log(.info, "keys file reloaded", ["keys": .string(settings.keys)])
         return .success(configuration)
     }
 
     private func refuseReload(_ refusal: ConfigurationError) -> Result<KeyConfiguration, ConfigurationError> {
-        dependencies.logger.log(.error, "keys file refused; the previous configuration stays", ["reason": .string(refusal.description)])
+        logger.log(.error, "keys file refused; the previous configuration stays", ["reason": .string(refusal.description)])
         return .failure(refusal)
     }
 
@@ -124,9 +146,9 @@ public final class ServiceRuntime: Sendable {
     public func stop() {
         recoveryJob?.stop()
         server.stop()
-        dependencies.activity.stop()
+        activity.stop()
         checkpointer.stop()
-        stores.close()
+        database.close()
     }
 
     /// Says loudly at start what an operator must know about the audit trail: a log that takes
@@ -141,24 +163,23 @@ public final class ServiceRuntime: Sendable {
         }
     }
 
-    /// Puts the App Store Server API to use: the history refresh endpoint, the unknown-user
-    /// lookup when `OFFER_SIGNER_FETCH_UNKNOWN_USERS` is on, and the recovery job when
-    /// `OFFER_SIGNER_RECOVER_INTERVAL` is set (returned, not started).
-    private static func wireAppStoreAPI(_ clients: AppStoreAPIClients, into dependencies: inout ServiceDependencies,
-                                        syncStore: any AppStoreSyncStore, settings: ServiceSettings) -> NotificationRecoveryJob? {
-        let ingestor = HistoryIngestor(verification: dependencies.appStore, history: dependencies.history, clock: dependencies.clock)
-        dependencies.appStoreAPI = clients
-        dependencies.appStoreSync = syncStore
-        let logger = dependencies.logger
+    /// What the App Store Server API is put to use for besides the history refresh endpoint:
+    /// the unknown-user lookup when `OFFER_SIGNER_FETCH_UNKNOWN_USERS` is on, and the recovery
+    /// job when `OFFER_SIGNER_RECOVER_INTERVAL` is set (returned, not started).
+    private static func appStoreAPIUses(_ clients: AppStoreAPIClients, verification: AppStoreVerification,
+                                        history: any SubscriptionHistoryStore, syncStore: any AppStoreSyncStore,
+                                        settings: ServiceSettings, logger: Logger) -> (UnknownUserLookup?, NotificationRecoveryJob?) {
+        let ingestor = HistoryIngestor(verification: verification, history: history, clock: .system)
         if clients.bundleIds.isEmpty && (settings.fetchUnknownUsers || settings.recoverInterval != nil) {
             logger.log(.warning, "no app of the keys file has an issuerId, so the App Store Server API cannot be called")
         }
+        var lookup: UnknownUserLookup?
         if settings.fetchUnknownUsers {
             let sync = CustomerHistorySync(clients: clients, ingestor: ingestor, policy: (timeout: .seconds(2), retry: .none))
-            dependencies.unknownUserLookup = UnknownUserLookup(fetcher: sync, timeout: .seconds(2), logger: logger)
+            lookup = UnknownUserLookup(fetcher: sync, timeout: .seconds(2), logger: logger)
         }
-        guard let interval = settings.recoverInterval else { return nil }
-        return NotificationRecoveryJob(recovery: NotificationRecovery(clients: clients, ingestor: ingestor, syncStore: syncStore),
-                                       interval: .seconds(interval), logger: logger)
+        guard let interval = settings.recoverInterval else { return (lookup, nil) }
+        return (lookup, NotificationRecoveryJob(recovery: NotificationRecovery(clients: clients, ingestor: ingestor, syncStore: syncStore),
+                                                interval: .seconds(interval), logger: logger))
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OfferSignerApplication
 import OfferSignerService
 import Synchronization
 

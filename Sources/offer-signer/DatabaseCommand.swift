@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerService
 import OfferSignerStore
 

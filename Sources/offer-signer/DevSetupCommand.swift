@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerService
 
 /// `offer-signer dev-setup`: the development keys file, tokens and demo offer of `make run`.

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerService
 
 /// `offer-signer serve`: runs until SIGINT or SIGTERM; SIGHUP reloads the keys file.

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerService
 
 /// The `offer-signer` command line.

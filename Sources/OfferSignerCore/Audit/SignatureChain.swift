@@ -79,7 +79,7 @@ public enum SignatureChain {
     /// Whether `record` is of the kind every record was before version 2: a promotional offer
     /// (legacy or JWS) asked for through the API.
     static func usesVersion1(_ record: SignatureRecord) -> Bool {
-        record.source == .api && SignatureFormat.promotionalOfferFormats.contains(record.format)
+        record.source == .api && record.format.promotionalOfferFormat != nil
             && record.allowIntroductoryOffer == nil
     }
 

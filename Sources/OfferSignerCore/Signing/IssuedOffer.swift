@@ -6,11 +6,11 @@ import Foundation
 public struct IssuedOffer: Hashable, Sendable {
     /// The signed fields (bundle, key, product, offer, token, nonce, timestamp, transaction).
     public let offer: PromotionalOfferRequest
-    public let format: SignatureFormat
+    public let format: PromotionalOfferFormat
     /// Base64 DER signature (legacy) or the compact JWS (jws).
     public let signature: String
 
-    public init(offer: PromotionalOfferRequest, format: SignatureFormat, signature: String) {
+    public init(offer: PromotionalOfferRequest, format: PromotionalOfferFormat, signature: String) {
         self.offer = offer
         self.format = format
         self.signature = signature
@@ -25,7 +25,7 @@ public struct IssuedOffer: Hashable, Sendable {
 
 extension PromotionalOfferSigner {
     /// Signs `offer` in `format`.
-    public func issue(_ offer: PromotionalOfferRequest, format: SignatureFormat) throws(PromotionalOfferSigningError) -> IssuedOffer {
+    public func issue(_ offer: PromotionalOfferRequest, format: PromotionalOfferFormat) throws(PromotionalOfferSigningError) -> IssuedOffer {
         let signature: String
         switch format {
         case .legacy:
@@ -36,8 +36,6 @@ extension PromotionalOfferSigner {
             }
         case .jws:
             signature = try compactJWS(for: offer)
-        case .introductoryOfferEligibility:
-            throw .notAPromotionalOfferFormat(format)
         }
         return IssuedOffer(offer: offer, format: format, signature: signature)
     }
@@ -48,7 +46,7 @@ extension SignatureRecord {
     /// `retention`, by the App Store) in request `requestId`.
     public init(_ issued: IssuedOffer, apiKeyName: String, requestId: String, recordedAt: Int64, source: SignatureSource = .api) {
         let offer = issued.offer
-        self.init(nonce: offer.nonce, format: issued.format, bundleId: offer.bundleId, productId: offer.productId,
+        self.init(nonce: offer.nonce, format: issued.format.signatureFormat, bundleId: offer.bundleId, productId: offer.productId,
                   offerId: offer.offerId, userId: offer.appAccountToken, keyId: offer.keyIdentifier, timestamp: offer.timestamp,
                   signature: issued.signature, transactionId: offer.transactionId, apiKeyName: apiKeyName,
                   requestId: requestId, recordedAt: recordedAt, source: source)

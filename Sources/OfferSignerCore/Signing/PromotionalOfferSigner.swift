@@ -75,14 +75,11 @@ public struct PromotionalOfferSigner: Sendable {
 /// Why a promotional offer could not be signed.
 public enum PromotionalOfferSigningError: Error, CustomStringConvertible, Sendable {
     case missingIssuerId
-    /// The format is not one a promotional offer is signed in.
-    case notAPromotionalOfferFormat(SignatureFormat)
     case openSSL(OpenSSLError)
 
     public var description: String {
         switch self {
         case .missingIssuerId: "the JWS format needs the app's issuerId in the keys file"
-        case .notAPromotionalOfferFormat(let format): "'\(format.rawValue)' is not a promotional-offer format"
         case .openSSL(let error): error.description
         }
     }

@@ -10,6 +10,6 @@ public enum SignatureFormat: String, Sendable, Codable, CaseIterable {
     /// the customer gets the product's introductory offer. Not a promotional-offer format.
     case introductoryOfferEligibility = "introductory-offer-eligibility"
 
-    /// The formats a promotional offer can be signed in.
-    public static let promotionalOfferFormats: [SignatureFormat] = [.legacy, .jws]
+    /// The format a promotional offer was asked in; nil for introductory-offer eligibility.
+    public var promotionalOfferFormat: PromotionalOfferFormat? { PromotionalOfferFormat(rawValue: rawValue) }
 }

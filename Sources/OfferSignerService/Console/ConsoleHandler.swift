@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerConsole
 import OfferSignerHTTP
 
@@ -38,5 +39,12 @@ struct ConsoleHandler {
             return HTTPResponse(status: 304, headers: headers)
         }
         return HTTPResponse(status: 200, headers: headers, body: asset.body)
+    }
+}
+
+extension ConsoleHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("GET", "/console", policy: .open, handler: index(_:_:))
+        router.add("GET", "/console/{asset}", policy: .open, handler: asset(_:_:))
     }
 }

@@ -1,4 +1,6 @@
 import OfferSignerHTTP
+import OfferSignerStore
+import OfferSignerApplication
 
 /// Which app a request is about, by the sign endpoint's convention: the `bundleId` it names,
 /// which must be a configured app, or else the only configured app.

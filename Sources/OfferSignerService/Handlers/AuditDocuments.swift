@@ -1,54 +1,8 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
-
-/// A signature record as the audit API shows it.
-struct SignatureRecordDocument: Encodable {
-    let entry: LoggedSignature
-
-    enum Keys: String, CodingKey {
-        case sequence, nonce, format, source, bundleId, productId, offerId, userId, keyId, timestamp, signature, transactionId
-        case allowIntroductoryOffer, apiKeyName, requestId, recordedAt, previousHash, hash
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        let r = entry.record
-        try c.encode(entry.sequence, forKey: .sequence)
-        try c.encode(r.nonce, forKey: .nonce)
-        try c.encode(r.format, forKey: .format)
-        try c.encode(r.source, forKey: .source)
-        try c.encode(r.bundleId, forKey: .bundleId)
-        try c.encode(r.productId, forKey: .productId)
-        try c.encode(r.offerId, forKey: .offerId)
-        try c.encode(r.userId, forKey: .userId)
-        try c.encode(r.keyId, forKey: .keyId)
-        try c.encode(r.timestamp, forKey: .timestamp)
-        try c.encode(r.signature, forKey: .signature)
-        try c.encode(r.transactionId, forKey: .transactionId)
-        try c.encode(r.allowIntroductoryOffer, forKey: .allowIntroductoryOffer)
-        try c.encode(r.apiKeyName, forKey: .apiKeyName)
-        try c.encode(r.requestId, forKey: .requestId)
-        try c.encode(Date(milliseconds: r.recordedAt), forKey: .recordedAt)
-        try c.encode(entry.previousHash, forKey: .previousHash)
-        try c.encode(entry.hash, forKey: .hash)
-    }
-
-    /// The CSV columns, in order (the columns added with sources and introductory-offer
-    /// eligibility come last, so that the earlier ones keep their places).
-    static let csvHeader = ["sequence", "nonce", "format", "bundleId", "productId", "offerId", "userId", "keyId", "timestamp",
-                            "signature", "transactionId", "apiKeyName", "requestId", "recordedAt", "previousHash", "hash",
-                            "source", "allowIntroductoryOffer"]
-
-    var csvFields: [String] {
-        let r = entry.record
-        return [String(entry.sequence), r.nonce, r.format.rawValue, r.bundleId, r.productId, r.offerId, r.userId, r.keyId,
-                String(r.timestamp), r.signature, r.transactionId ?? "", r.apiKeyName, r.requestId,
-                RFC3339.string(from: Date(milliseconds: r.recordedAt)), entry.previousHash, entry.hash,
-                r.source.rawValue, r.allowIntroductoryOffer.map { $0 ? "true" : "false" } ?? ""]
-    }
-}
 
 /// An offer-rule change as the audit API shows it.
 struct OfferChangeDocument: Encodable {
@@ -101,28 +55,5 @@ enum PageCursor {
         let position = data.reduce(Int64(0)) { $0 << 8 | Int64($1) }
         guard encode(position) == cursor else { throw refusal }
         return position
-    }
-}
-
-/// RFC 4180 CSV. A field that a spreadsheet would run as a formula (starting with `=`, `+`,
-/// `-`, `@`, tab or carriage return; user IDs come from clients) gets a leading `'`. Both
-/// checks look at code points, not characters: `=` or `,` followed by a combining mark is one
-/// character to Swift, but still a formula or a separator to a spreadsheet.
-enum CSV {
-    static func row(_ fields: [String]) -> String {
-        fields.map { field in
-            let safe = field.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } == true ? "'" + field : field
-            guard safe.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else {
-                return safe
-            }
-            var quoted = String.UnicodeScalarView()
-            quoted.append("\"")
-            for scalar in safe.unicodeScalars {
-                if scalar == "\"" { quoted.append("\"") }
-                quoted.append(scalar)
-            }
-            quoted.append("\"")
-            return String(quoted)
-        }.joined(separator: ",") + "\r\n"
     }
 }

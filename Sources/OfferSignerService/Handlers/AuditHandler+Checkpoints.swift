@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
@@ -11,9 +12,9 @@ extension AuditHandler {
     func checkpoints(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let limit = try Self.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
-        let stored = try dependencies.checkpoints?.checkpoints(afterId: after, limit: limit) ?? []
+        let stored = try checkpoints?.checkpoints(afterId: after, limit: limit) ?? []
         let next = stored.count == limit ? stored.last.map { PageCursor.encode($0.id) } : nil
-        let key = dependencies.keyRing.current.auditKey.map { AuditKeyDocument(keyId: $0.keyId, publicKeyPEM: $0.publicKey.pem) }
+        let key = keyRing.current.auditKey.map { AuditKeyDocument(keyId: $0.keyId, publicKeyPEM: $0.publicKey.pem) }
         return try HTTPResponse.json(CheckpointPage(items: stored.map(\.checkpoint), nextCursor: next, auditKey: key))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
@@ -10,7 +11,7 @@ extension AuditHandler {
     /// most `integrityRuns.limit` walks run at once; more are answered 503 at once.
     func integrity(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let checkSignatures = try Self.flag(request.query, "signatures")
-        let gate = dependencies.integrityRuns
+        let gate = integrityRuns
         guard let response = try gate.ifOpen({ try integrityResponse(checkSignatures: checkSignatures) }) else {
             throw HTTPProblem(status: 503, code: "unavailable", title: "Service unavailable",
                               detail: "\(gate.limit) integrity checks are running already; retry when one has finished",
@@ -20,11 +21,11 @@ extension AuditHandler {
     }
 
     private func integrityResponse(checkSignatures: Bool) throws -> HTTPResponse {
-        let configuration = dependencies.keyRing.current
+        let configuration = keyRing.current
         let auditKeys = configuration.auditKey.map { [$0.publicKey] } ?? []
-        let checkpoints = auditKeys.isEmpty ? [] : [try dependencies.checkpoints?.latest(), dependencies.checkpointer?.latest].compactMap { $0 }
+        let checkpoints = auditKeys.isEmpty ? [] : [try checkpoints?.latest(), checkpointer?.latest].compactMap { $0 }
         let check = IntegrityCheck(checkpoints: checkpoints, auditKeys: auditKeys, signatureKeys: checkSignatures ? configuration : nil)
-        let outcome = try check.run(dependencies.signatures)
+        let outcome = try check.run(signatures)
         return try HTTPResponse.json(IntegrityResponse(outcome: outcome, checkpointsChecked: !auditKeys.isEmpty))
     }
 

@@ -1,18 +1,26 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
 
 /// The auditor's routes: issued signatures, verification, integrity, checkpoints, offer changes.
 struct AuditHandler {
-    let dependencies: ServiceDependencies
+    let keyRing: KeyRing
+    let signatures: any SignatureLog
+    let offers: any OfferStore
+    let checkpoints: (any CheckpointStore)?
+    /// Signs checkpoints while the service runs (nil: it does not).
+    let checkpointer: AuditCheckpointer?
+    /// Bounds the integrity walks running at once.
+    let integrityRuns: ConcurrencyGate
 
     /// `GET /v1/audit/signatures`: filtered, cursor-paged, JSON or (with `Accept: text/csv`) CSV.
     func signatures(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let filter = try Self.filter(request.query)
         let limit = try Self.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
-        let entries = try dependencies.signatures.signatures(matching: filter, afterSequence: after, limit: limit)
+        let entries = try signatures.signatures(matching: filter, afterSequence: after, limit: limit)
         let next = entries.count == limit ? entries.last.map { PageCursor.encode($0.sequence) } : nil
         if request.headers["Accept"]?.lowercased().contains("text/csv") == true {
             var text = CSV.row(SignatureRecordDocument.csvHeader)
@@ -27,7 +35,7 @@ struct AuditHandler {
     /// `GET /v1/audit/signatures/{nonce}`.
     func signature(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let nonce = (try context.parameters.require("nonce")).lowercased()
-        guard let entry = try dependencies.signatures.signature(nonce: nonce) else {
+        guard let entry = try signatures.signature(nonce: nonce) else {
             throw HTTPProblem.notFound("no signature with nonce '\(nonce)' was issued here")
         }
         return try HTTPResponse.json(SignatureRecordDocument(entry: entry))
@@ -93,10 +101,10 @@ struct AuditHandler {
             return try verifyJWS(jws)
         }
         let (offer, signature) = try body.legacy()
-        let key = dependencies.keyRing.current.apps[offer.bundleId]?.keys.first { $0.keyId == offer.keyIdentifier }
+        let key = keyRing.current.apps[offer.bundleId]?.keys.first { $0.keyId == offer.keyIdentifier }
         let der = Data(base64Encoded: signature).map(Array.init) ?? []
         let valid = key.map { $0.publicKey.isValidSignature(derSignature: der, of: offer.legacyPayload) } ?? false
-        let entry = try dependencies.signatures.signature(nonce: offer.nonce.lowercased())
+        let entry = try signatures.signature(nonce: offer.nonce.lowercased())
         let issuedHere = entry.map { logged in
             let r = logged.record
             return r.format == .legacy && r.bundleId == offer.bundleId && r.keyId == offer.keyIdentifier
@@ -113,9 +121,9 @@ struct AuditHandler {
         guard let jws = ServerSignedJWS(text) else {
             return try HTTPResponse.json(VerifyResponse(validSignature: false, issuedHere: false, record: nil))
         }
-        let key = dependencies.keyRing.current.apps[jws.claims.bid]?.keys.first { $0.keyId == jws.header.kid }
+        let key = keyRing.current.apps[jws.claims.bid]?.keys.first { $0.keyId == jws.header.kid }
         let valid = key.map { jws.isValid(under: $0.publicKey) } ?? false
-        let entry = try dependencies.signatures.signature(nonce: jws.claims.nonce.lowercased())
+        let entry = try signatures.signature(nonce: jws.claims.nonce.lowercased())
         let issuedHere = entry.map { $0.record.signature == text && $0.record.format == jws.format } ?? false
         return try HTTPResponse.json(VerifyResponse(validSignature: valid, issuedHere: issuedHere, record: entry.map(SignatureRecordDocument.init)))
     }
@@ -125,7 +133,7 @@ struct AuditHandler {
     func offerChanges(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let limit = try Self.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try dependencies.offers.changes(bundleId: request.query["bundleId"], offerId: request.query["offerId"],
+        let changes = try offers.changes(bundleId: request.query["bundleId"], offerId: request.query["offerId"],
                                                       afterId: after, limit: limit)
         let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
         return try HTTPResponse.json(Page(items: changes.map(OfferChangeDocument.init), nextCursor: next))
@@ -160,5 +168,19 @@ struct AuditHandler {
         guard let text = query["limit"] else { return 100 }
         guard let limit = Int(text), (1...max).contains(limit) else { throw .invalidRequest("'limit' must be 1–\(max)") }
         return limit
+    }
+}
+
+extension AuditHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("GET", "/v1/audit/signatures", policy: .roles([.auditor]),
+                   query: ["userId", "offerId", "productId", "bundleId", "keyId", "source", "format", "from", "to", "limit", "cursor"],
+                   handler: signatures(_:_:))
+        router.add("GET", "/v1/audit/signatures/{nonce}", policy: .roles([.auditor]), handler: signature(_:_:))
+        router.add("POST", "/v1/audit/verify", policy: .roles([.auditor]), handler: verify(_:_:))
+        router.add("GET", "/v1/audit/integrity", policy: .roles([.auditor]), query: ["signatures"], handler: integrity(_:_:))
+        router.add("GET", "/v1/audit/checkpoints", policy: .roles([.auditor]), query: ["limit", "cursor"], handler: checkpoints(_:_:))
+        router.add("GET", "/v1/audit/offer-changes", policy: .roles([.auditor]), query: ["offerId", "bundleId", "limit", "cursor"],
+                   handler: offerChanges(_:_:))
     }
 }

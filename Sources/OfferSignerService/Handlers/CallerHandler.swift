@@ -1,10 +1,13 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// `GET /v1/me`: who the API token belongs to, what its role may do, and the configured
 /// apps, so that a tool (the web console) can show only what the caller may use.
 struct CallerHandler {
-    let dependencies: ServiceDependencies
+    let keyRing: KeyRing
+    let appStore: AppStoreVerification
 
     struct CallerDocument: Encodable {
         let name: String
@@ -19,8 +22,14 @@ struct CallerHandler {
         guard let principal = context.principal else {
             throw HTTPProblem.unauthorized("send an API token as 'Authorization: Bearer <token>'")
         }
-        let apps = dependencies.keyRing.current.apps.keys.sorted()
-        let environments = dependencies.appStore.acceptedEnvironments.sorted()
+        let apps = keyRing.current.apps.keys.sorted()
+        let environments = appStore.acceptedEnvironments.sorted()
         return try HTTPResponse.json(CallerDocument(name: principal.name, role: principal.role, apps: apps, environments: environments))
+    }
+}
+
+extension CallerHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("GET", "/v1/me", policy: .anyRole, handler: me(_:_:))
     }
 }

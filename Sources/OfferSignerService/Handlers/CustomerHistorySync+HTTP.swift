@@ -1,11 +1,13 @@
 import AppStoreServerAPI
 import OfferSignerHTTP
+import OfferSignerStore
+import OfferSignerApplication
 
 extension CustomerHistorySync.Failure: HTTPResponseError {
     /// The answer of the history refresh: 404 for a transaction the App Store does not know,
     /// 503 when the API is not usable or rate-limits us, 502 when Apple fails or sends data that
     /// does not verify.
-    var problem: HTTPProblem {
+    package var problem: HTTPProblem {
         switch self {
         case .notFound:
             return .notFound(description)

@@ -1,5 +1,7 @@
 import OfferSignerCore
+import OfferSignerApplication
 import OfferSignerHTTP
+import OfferSignerStore
 
 extension CustomerProof {
     /// Checks a request's `userId` together with the proof it carries: an empty user ID only

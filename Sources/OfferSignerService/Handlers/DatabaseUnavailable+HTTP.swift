@@ -1,4 +1,5 @@
 import OfferSignerHTTP
+import OfferSignerApplication
 import OfferSignerStore
 
 extension DatabaseUnavailable: HTTPResponseError {

@@ -1,5 +1,7 @@
 import OfferSignerCore
+import OfferSignerApplication
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// Whose history decides a request: Production's, unless the request names another App Store
 /// environment (a TestFlight or development build names `Sandbox`), which this deployment

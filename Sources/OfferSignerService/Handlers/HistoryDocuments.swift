@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 
 /// A verified transaction as `GET /v1/users/{userId}/history` shows it: Apple's field names

@@ -1,13 +1,19 @@
 import AppStoreServerAPI
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// `POST /v1/admin/history/refresh`: fetches one customer's history and statuses from the App
 /// Store Server API now, verifies and stores them (support: "I resubscribed yesterday and the
 /// app still offers me the win-back price").
 struct HistoryRefreshHandler {
-    let dependencies: ServiceDependencies
+    let keyRing: KeyRing
+    let ingestor: HistoryIngestor
+    /// App Store Server API clients; nil when not configured.
+    let appStoreAPI: AppStoreAPIClients?
+    let logger: Logger
 
     struct Body: Decodable {
         var bundleId: String?
@@ -42,24 +48,24 @@ struct HistoryRefreshHandler {
         if let bundleId = body.bundleId, !Identifier.isValid(bundleId) {
             throw HTTPProblem.invalidRequest("'bundleId' must be 1–256 visible ASCII characters")
         }
-        guard let app = dependencies.keyRing.current.app(bundleId: body.bundleId) else {
+        guard let app = keyRing.current.app(bundleId: body.bundleId) else {
             if let bundleId = body.bundleId { throw HTTPProblem.notFound("no app with bundleId '\(bundleId)' is configured") }
             throw HTTPProblem.invalidRequest("'bundleId' is required when more than one app is configured")
         }
-        guard let clients = dependencies.appStoreAPI else { throw CustomerHistorySync.Failure.unavailable(.notConfigured) }
+        guard let clients = appStoreAPI else { throw CustomerHistorySync.Failure.unavailable(.notConfigured) }
         let sync = CustomerHistorySync(
             clients: clients,
-            ingestor: HistoryIngestor(verification: dependencies.appStore, history: dependencies.history, clock: dependencies.clock),
+            ingestor: ingestor,
             policy: Self.policy)
         let fetched = try sync.fetch(bundleId: app.bundleId, transactionId: body.transactionId)
         let stored: CustomerHistorySync.Stored
         do {
             stored = try sync.store(fetched)
         } catch {
-            dependencies.logger.log(.error, "refreshed history not stored", ["requestId": .string(context.requestId), "error": .string("\(error)")])
+            logger.log(.error, "refreshed history not stored", ["requestId": .string(context.requestId), "error": .string("\(error)")])
             throw HTTPProblem.unavailable("the history could not be stored; refreshing again is safe")
         }
-        dependencies.logger.log(.info, "history refreshed", [
+        logger.log(.info, "history refreshed", [
             "requestId": .string(context.requestId), "bundleId": .string(app.bundleId), "transactionId": .string(body.transactionId),
             "environment": .string(fetched.environment.rawValue), "accepted": .int(stored.accepted), "duplicates": .int(stored.duplicates),
         ])
@@ -67,5 +73,11 @@ struct HistoryRefreshHandler {
             bundleId: app.bundleId, transactionId: body.transactionId, environment: fetched.environment.rawValue,
             transactions: fetched.transactionCount, renewals: fetched.renewalCount, ignored: fetched.ignored,
             accepted: stored.accepted, duplicates: stored.duplicates, userIds: fetched.userIds.sorted()))
+    }
+}
+
+extension HistoryRefreshHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("POST", "/v1/admin/history/refresh", policy: .roles([]), handler: handle(_:_:))
     }
 }

@@ -1,18 +1,16 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// `POST /v1/offers/introductory-eligibility`: decode, decide and sign through
 /// `IntroductoryOfferIssuer`, answer `{"allowIntroductoryOffer", "jws", "nonce",
 /// "keyIdentifier", "reasons"}`. The rate limits are those of signing.
 struct IntroductoryEligibilityHandler {
-    let dependencies: ServiceDependencies
-    let issuer: IntroductoryOfferIssuer
+    let issuer: OfferIssuer
+    let rateLimits: RateLimits
 
-    init(dependencies: ServiceDependencies) {
-        self.dependencies = dependencies
-        issuer = IntroductoryOfferIssuer(dependencies: dependencies)
-    }
 
     struct Response: Encodable {
         let allowIntroductoryOffer: Bool
@@ -23,10 +21,10 @@ struct IntroductoryEligibilityHandler {
     }
 
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        try RateLimits.check(dependencies.rateLimits.signPerAPIKey, context.callerName, what: "signing requests for this API key")
+        try RateLimits.check(rateLimits.signPerAPIKey, context.callerName, what: "signing requests for this API key")
         let body = try request.decodeJSON(IntroductoryEligibilityRequest.self)
         try body.validate()
-        try RateLimits.check(dependencies.rateLimits.signPerUser, body.rateLimitSubject, what: "signing requests for this user")
+        try RateLimits.check(rateLimits.signPerUser, body.rateLimitSubject, what: "signing requests for this user")
         let answer = try issuer.issue(IntroductoryOfferRequest(
             bundleId: body.bundleId, productId: body.productId, userId: body.userId, transactionId: body.transactionId,
             environment: body.environment, requestedBy: context.callerName, requestId: context.requestId, proof: body.proof,
@@ -35,5 +33,11 @@ struct IntroductoryEligibilityHandler {
         return try HTTPResponse.json(Response(allowIntroductoryOffer: eligibility.allowIntroductoryOffer, jws: answer.issued.jws,
                                               nonce: eligibility.nonce, keyIdentifier: eligibility.keyIdentifier,
                                               reasons: answer.decision.reasons))
+    }
+}
+
+extension IntroductoryEligibilityHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("POST", "/v1/offers/introductory-eligibility", policy: .roles([.client]), handler: handle(_:_:))
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// The body of `POST /v1/offers/introductory-eligibility`.
 struct IntroductoryEligibilityRequest: Decodable {

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
@@ -8,52 +9,54 @@ import OfferSignerStore
 /// required when more than one app is configured: in the body for PUT, `?bundleId=` for GET
 /// and DELETE), and a PUT never moves an offer to another app.
 struct OfferAdminHandler {
-    let dependencies: ServiceDependencies
+    let keyRing: KeyRing
+    let offers: any OfferStore
+    let clock: WallClock
 
     /// Every offer, or with `?bundleId=` those of one app.
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let app = request.query["bundleId"]
-        let offers = try dependencies.offers.offers().filter { offer in app.map { offer.rule.bundleId == $0 } ?? true }
+        let offers = try offers.offers().filter { offer in app.map { offer.rule.bundleId == $0 } ?? true }
         return try HTTPResponse.json(["offers": offers.map(OfferDocument.init)])
     }
 
     func get(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        try HTTPResponse.json(OfferDocument(try Self.stored(request, context, dependencies)))
+        try HTTPResponse.json(OfferDocument(try Self.stored(request, context, keyRing: keyRing, offers: offers)))
     }
 
     /// Creates or replaces the offer of the body's app (or of the only app, when the body names none).
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let offerId = try context.parameters.require("offerId")
-        let configuration = dependencies.keyRing.current
+        let configuration = keyRing.current
         let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
             ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
         let rule = try request.decodeJSON(OfferRule.self, userInfo: onlyApp)
         try validate(rule, offerId: offerId)
-        let existed = try dependencies.offers.offer(bundleId: rule.bundleId, offerId: offerId) != nil
-        let stored = try dependencies.offers.put(rule, by: context.callerName, at: dependencies.clock.now)
+        let existed = try offers.offer(bundleId: rule.bundleId, offerId: offerId) != nil
+        let stored = try offers.put(rule, by: context.callerName, at: clock.now)
         return try HTTPResponse.json(OfferDocument(stored), status: existed ? 200 : 201)
     }
 
     func delete(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let offerId = try context.parameters.require("offerId")
-        let bundleId = try Self.app(request, dependencies)
-        guard let stored = try dependencies.offers.disable(bundleId: bundleId, offerId: offerId, by: context.callerName,
-                                                           at: dependencies.clock.now) else {
+        let bundleId = try Self.app(request, keyRing)
+        guard let stored = try offers.disable(bundleId: bundleId, offerId: offerId, by: context.callerName,
+                                                           at: clock.now) else {
             throw HTTPProblem.notFound("no offer '\(offerId)' is configured for \(bundleId)")
         }
         return try HTTPResponse.json(OfferDocument(stored))
     }
 
     /// The app named by `?bundleId=`, or the only configured app.
-    static func app(_ request: HTTPRequest, _ dependencies: ServiceDependencies) throws(HTTPProblem) -> String {
-        try AppSelection.bundleId(request.query["bundleId"], in: dependencies.keyRing.current, source: "?bundleId=")
+    static func app(_ request: HTTPRequest, _ keyRing: KeyRing) throws(HTTPProblem) -> String {
+        try AppSelection.bundleId(request.query["bundleId"], in: keyRing.current, source: "?bundleId=")
     }
 
     /// The offer of the path's `offerId` in the app of `?bundleId=`.
-    static func stored(_ request: HTTPRequest, _ context: ServiceContext, _ dependencies: ServiceDependencies) throws -> StoredOffer {
+    static func stored(_ request: HTTPRequest, _ context: ServiceContext, keyRing: KeyRing, offers: any OfferStore) throws -> StoredOffer {
         let offerId = try context.parameters.require("offerId")
-        let bundleId = try app(request, dependencies)
-        guard let offer = try dependencies.offers.offer(bundleId: bundleId, offerId: offerId) else {
+        let bundleId = try app(request, keyRing)
+        guard let offer = try offers.offer(bundleId: bundleId, offerId: offerId) else {
             throw HTTPProblem.notFound("no offer '\(offerId)' is configured for \(bundleId)")
         }
         return offer
@@ -65,7 +68,7 @@ struct OfferAdminHandler {
         if rule.offerId != offerId {
             problems.insert("'offerId' in the body ('\(rule.offerId)') differs from the offer ID in the path ('\(offerId)')", at: 0)
         }
-        if dependencies.keyRing.current.apps[rule.bundleId] == nil {
+        if keyRing.current.apps[rule.bundleId] == nil {
             problems.append("no app with bundleId '\(rule.bundleId)' is configured")
         }
         guard problems.isEmpty else {
@@ -91,5 +94,16 @@ struct OfferDocument: Encodable {
         try container.encode(offer.createdAt, forKey: .createdAt)
         try container.encode(offer.updatedAt, forKey: .updatedAt)
         try container.encode(offer.version, forKey: .version)
+    }
+}
+
+extension OfferAdminHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("GET", "/v1/admin/offers", policy: .roles([.marketing]), query: ["bundleId"], handler: list(_:_:))
+        router.add("GET", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), query: ["bundleId"], handler: get(_:_:))
+        router.add("PUT", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), handler: put(_:_:))
+        router.add("DELETE", "/v1/admin/offers/{offerId}", policy: .roles([.marketing]), query: ["bundleId"], handler: delete(_:_:))
+        router.add("GET", "/v1/admin/offers/{offerId}/changes", policy: .roles([.marketing]), query: ["bundleId", "limit", "cursor"],
+                   handler: changes(_:_:))
     }
 }

@@ -1,10 +1,14 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// `GET /v1/keys`, `/healthz`, `/readyz` and `/metrics`.
 struct OperationsHandler {
-    let dependencies: ServiceDependencies
+    let keyRing: KeyRing
+    let signatures: any SignatureLog
+    let metrics: Metrics
 
     struct KeyDocument: Encodable {
         let bundleId: String
@@ -15,7 +19,7 @@ struct OperationsHandler {
 
     /// Every app's key IDs and public keys, active or not. Never a private key.
     func keys(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let configuration = dependencies.keyRing.current
+        let configuration = keyRing.current
         let keys = configuration.apps.values.sorted { $0.bundleId < $1.bundleId }.flatMap { app in
             app.keys.map { KeyDocument(bundleId: app.bundleId, keyId: $0.keyId, active: $0.active, publicKeyPEM: $0.publicKey.pem) }
         }
@@ -32,8 +36,8 @@ struct OperationsHandler {
     /// Ready when the signature log takes appends (its last durable append did not fail, or a
     /// write succeeded since) and every app has an active key.
     func ready(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let log = dependencies.signatures.readiness()
-        let keysReady = !dependencies.keyRing.current.apps.isEmpty
+        let log = signatures.readiness()
+        let keysReady = !keyRing.current.apps.isEmpty
         // The reason stays out of this open route's answer (it may name SQL); appends log it.
         let body = ["status": log.isReady && keysReady ? "ready" : "not ready",
                     "database": log.isReady ? "ok" : "unavailable", "keys": keysReady ? "ok" : "missing"]
@@ -41,6 +45,15 @@ struct OperationsHandler {
     }
 
     func metrics(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        .text(dependencies.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+}
+
+extension OperationsHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("GET", "/v1/keys", policy: .anyRole, handler: keys(_:_:))
+        router.add("GET", "/healthz", policy: .open, handler: health(_:_:))
+        router.add("GET", "/readyz", policy: .open, handler: ready(_:_:))
+        router.add("GET", "/metrics", policy: .open, handler: metrics(_:_:))
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 
 extension HTTPRequest {
     /// Decodes the JSON body, refusing malformed or mistyped JSON with a 400 naming the field,

@@ -1,25 +1,24 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// `POST /v1/retention/appstore`: the App Store's Retention Messaging real-time request (Get
 /// Retention Message). No API token: the signed payload is the credential, verified like a
 /// notification. Answers Apple's `RealtimeResponseBody`.
 struct RetentionHandler {
-    let dependencies: ServiceDependencies
     let responder: RetentionResponder
+    let rateLimits: RateLimits
+    let logger: Logger
 
-    init(dependencies: ServiceDependencies) {
-        self.dependencies = dependencies
-        responder = RetentionResponder(dependencies: dependencies)
-    }
 
     struct Body: Decodable {
         let signedPayload: String
     }
 
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        try RateLimits.check(dependencies.rateLimits.notificationsPerAddress, request.remoteAddress,
+        try RateLimits.check(rateLimits.notificationsPerAddress, request.remoteAddress,
                              what: "App Store requests from this address")
         let body = try request.decodeJSON(Body.self, strictKeys: false)
         let answer: RetentionAnswer
@@ -27,17 +26,23 @@ struct RetentionHandler {
             answer = try responder.respond(to: body.signedPayload)
         } catch {
             if case .invalidSignedData(let reason) = error {
-                dependencies.logger.log(.warning, "retention request refused",
+                logger.log(.warning, "retention request refused",
                                         ["requestId": .string(context.requestId), "reason": .string(reason.description)])
             }
             throw error
         }
-        if dependencies.logger.isEnabled(.info) {
-            dependencies.logger.log(.info, "retention request answered", [
+        if logger.isEnabled(.info) {
+            logger.log(.info, "retention request answered", [
                 "requestId": .string(context.requestId), "answer": .string(answer.kind.rawValue),
                 "ruleId": answer.ruleId.map(JSONValue.string) ?? .null, "repeated": .bool(answer.repeated),
             ])
         }
         return HTTPResponse.json(encoded: answer.json)
+    }
+}
+
+extension RetentionHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("POST", "/v1/retention/appstore", policy: .open, handler: handle(_:_:))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
@@ -10,22 +11,27 @@ import OfferSignerStore
 /// A rule belongs to an app, named as offers name theirs (`bundleId` in a `PUT` body,
 /// `?bundleId=` otherwise, optional when one app is configured).
 struct RuleAdminHandler<Rule: ManagedRule> {
-    let dependencies: ServiceDependencies
+    let keyRing: KeyRing
+    let rules: any RuleStore
+    let offers: any OfferStore
+    let clock: WallClock
     /// What the rule's kind is called in messages ("retention rule").
     let noun: String
+    /// The rule's kind in its routes' paths: `/v1/admin/<path>s`, `/v1/audit/<path>-changes`.
+    let path: String
     /// Faults a rule can only be checked for against the rest of the configuration (a
     /// retention rule's offer must exist).
-    let configurationProblems: @Sendable (Rule, ServiceDependencies) throws -> [String]
+    let configurationProblems: @Sendable (Rule, any OfferStore) throws -> [String]
 
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let rules = try dependencies.rules.rules(Rule.self, bundleId: request.query["bundleId"])
+        let rules = try rules.rules(Rule.self, bundleId: request.query["bundleId"])
         return try HTTPResponse.json(["rules": rules.map(RuleDocument.init)])
     }
 
     func get(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let ruleId = try context.parameters.require("ruleId")
-        let bundleId = try OfferAdminHandler.app(request, dependencies)
-        guard let stored = try dependencies.rules.rule(Rule.self, bundleId: bundleId, ruleId: ruleId) else {
+        let bundleId = try OfferAdminHandler.app(request, keyRing)
+        guard let stored = try rules.rule(Rule.self, bundleId: bundleId, ruleId: ruleId) else {
             throw HTTPProblem.notFound("no \(noun) '\(ruleId)' is configured for \(bundleId)")
         }
         return try HTTPResponse.json(RuleDocument(stored))
@@ -34,7 +40,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     /// Creates or replaces the rule of the body's app (or of the only app).
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let ruleId = try context.parameters.require("ruleId")
-        let configuration = dependencies.keyRing.current
+        let configuration = keyRing.current
         let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
             ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
         let rule = try request.decodeJSON(Rule.self, userInfo: onlyApp)
@@ -45,23 +51,23 @@ struct RuleAdminHandler<Rule: ManagedRule> {
         if configuration.apps[rule.bundleId] == nil {
             problems.append("no app with bundleId '\(rule.bundleId)' is configured")
         } else if problems.isEmpty {
-            problems += try configurationProblems(rule, dependencies)
+            problems += try configurationProblems(rule, offers)
         }
         guard problems.isEmpty else {
             throw HTTPProblem(status: 400, code: "invalid_request", title: "Invalid request",
                               detail: problems.joined(separator: "; "), extensions: ["errors": problems])
         }
-        let existed = try dependencies.rules.rule(Rule.self, bundleId: rule.bundleId, ruleId: ruleId) != nil
-        let stored = try dependencies.rules.put(rule, by: context.callerName, at: dependencies.clock.now)
+        let existed = try rules.rule(Rule.self, bundleId: rule.bundleId, ruleId: ruleId) != nil
+        let stored = try rules.put(rule, by: context.callerName, at: clock.now)
         return try HTTPResponse.json(RuleDocument(stored), status: existed ? 200 : 201)
     }
 
     /// Disables the rule, keeping it and its history.
     func delete(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let ruleId = try context.parameters.require("ruleId")
-        let bundleId = try OfferAdminHandler.app(request, dependencies)
-        guard let stored = try dependencies.rules.disable(Rule.self, bundleId: bundleId, ruleId: ruleId, by: context.callerName,
-                                                          at: dependencies.clock.now) else {
+        let bundleId = try OfferAdminHandler.app(request, keyRing)
+        guard let stored = try rules.disable(Rule.self, bundleId: bundleId, ruleId: ruleId, by: context.callerName,
+                                                          at: clock.now) else {
             throw HTTPProblem.notFound("no \(noun) '\(ruleId)' is configured for \(bundleId)")
         }
         return try HTTPResponse.json(RuleDocument(stored))
@@ -76,8 +82,8 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     /// first, paged like the audit trail's, for the people who make the changes (as offers have).
     func ruleChanges(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let ruleId = try context.parameters.require("ruleId")
-        let bundleId = try OfferAdminHandler.app(request, dependencies)
-        guard try dependencies.rules.rule(Rule.self, bundleId: bundleId, ruleId: ruleId) != nil else {
+        let bundleId = try OfferAdminHandler.app(request, keyRing)
+        guard try rules.rule(Rule.self, bundleId: bundleId, ruleId: ruleId) != nil else {
             throw HTTPProblem.notFound("no \(noun) '\(ruleId)' is configured for \(bundleId)")
         }
         return try changesPage(request, bundleId: bundleId, ruleId: ruleId)
@@ -86,7 +92,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     private func changesPage(_ request: HTTPRequest, bundleId: String?, ruleId: String?) throws -> HTTPResponse {
         let limit = try AuditHandler.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try dependencies.rules.changes(Rule.self, bundleId: bundleId, ruleId: ruleId, afterId: after, limit: limit)
+        let changes = try rules.changes(Rule.self, bundleId: bundleId, ruleId: ruleId, afterId: after, limit: limit)
         let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
         return try HTTPResponse.json(Page(items: changes.map(RuleChangeDocument.init), nextCursor: next))
     }
@@ -133,9 +139,9 @@ struct RuleChangeDocument<Rule: ManagedRule>: Encodable {
 
 extension RuleAdminHandler where Rule == RetentionRule {
     /// Retention rules: a rule's `offerId` must be one of the app's offer rules.
-    static func retention(_ dependencies: ServiceDependencies) -> RuleAdminHandler {
-        RuleAdminHandler(dependencies: dependencies, noun: "retention rule") { rule, dependencies in
-            guard let offerId = rule.offerId, try dependencies.offers.offer(bundleId: rule.bundleId, offerId: offerId) == nil else {
+    static func retention(keyRing: KeyRing, rules: any RuleStore, offers: any OfferStore, clock: WallClock) -> RuleAdminHandler {
+        RuleAdminHandler(keyRing: keyRing, rules: rules, offers: offers, clock: clock, noun: "retention rule", path: "retention-rule") { rule, offers in
+            guard let offerId = rule.offerId, try offers.offer(bundleId: rule.bundleId, offerId: offerId) == nil else {
                 return []
             }
             return ["'offerId' names no offer of \(rule.bundleId): no offer '\(offerId)' is configured"]
@@ -145,7 +151,23 @@ extension RuleAdminHandler where Rule == RetentionRule {
 
 extension RuleAdminHandler where Rule == IntroductoryOfferRule {
     /// Introductory-offer rules.
-    static func introductoryOffer(_ dependencies: ServiceDependencies) -> RuleAdminHandler {
-        RuleAdminHandler(dependencies: dependencies, noun: "introductory-offer rule") { _, _ in [] }
+    static func introductoryOffer(keyRing: KeyRing, rules: any RuleStore, offers: any OfferStore,
+                                  clock: WallClock) -> RuleAdminHandler {
+        RuleAdminHandler(keyRing: keyRing, rules: rules, offers: offers, clock: clock, noun: "introductory-offer rule",
+                         path: "introductory-offer-rule") { _, _ in [] }
+    }
+}
+
+extension RuleAdminHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        let rules = "/v1/admin/\(path)s"
+        router.add("GET", rules, policy: .roles([.marketing]), query: ["bundleId"], handler: list(_:_:))
+        router.add("GET", "\(rules)/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"], handler: get(_:_:))
+        router.add("PUT", "\(rules)/{ruleId}", policy: .roles([.marketing]), handler: put(_:_:))
+        router.add("DELETE", "\(rules)/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"], handler: delete(_:_:))
+        router.add("GET", "\(rules)/{ruleId}/changes", policy: .roles([.marketing]), query: ["bundleId", "limit", "cursor"],
+                   handler: ruleChanges(_:_:))
+        router.add("GET", "/v1/audit/\(path)-changes", policy: .roles([.auditor]), query: ["ruleId", "bundleId", "limit", "cursor"],
+                   handler: changes(_:_:))
     }
 }

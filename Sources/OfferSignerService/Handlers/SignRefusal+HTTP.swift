@@ -1,5 +1,7 @@
 import OfferSignerCore
+import OfferSignerApplication
 import OfferSignerHTTP
+import OfferSignerStore
 
 extension SignRefusal: HTTPResponseError {
     /// The answer of the sign endpoint (an internal failure: see `unexpectedCause`).
@@ -30,8 +32,6 @@ extension SignRefusal: HTTPResponseError {
             HTTPProblem(status: 403, code: "not_eligible", title: "Not eligible",
                         detail: "the user is not eligible for this offer (failed: \(decision.reasons.map(\.criterion).joined(separator: ", ")))",
                         extensions: ["reasons": decision.reasons])
-        case .notAPromotionalOfferFormat(let format):
-            .invalidRequest("'\(format.rawValue)' is not a promotional-offer format; use \"legacy\" or \"jws\"")
         case .jwsUnavailable(let bundleId):
             .invalidRequest("the jws format is not available: \(bundleId) has no issuerId in the keys file")
         case .quotaExceeded(let offerId, let maxCount, let retryAfterSeconds):

@@ -1,6 +1,8 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// The body of `POST /v1/offers/sign`.
 struct SignRequest: Decodable {
@@ -8,7 +10,7 @@ struct SignRequest: Decodable {
     var offerId: String
     var userId: String
     var bundleId: String?
-    var format: SignatureFormat
+    var format: PromotionalOfferFormat
     var transactionId: String?
     /// Whose history decides: Production unless the body names `"environment": "Sandbox"`.
     var environment: AppStoreEnvironment
@@ -25,8 +27,8 @@ struct SignRequest: Decodable {
         offerId = try container.decode(String.self, forKey: .offerId)
         userId = try container.decode(String.self, forKey: .userId)
         bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
-        let formatName = try container.decodeIfPresent(String.self, forKey: .format) ?? SignatureFormat.legacy.rawValue
-        guard let format = SignatureFormat(rawValue: formatName), SignatureFormat.promotionalOfferFormats.contains(format) else {
+        let formatName = try container.decodeIfPresent(String.self, forKey: .format) ?? PromotionalOfferFormat.legacy.rawValue
+        guard let format = PromotionalOfferFormat(rawValue: formatName) else {
             throw DecodingError.dataCorruptedError(forKey: .format, in: container,
                 debugDescription: "unknown format '\(formatName)'; use \"legacy\" or \"jws\"")
         }
@@ -65,8 +67,7 @@ struct SignRequest: Decodable {
             }
         }
         guard let productId, let offerId, let userId,
-              let format = SignatureFormat(rawValue: formatName ?? SignatureFormat.legacy.rawValue),
-              SignatureFormat.promotionalOfferFormats.contains(format),
+              let format = PromotionalOfferFormat(rawValue: formatName ?? PromotionalOfferFormat.legacy.rawValue),
               let environment = AppStoreEnvironment(rawValue: environmentName ?? AppStoreEnvironment.production.rawValue) else {
             return nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 
 /// The body of a successful `POST /v1/offers/sign`, in the contract's field order, made from
@@ -21,7 +22,7 @@ struct SignResponse {
         ]
         switch issued.format {
         case .legacy: members += [("timestamp", .int(Int(offer.timestamp))), ("signature", .string(issued.signature))]
-        case .jws, .introductoryOfferEligibility: members.append(("jws", .string(issued.signature)))
+        case .jws: members.append(("jws", .string(issued.signature)))
         }
         members.append(("expiresAt", .string(RFC3339.string(from: issued.expiresAt))))
         return JSONValue.object(members)

@@ -1,6 +1,8 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// `POST /v1/admin/offers/{offerId}/simulate?bundleId=&environment=`: how many known users
 /// of the offer's app are eligible now, how many fail each criterion, and a sample of up to
@@ -9,7 +11,11 @@ import OfferSignerHTTP
 /// `?bundleId=`; with a rule as body (the same JSON as `PUT`, validated the same way) it
 /// judges that unsaved draft, so marketing sees a change's effect before making it.
 struct SimulateHandler {
-    let dependencies: ServiceDependencies
+    let keyRing: KeyRing
+    let offers: any OfferStore
+    let history: any SubscriptionHistoryStore
+    let appStore: AppStoreVerification
+    let clock: WallClock
 
     /// The order in which `EligibilityEvaluator` checks criteria; failures and the funnel
     /// follow it (a criterion not listed here comes after these, by name).
@@ -48,22 +54,22 @@ struct SimulateHandler {
         let draft = !request.body.isEmpty
         if draft {
             // A draft without a bundleId is for the app of ?bundleId=, or the only app, as a PUT body is.
-            let configuration = dependencies.keyRing.current
+            let configuration = keyRing.current
             let app = request.query["bundleId"] ?? (configuration.apps.count == 1 ? configuration.apps.keys.first : nil)
             let defaultApp: [CodingUserInfoKey: any Sendable] = app.map { [OfferRule.defaultBundleIdKey: $0] } ?? [:]
             rule = try request.decodeJSON(OfferRule.self, userInfo: defaultApp)
-            try OfferAdminHandler(dependencies: dependencies).validate(rule, offerId: try context.parameters.require("offerId"))
+            try OfferAdminHandler(keyRing: keyRing, offers: offers, clock: clock).validate(rule, offerId: try context.parameters.require("offerId"))
             if let app = request.query["bundleId"], app != rule.bundleId {
                 throw HTTPProblem.invalidRequest("?bundleId= ('\(app)') differs from the draft's bundleId ('\(rule.bundleId)')")
             }
         } else {
-            rule = try OfferAdminHandler.stored(request, context, dependencies).rule
+            rule = try OfferAdminHandler.stored(request, context, keyRing: keyRing, offers: offers).rule
         }
         let environment = try EnvironmentSelection.environment(request.query["environment"],
-                                                               accepted: dependencies.appStore.acceptedEnvironments,
+                                                               accepted: appStore.acceptedEnvironments,
                                                                source: "?environment=")
-        let now = dependencies.clock.now
-        let check = EligibilityCheck(history: dependencies.history)
+        let now = clock.now
+        let check = EligibilityCheck(history: history)
         var known = 0
         var eligible = 0
         var sample: [String] = []
@@ -71,7 +77,7 @@ struct SimulateHandler {
         var firstFailing: [String: Int] = [:]
         var after = ""
         while true {
-            let users = try dependencies.history.knownUsers(bundleId: rule.bundleId, environment: environment,
+            let users = try history.knownUsers(bundleId: rule.bundleId, environment: environment,
                                                             afterUserId: after, limit: 1000)
             guard let last = users.last else { break }
             for user in users {
@@ -103,5 +109,12 @@ struct SimulateHandler {
     /// A criterion's place in the evaluation order, then its name.
     static func rank(_ criterion: String) -> (Int, String) {
         (criterionOrder.firstIndex(of: criterion) ?? criterionOrder.count, criterion)
+    }
+}
+
+extension SimulateHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("POST", "/v1/admin/offers/{offerId}/simulate", policy: .roles([.marketing]), query: ["bundleId", "environment"],
+                   handler: handle(_:_:))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
@@ -8,7 +9,10 @@ import OfferSignerStore
 /// refusals by failed criterion). Days are UTC; `from` and `to` are dates (`2026-11-30`)
 /// or RFC 3339 times (their UTC day), both included.
 struct StatsHandler {
-    let dependencies: ServiceDependencies
+    let keyRing: KeyRing
+    let offers: any OfferStore
+    let activity: OfferActivity
+    let clock: WallClock
     static let maxDays: Int64 = 366
     static let dayMilliseconds: Int64 = 86_400_000
 
@@ -27,16 +31,16 @@ struct StatsHandler {
     }
 
     func summary(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let activity = dependencies.activity
+        let activity = activity
         try activity.flush()
-        let now = dependencies.clock.now
+        let now = clock.now
         let end = now.milliseconds + 1
         let day = OfferActivity.day(of: now)
         let last24h = try activity.store.signatures(from: end - Self.dayMilliseconds, to: end)
         let last7d = try activity.store.signatures(from: end - 7 * Self.dayMilliseconds, to: end)
         let refusals = try activity.store.refusedRequests(fromDay: day - 6, toDay: day)
         let bundle = request.query["bundleId"]
-        let offers = try dependencies.offers.offers()
+        let offers = try offers.offers()
             .filter { bundle == nil || $0.rule.bundleId == bundle }
             .map { offer in
                 let key = OfferKey(bundleId: offer.rule.bundleId, offerId: offer.rule.offerId)
@@ -73,16 +77,16 @@ struct StatsHandler {
     func offer(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let bucket = request.query["bucket"] ?? "day"
         guard bucket == "day" else { throw HTTPProblem.invalidRequest("'bucket' must be 'day'") }
-        let stored = try OfferAdminHandler.stored(request, context, dependencies)
+        let stored = try OfferAdminHandler.stored(request, context, keyRing: keyRing, offers: offers)
         let bundleId = stored.rule.bundleId
         let offerId = stored.rule.offerId
-        let today = OfferActivity.day(of: dependencies.clock.now)
+        let today = OfferActivity.day(of: clock.now)
         let toDay = try Self.day(request.query["to"], name: "to") ?? today
         let fromDay = try Self.day(request.query["from"], name: "from") ?? (toDay - 29)
         guard fromDay <= toDay else { throw HTTPProblem.invalidRequest("'from' must not be after 'to'") }
         guard toDay - fromDay < Self.maxDays else { throw HTTPProblem.invalidRequest("at most \(Self.maxDays) days at once") }
 
-        let activity = dependencies.activity
+        let activity = activity
         try activity.flush()
         let signatures = try activity.store.signaturesPerDay(bundleId: bundleId, offerId: offerId, from: fromDay * Self.dayMilliseconds,
                                                              to: (toDay + 1) * Self.dayMilliseconds)
@@ -113,5 +117,13 @@ struct StatsHandler {
     /// `YYYY-MM-DD` of a day number.
     static func dateText(_ day: Int64) -> String {
         String(RFC3339.string(from: Date(timeIntervalSince1970: Double(day) * 86_400)).prefix(10))
+    }
+}
+
+extension StatsHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("GET", "/v1/stats/offers", policy: .roles([.marketing, .auditor]), query: ["bundleId"], handler: summary(_:_:))
+        router.add("GET", "/v1/stats/offers/{offerId}", policy: .roles([.marketing, .auditor]), query: ["bundleId", "from", "to", "bucket"],
+                   handler: offer(_:_:))
     }
 }

@@ -1,11 +1,16 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
 
 /// `GET /v1/users/{userId}/offers` and `GET /v1/users/{userId}/history`.
 struct UserHandler {
-    let dependencies: ServiceDependencies
+    let keyRing: KeyRing
+    let offers: any OfferStore
+    let history: any SubscriptionHistoryStore
+    let appStore: AppStoreVerification
+    let clock: WallClock
 
     struct OfferVerdict: Encodable {
         let offerId: String
@@ -51,14 +56,14 @@ struct UserHandler {
         let userId = try self.userId(context)
         let app = try self.app(request)
         let environment = try EnvironmentSelection.environment(request.query["environment"],
-                                                               accepted: dependencies.appStore.acceptedEnvironments,
+                                                               accepted: appStore.acceptedEnvironments,
                                                                source: "?environment=")
         let productFilter = request.query["productId"]
         let includeDisabled = try AuditHandler.flag(request.query, "includeDisabled")
-        let now = dependencies.clock.now
-        let check = EligibilityCheck(history: dependencies.history)
-        let userHistory = try dependencies.history.history(userId: userId, bundleId: app)
-        let verdicts = try dependencies.offers.offers()
+        let now = clock.now
+        let check = EligibilityCheck(history: history)
+        let userHistory = try history.history(userId: userId, bundleId: app)
+        let verdicts = try offers.offers()
             .filter { $0.rule.bundleId == app && ($0.rule.enabled || includeDisabled) }
             .filter { offer in productFilter.map { offer.rule.productIds.contains($0) } ?? true }
             .sorted { ($0.rule.priority, $1.rule.offerId) > ($1.rule.priority, $0.rule.offerId) }
@@ -87,8 +92,8 @@ struct UserHandler {
     func history(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let userId = try self.userId(context)
         let bundleId = try app(request)
-        let now = dependencies.clock.now
-        let history = try dependencies.history.history(userId: userId, bundleId: bundleId)
+        let now = clock.now
+        let history = try history.history(userId: userId, bundleId: bundleId)
         let scopes = Set(history.transactions.map { Scope(group: $0.subscriptionGroupIdentifier, environment: $0.environment) })
         let groups = scopes.sorted().compactMap { history.facts(group: $0.group, environment: $0.environment, now: now) }
         let document = HistoryDocument(
@@ -122,6 +127,14 @@ struct UserHandler {
 
     /// `?bundleId=`, or the only configured app.
     private func app(_ request: HTTPRequest) throws(HTTPProblem) -> String {
-        try AppSelection.bundleId(request.query["bundleId"], in: dependencies.keyRing.current, source: "?bundleId=")
+        try AppSelection.bundleId(request.query["bundleId"], in: keyRing.current, source: "?bundleId=")
+    }
+}
+
+extension UserHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("GET", "/v1/users/{userId}/offers", policy: .roles([.client, .marketing]),
+                   query: ["bundleId", "productId", "environment", "includeDisabled"], handler: offers(_:_:))
+        router.add("GET", "/v1/users/{userId}/history", policy: .roles([.marketing]), query: ["bundleId"], handler: history(_:_:))
     }
 }

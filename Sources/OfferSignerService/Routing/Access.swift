@@ -1,3 +1,5 @@
+import OfferSignerApplication
+
 /// Who may call a route.
 public enum Access: Sendable {
     /// No token needed (health, metrics, App Store notifications).

@@ -1,5 +1,7 @@
 import OfferSignerCore
+import OfferSignerApplication
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// Identifies the caller from `Authorization: Bearer <token>`, never refusing: it only sets
 /// `context.principal` (or notes why the token is not acceptable), so that the request log

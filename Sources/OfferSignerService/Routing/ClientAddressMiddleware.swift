@@ -1,5 +1,7 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// Behind a reverse proxy (which TLS needs), the peer is the proxy: when it is one of the
 /// trusted proxies, the client is the rightmost `X-Forwarded-For` address that is not itself

@@ -1,6 +1,8 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 
 /// Times every request, counts it in the metrics and writes its request-log line
 /// (time, request id, method, route, status, latency, API key name; never a secret).

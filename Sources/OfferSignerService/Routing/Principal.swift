@@ -1,3 +1,5 @@
+import OfferSignerApplication
+
 /// An authenticated caller: the API key's name, role and trust (a backend's or shipped in apps).
 public struct Principal: Sendable, Hashable {
     public var name: String

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerHTTP
 
 /// The abuse limits of the service, each optional (nil: no limit).

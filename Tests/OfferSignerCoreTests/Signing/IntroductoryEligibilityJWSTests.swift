@@ -62,13 +62,12 @@ struct IntroductoryEligibilityJWSTests {
         #expect(ServerSignedJWS("only-one-segment") == nil)
     }
 
-    @Test("without an issuer ID there is no JWS; a promotional signer refuses the eligibility format")
+    @Test("without an issuer ID there is no JWS; a promotional offer is asked only in a promotional-offer format")
     func refusals() throws {
         let signer = PromotionalOfferSigner(keyIdentifier: "K", issuerId: nil, privateKey: try P256PrivateKey.generate())
         #expect(throws: PromotionalOfferSigningError.self) { try signer.compactJWS(for: eligibility) }
-        let offer = PromotionalOfferRequest(bundleId: "b", keyIdentifier: "K", productId: "p", offerId: "o", appAccountToken: "u",
-                                            nonce: "n", timestamp: 1)
-        let withIssuer = PromotionalOfferSigner(keyIdentifier: "K", issuerId: "I", privateKey: try P256PrivateKey.generate())
-        #expect(throws: PromotionalOfferSigningError.self) { try withIssuer.issue(offer, format: .introductoryOfferEligibility) }
+        // The eligibility format is not a PromotionalOfferFormat, so a signer cannot be asked for it.
+        #expect(PromotionalOfferFormat.allCases.map(\.signatureFormat) == [.legacy, .jws])
+        #expect(SignatureFormat.introductoryOfferEligibility.promotionalOfferFormat == nil)
     }
 }

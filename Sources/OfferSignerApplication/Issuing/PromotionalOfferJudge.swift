@@ -1,0 +1,56 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// The issuing pipeline's judging step for promotional offers: the offer's rule, and the
+/// decision on it from the customer's stored history, with every failed criterion. A refusal
+/// is counted in the offer's activity.
+///
+/// With an `UnknownUserLookup`, a user with no known history whose request names a
+/// `transactionId` has that transaction's history fetched (within the lookup's timeout) before
+/// the decision; a fetch that fails or runs late leaves the decision to what is known. A
+/// retention request never waits on it: Apple waits only briefly.
+struct PromotionalOfferJudge: Sendable {
+    let offers: any OfferStore
+    let eligibility: EligibilityCheck
+    let activity: OfferActivity
+    let unknownUsers: UnknownUserLookup?
+
+    /// The rule of `offerId` in the app, for `productId`.
+    func rule(_ offerId: String, productId: String, bundleId: String) throws(SignRefusal) -> OfferRule {
+        let stored: StoredOffer?
+        do {
+            stored = try offers.offer(bundleId: bundleId, offerId: offerId)
+        } catch {
+            throw .store(error)
+        }
+        guard let rule = stored?.rule else {
+            throw .offerNotFound(offerId: offerId, bundleId: bundleId)
+        }
+        guard rule.productIds.contains(productId) else {
+            throw .productNotInOffer(offerId: offerId, productId: productId)
+        }
+        return rule
+    }
+
+    /// Refuses with the decision's reasons unless `customer` is eligible for `rule` on `request`'s product.
+    func judge(_ customer: BoundCustomer, rule: OfferRule, request: IssueRequest, now: Date) throws(SignRefusal) {
+        let decision: EligibilityDecision
+        do {
+            var history = try eligibility.history(of: customer)
+            if history.transactions.isEmpty, request.source != .retention, let unknownUsers, let transactionId = request.transactionId,
+               unknownUsers.lookUp(bundleId: customer.app.bundleId, transactionId: transactionId) == .fetched {
+                history = try eligibility.history(of: customer)
+            }
+            decision = try eligibility.decide(userHistory: history, rule: rule, productId: request.productId,
+                                              environment: customer.environment, now: now)
+        } catch {
+            throw .store(error)
+        }
+        guard decision.eligible else {
+            activity.recordRefusal(OfferKey(bundleId: rule.bundleId, offerId: rule.offerId), criteria: decision.reasons.map(\.criterion),
+                                   at: now)
+            throw .notEligible(decision)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// The issuing pipeline's last step: signs with the app's active key and returns only once
+/// the signature's record is durably in the log (within the offer's daily quota, if any).
+/// Every failure of the log is mapped here, once, for every kind of signature.
+struct SignatureRecorder: Sendable {
+    let signatures: any SignatureLog
+    let activity: OfferActivity
+    let clock: WallClock
+    let metrics: Metrics
+    let logger: Logger
+
+    /// A fresh nonce: a time-ordered UUID, lowercased.
+    func nonce(at now: Date) -> String {
+        SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID(now: now))
+    }
+
+    /// Signs `offer` in `format` and records it under `quota` (signatures per user and day).
+    func sign(_ offer: PromotionalOfferRequest, format: PromotionalOfferFormat, app: AppKeys, quota maxPerDay: Int?,
+              requestedBy: String, requestId: String, source: SignatureSource) throws(SignRefusal) -> IssuedOffer {
+        let issued: IssuedOffer
+        do {
+            issued = try app.signer.issue(offer, format: format)
+        } catch {
+            throw Self.refusal(error, bundleId: app.bundleId)
+        }
+        try record(SignatureRecord(issued, apiKeyName: requestedBy, requestId: requestId, recordedAt: clock.now.milliseconds,
+                                   source: source), quota: maxPerDay)
+        metrics.recordSignature(bundleId: offer.bundleId, offerId: offer.offerId, format: format.rawValue)
+        return issued
+    }
+
+    /// Signs the introductory-offer `eligibility` answer of `userId` and records it (no quota:
+    /// an answer is given, allowed or not, every time it is asked).
+    func sign(_ eligibility: IntroductoryOfferEligibility, userId: String, app: AppKeys, requestedBy: String,
+              requestId: String) throws(SignRefusal) -> IssuedIntroductoryOfferEligibility {
+        let issued: IssuedIntroductoryOfferEligibility
+        do {
+            issued = try app.signer.issue(eligibility)
+        } catch {
+            throw Self.refusal(error, bundleId: app.bundleId)
+        }
+        try record(SignatureRecord(issued, userId: userId, apiKeyName: requestedBy, requestId: requestId,
+                                   recordedAt: clock.now.milliseconds), quota: nil)
+        metrics.recordSignature(bundleId: eligibility.bundleId, offerId: "", format: SignatureFormat.introductoryOfferEligibility.rawValue)
+        return issued
+    }
+
+    private static func refusal(_ error: PromotionalOfferSigningError, bundleId: String) -> SignRefusal {
+        switch error {
+        case .missingIssuerId: .jwsUnavailable(bundleId: bundleId)
+        case .openSSL: .internalFailure(error)
+        }
+    }
+
+    /// Appends `record`, within the quota of `maxPerDay` records per user and offer (of the app).
+    private func record(_ record: SignatureRecord, quota maxPerDay: Int?) throws(SignRefusal) {
+        do {
+            _ = try signatures.append(record, quota: maxPerDay.map { SignatureQuota(maxCount: $0) })
+        } catch {
+            switch error {
+            case .quotaExceeded(let seconds):
+                activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
+                                       criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
+                throw .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
+            case .unavailable(let reason):
+                logger.log(.error, "signature log append failed; no signature issued",
+                           ["requestId": .string(record.requestId), "reason": .string(reason)])
+                throw .logUnavailable(reason: reason)
+            case .endMismatch(let mismatch):
+                logger.log(.error, "SIGNATURE LOG TAMPERED: it does not end where its last commit recorded it; "
+                           + "no signature is issued until an operator restores it from a backup or runs "
+                           + "`offer-signer audit accept-truncation` (see README, Audits)",
+                           ["requestId": .string(record.requestId), "reason": .string(mismatch.description)])
+                throw .logUnavailable(reason: mismatch.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import OfferSignerStore
+
+/// The stores the use cases work on, opened once at start-up. Each is a protocol, so nothing
+/// above the store knows the engine (and a test may put in a store of its own).
+public struct StoreSet: Sendable {
+    public let offers: any OfferStore
+    public let signatures: any SignatureLog
+    public let history: any SubscriptionHistoryStore
+    /// Retention and introductory-offer rules.
+    public let rules: any RuleStore
+    /// Answered Retention Messaging requests, for idempotency.
+    public let retentionRequests: any RetentionRequestStore
+    /// Signed checkpoints of the signature log kept beside it (nil: none are kept).
+    public let checkpoints: (any CheckpointStore)?
+
+    public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
+                retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?) {
+        self.offers = offers
+        self.signatures = signatures
+        self.history = history
+        self.rules = rules
+        self.retentionRequests = retentionRequests
+        self.checkpoints = checkpoints
+    }
+
+    /// The stores of one opened database.
+    public init(_ stores: Stores) {
+        self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
+                  retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints)
+    }
+}

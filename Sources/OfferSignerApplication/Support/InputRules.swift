@@ -1,0 +1,57 @@
+/// What the service accepts in user IDs (identifiers: `Identifier` in OfferSignerCore).
+package enum InputRules {
+    /// The code points a user ID may not hold: controls (Cc), format characters (Cf, among
+    /// them U+2063, the separator of Apple's payload), the line and paragraph separators,
+    /// private use, and the noncharacters (U+FDD0–U+FDEF and the last two of each plane).
+    /// A fixed list rather than Unicode's categories, so that the rule does not move with the
+    /// toolchain's Unicode version: `openapi.yaml`'s `UserId` pattern is the same list.
+    static let refusedInUserIds: [ClosedRange<UInt32>] = [
+        0x0000...0x001F, 0x007F...0x009F, 0x00AD...0x00AD, 0x0600...0x0605, 0x061C...0x061C, 0x06DD...0x06DD,
+        0x070F...0x070F, 0x0890...0x0891, 0x08E2...0x08E2, 0x180E...0x180E, 0x200B...0x200F, 0x2028...0x202E,
+        0x2060...0x2064, 0x2066...0x206F, 0xE000...0xF8FF, 0xFDD0...0xFDEF, 0xFEFF...0xFEFF, 0xFFF9...0xFFFB,
+        0x110BD...0x110BD, 0x110CD...0x110CD, 0x13430...0x1343F, 0x1BCA0...0x1BCA3, 0x1D173...0x1D17A,
+        0xE0001...0xE0001, 0xE0020...0xE007F, 0xF0000...0x10FFFF,
+    ]
+
+    /// The code points that leave no mark on the screen: white space, Unicode's default
+    /// ignorable code points (fillers such as U+3164 HANGUL FILLER, variation selectors,
+    /// invisible operators) and U+2800 BRAILLE PATTERN BLANK. A user ID made only of them looks
+    /// empty in every console and log, so it is refused. A fixed list, as `refusedInUserIds`.
+    static let blankToTheEye: [ClosedRange<UInt32>] = [
+        0x0009...0x000D, 0x0020...0x0020, 0x0085...0x0085, 0x00A0...0x00A0, 0x00AD...0x00AD, 0x034F...0x034F,
+        0x061C...0x061C, 0x115F...0x1160, 0x1680...0x1680, 0x17B4...0x17B5, 0x180B...0x180F, 0x2000...0x200F,
+        0x2028...0x202F, 0x205F...0x206F, 0x2800...0x2800, 0x3000...0x3000, 0x3164...0x3164, 0xFE00...0xFE0F,
+        0xFEFF...0xFEFF, 0xFFA0...0xFFA0, 0xFFF0...0xFFF8, 0x1BCA0...0x1BCA3, 0x1D173...0x1D17A, 0xE0000...0xE0FFF,
+    ]
+
+    /// Why `text` cannot be a user ID, as a sentence about `field` (e.g. `'userId'`), or nil when
+    /// it can. The rules apply to the lowercased form, the one that is stored and compared: 256
+    /// U+0130 (İ) are 512 code points once lowercased.
+    package static func userIdRefusal(_ text: String, field: String) -> String? {
+        guard isUserId(text.lowercased()) else {
+            return "\(field) must be 1–256 printable characters once lowercased (no control or invisible characters such as U+2063)"
+        }
+        if text.unicodeScalars.allSatisfy({ scalar in blankToTheEye.contains { $0.contains(scalar.value) } }) {
+            return "\(field) is blank to the eye (only spaces or invisible fillers such as U+3164)"
+        }
+        return nil
+    }
+
+    /// The user ID as stored and compared (lowercased), or nil when `userIdRefusal` refuses it.
+    static func normalizedUserId(_ text: String) -> String? {
+        userIdRefusal(text, field: "") == nil ? text.lowercased() : nil
+    }
+
+    /// User IDs (app account tokens): 1–256 code points (Unicode scalars, so that combining
+    /// marks cannot hide a long string in one character), none of them in `refusedInUserIds`
+    /// nor a noncharacter.
+    static func isUserId(_ text: String) -> Bool {
+        guard !text.isEmpty, text.unicodeScalars.count <= 256 else { return false }
+        return text.unicodeScalars.allSatisfy { scalar in
+            let value = scalar.value
+            if value >= 0x20 && value < 0x7F { return true }
+            if value & 0xFFFE == 0xFFFE { return false }
+            return !refusedInUserIds.contains { $0.contains(value) }
+        }
+    }
+}

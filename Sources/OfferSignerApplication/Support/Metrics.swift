@@ -1,0 +1,111 @@
+import Foundation
+import OfferSignerCore
+import Synchronization
+
+/// Counters and a latency histogram, rendered in the Prometheus text format.
+///
+/// Every request counts itself here, from one thread per connection, so the counts are kept
+/// in shards, each behind its own `PlainMutex`, and a thread updates the shard its ID picks:
+/// with one shared lock the request threads queued on it. Rendering adds the shards up.
+public final class Metrics: Sendable {
+    private let shards: [Shard] = (0..<16).map { _ in Shard() }
+
+    /// One shard of the counts.
+    private final class Shard: Sendable {
+        let counts = PlainMutex(Counts())
+    }
+
+    /// The shard of the calling thread.
+    private var shard: Shard {
+        let thread = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        return shards[Int((thread >> 12) % UInt(shards.count))]
+    }
+
+    /// Upper bounds of the latency histogram, in seconds.
+    static let bucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+    private struct RequestKey: Hashable { let route: String; let method: String; let status: Int }
+    private struct SignatureKey: Hashable { let bundleId: String; let offerId: String; let format: String }
+
+    /// Everything counted so far.
+    private struct Counts {
+        var requests: [RequestKey: Int] = [:]
+        var signatures: [SignatureKey: Int] = [:]
+        var notifications: [Bool: Int] = [:]
+        var latencyBuckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
+        var latencyCount = 0
+        var latencySum = 0.0
+
+        /// Adds another shard's counts to these.
+        mutating func add(_ other: Counts) {
+            requests.merge(other.requests, uniquingKeysWith: +)
+            signatures.merge(other.signatures, uniquingKeysWith: +)
+            notifications.merge(other.notifications, uniquingKeysWith: +)
+            for index in latencyBuckets.indices { latencyBuckets[index] += other.latencyBuckets[index] }
+            latencyCount += other.latencyCount
+            latencySum += other.latencySum
+        }
+    }
+
+    public init() {}
+
+    /// Methods counted by name; any other is counted as `other`, so clients cannot grow the table.
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+
+    package func recordRequest(route: String, method: String, status: Int, seconds: Double) {
+        let method = Self.knownMethods.contains(method) ? method : "other"
+        shard.counts.withLock { counts in
+            counts.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            counts.latencyCount += 1
+            counts.latencySum += seconds
+            if let bucket = Self.bucketBounds.firstIndex(where: { seconds <= $0 }) {
+                counts.latencyBuckets[bucket] += 1
+            }
+        }
+    }
+
+    func recordSignature(bundleId: String, offerId: String, format: String) {
+        shard.counts.withLock { $0.signatures[SignatureKey(bundleId: bundleId, offerId: offerId, format: format), default: 0] += 1 }
+    }
+
+    package func recordNotification(stored: Bool) {
+        shard.counts.withLock { $0.notifications[stored, default: 0] += 1 }
+    }
+
+    /// The Prometheus exposition text.
+    public func render() -> String {
+        let counts = shards.map { shard in shard.counts.withLock { $0 } }.reduce(into: Counts()) { total, part in total.add(part) }
+        var out = "# HELP offer_signer_http_requests_total HTTP requests by route, method and status.\n"
+        out += "# TYPE offer_signer_http_requests_total counter\n"
+        for (key, count) in counts.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+            out += "offer_signer_http_requests_total{route=\"\(escape(key.route))\",method=\"\(escape(key.method))\",status=\"\(key.status)\"} \(count)\n"
+        }
+        out += "# HELP offer_signer_signatures_total Signatures issued by app, offer and format.\n"
+        out += "# TYPE offer_signer_signatures_total counter\n"
+        for (key, count) in counts.signatures.sorted(by: {
+            ($0.key.bundleId, $0.key.offerId, $0.key.format) < ($1.key.bundleId, $1.key.offerId, $1.key.format)
+        }) {
+            out += "offer_signer_signatures_total{bundle_id=\"\(escape(key.bundleId))\",offer_id=\"\(escape(key.offerId))\",format=\"\(escape(key.format))\"} \(count)\n"
+        }
+        out += "# HELP offer_signer_notifications_total Verified App Store notifications, stored or already known.\n"
+        out += "# TYPE offer_signer_notifications_total counter\n"
+        out += "offer_signer_notifications_total{outcome=\"stored\"} \(counts.notifications[true] ?? 0)\n"
+        out += "offer_signer_notifications_total{outcome=\"duplicate\"} \(counts.notifications[false] ?? 0)\n"
+        out += "# HELP offer_signer_http_request_duration_seconds Time from a complete request to its response.\n"
+        out += "# TYPE offer_signer_http_request_duration_seconds histogram\n"
+        var cumulative = 0
+        for (bound, count) in zip(Self.bucketBounds, counts.latencyBuckets) {
+            cumulative += count
+            out += "offer_signer_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "offer_signer_http_request_duration_seconds_bucket{le=\"+Inf\"} \(counts.latencyCount)\n"
+        out += "offer_signer_http_request_duration_seconds_sum \(counts.latencySum)\n"
+        out += "offer_signer_http_request_duration_seconds_count \(counts.latencyCount)\n"
+        return out
+    }
+
+    private func escape(_ label: String) -> String {
+        label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import OfferSignerApplication
+import OfferSignerCore
+import OfferSignerHTTP
+import OfferSignerStore
+
+/// The composition root: every use case and handler of the service built once, each given
+/// only what it uses, and the router over them. Nothing is changed after it is built; what
+/// changes while the service runs (the keys file, the offer rules) is held by the parts
+/// themselves (`KeyRing`, the stores).
+public struct ServiceComposition: Sendable {
+    /// The signing pipeline (promotional offers, retention offers, introductory-offer eligibility).
+    public let issuer: OfferIssuer
+    /// Answers the App Store's Retention Messaging requests.
+    public let retention: RetentionResponder
+    /// The HTTP face of the use cases.
+    public let router: Router<ServiceContext>
+
+    /// - Parameters:
+    ///   - checkpointer: signs checkpoints while the service runs (nil: it does not).
+    ///   - appStoreAPI: App Store Server API clients (history refresh); nil when not configured.
+    ///   - unknownUsers: fetches unknown users' history while signing
+    ///     (`OFFER_SIGNER_FETCH_UNKNOWN_USERS`); nil when off.
+    ///   - trustedProxies: reverse proxies whose `X-Forwarded-For` is believed.
+    ///   - integrityRuns: bounds the integrity walks running at once.
+    public init(keyRing: KeyRing, verification: AppStoreVerification, stores: StoreSet, activity: OfferActivity,
+                checkpointer: AuditCheckpointer? = nil, appStoreAPI: AppStoreAPIClients? = nil, unknownUsers: UnknownUserLookup? = nil,
+                rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2),
+                clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+        let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
+                                 history: stores.history, signatures: stores.signatures, activity: activity, unknownUsers: unknownUsers,
+                                 clock: clock, metrics: metrics, logger: logger)
+        let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,
+                                           requests: stores.retentionRequests, issuer: issuer, clock: clock, logger: logger)
+        let ingestor = HistoryIngestor(verification: verification, history: stores.history, clock: clock)
+        let groups: [any RouteGroup] = [
+            SignHandler(issuer: issuer, rateLimits: rateLimits),
+            IntroductoryEligibilityHandler(issuer: issuer, rateLimits: rateLimits),
+            UserHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, appStore: verification, clock: clock),
+            OfferAdminHandler(keyRing: keyRing, offers: stores.offers, clock: clock),
+            SimulateHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, appStore: verification, clock: clock),
+            HistoryImportHandler(ingestor: ingestor, logger: logger),
+            HistoryRefreshHandler(keyRing: keyRing, ingestor: ingestor, appStoreAPI: appStoreAPI, logger: logger),
+            RuleAdminHandler.retention(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock),
+            RuleAdminHandler.introductoryOffer(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock),
+            NotificationHandler(ingestor: ingestor, history: stores.history, rateLimits: rateLimits, metrics: metrics, logger: logger),
+            RetentionHandler(responder: retention, rateLimits: rateLimits, logger: logger),
+            AuditHandler(keyRing: keyRing, signatures: stores.signatures, offers: stores.offers, checkpoints: stores.checkpoints,
+                         checkpointer: checkpointer, integrityRuns: integrityRuns),
+            StatsHandler(keyRing: keyRing, offers: stores.offers, activity: activity, clock: clock),
+            OperationsHandler(keyRing: keyRing, signatures: stores.signatures, metrics: metrics),
+            CallerHandler(keyRing: keyRing, appStore: verification),
+            ConsoleHandler(),
+        ]
+        self.issuer = issuer
+        self.retention = retention
+        router = ServiceRouter.make(groups, keyRing: keyRing, trustedProxies: trustedProxies, metrics: metrics, logger: logger)
+    }
+}
