@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import AppStoreServerAPIMock
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
 @testable import OfferSignerService
 @testable import OfferSignerStore
@@ -33,20 +34,20 @@ final class AppStoreAPIHarness {
             environments: [AppStoreServerAPIEnvironment(rawValue: environment)!], baseURL: server.baseURL,
             requestsPerSecond: requestsPerSecond, timeout: timeout, retry: Self.retry))
         syncStore = SQLiteAppStoreSyncStore(database: env.database)
-        env.dependencies.appStoreAPI = clients
-        env.dependencies.appStoreSync = syncStore
+        env.appStoreAPI = clients
+        env.appStoreSync = syncStore
     }
 
     deinit { server.stop() }
 
     var ingestor: HistoryIngestor {
-        HistoryIngestor(verification: env.dependencies.appStore, history: env.dependencies.history, clock: env.dependencies.clock)
+        HistoryIngestor(verification: env.appStore, history: env.history, clock: env.clock)
     }
 
     var sync: CustomerHistorySync { CustomerHistorySync(clients: clients, ingestor: ingestor) }
 
     func backfill(workers: Int = 16) -> HistoryBackfill {
-        var backfill = HistoryBackfill(sync: sync, progressStore: syncStore, bundleId: TestEnvironment.bundleId, clock: env.dependencies.clock)
+        var backfill = HistoryBackfill(sync: sync, progressStore: syncStore, bundleId: TestEnvironment.bundleId, clock: env.clock)
         backfill.workers = workers
         return backfill
     }

@@ -1,9 +1,10 @@
 import AppStoreServerAPIMock
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import Synchronization
 import Testing
-@testable import OfferSignerService
 
 /// The settings and commands of the App Store Server API: `appstore backfill`, `appstore
 /// recover`, and what `serve` starts.
@@ -100,8 +101,8 @@ struct AppStoreCommandTests {
         let deadline = Date() + 5
         while harness.store.requests.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(harness.store.requests.first?.endpoint == .notifications)
-        #expect(runtime.dependencies.unknownUserLookup?.timeout == .seconds(2))
-        #expect(runtime.dependencies.appStoreAPI?.bundleIds == [TestEnvironment.bundleId])
+        #expect(runtime.unknownUserLookup?.timeout == .seconds(2))
+        #expect(runtime.appStoreAPI.bundleIds == [TestEnvironment.bundleId])
         let (_, seconds) = measure { runtime.stop() }
         #expect(seconds < 2)
     }

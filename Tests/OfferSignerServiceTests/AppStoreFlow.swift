@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// Drives a `TestEnvironment` as the App Store and an app would: signed App Store data in
 /// through the notification endpoint, signatures, verdicts and history out. Times are in

@@ -1,9 +1,10 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+@testable import OfferSignerService
 @testable import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 @Suite("Audit API and history import")
 struct AuditAndImportTests {
@@ -92,7 +93,7 @@ struct AuditAndImportTests {
         let tampered = env.send("POST", "/v1/audit/verify", role: .auditor, json: TestAppStore.json(body)).json
         #expect(tampered["validSignature"] as? Bool == false && tampered["issuedHere"] as? Bool == false)
 
-        let old = try #require(env.dependencies.keyRing.current.apps[TestEnvironment.bundleId]?.keys.first { !$0.active })
+        let old = try #require(env.keyRing.current.apps[TestEnvironment.bundleId]?.keys.first { !$0.active })
         let request = PromotionalOfferRequest(bundleId: TestEnvironment.bundleId, keyIdentifier: old.keyId, productId: "p", offerId: "o",
                                               appAccountToken: "x", nonce: "n-old", timestamp: 1)
         let signature = try PromotionalOfferSigner(keyIdentifier: old.keyId, issuerId: nil, privateKey: old.privateKey).legacySignature(for: request)

@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 @testable import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 /// The audit and offline commands of the `offer-signer` executable, as an operator runs them.
 @Suite("offer-signer audit and offline commands", .enabled(if: OfferSignerBinary.exists))
@@ -44,14 +45,14 @@ struct AuditCommandLineTests {
     func verifyWithCheckpointsAndSignatures() throws {
         let env = try TestEnvironment()
         try signSome(env, 4)
-        let checkpoint = try #require(env.dependencies.checkpointer?.checkpointIfMoved())
+        let checkpoint = try #require(env.checkpointer?.checkpointIfMoved())
         let file = env.folder.appendingPathComponent("checkpoints.ndjson")
         // As collected from the log pipeline: a prefix, other lines, the checkpoint line.
         let line = #"{"chainHash":"\#(checkpoint.chainHash)","keyId":"\#(checkpoint.keyId)","level":"info","message":"audit checkpoint","sequence":\#(checkpoint.sequence),"signature":"\#(checkpoint.signature)","time":"2027-01-15T08:00:00Z","timestamp":\#(checkpoint.timestamp)}"#
         try ["2027-01-15T08:00:00Z stderr F {\"message\":\"offer-signer listening\"}", "2027-01-15T08:00:01Z stderr F " + line, "not json"]
             .joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
         let publicKey = env.folder.appendingPathComponent("audit.pub.pem")
-        try env.dependencies.keyRing.current.auditKey!.publicKey.pem.write(to: publicKey, atomically: true, encoding: .utf8)
+        try env.keyRing.current.auditKey!.publicKey.pem.write(to: publicKey, atomically: true, encoding: .utf8)
         let base = ["audit", "verify", "--database", env.database.path, "--keys", env.keysPath]
 
         let intact = try run(base + ["--checkpoints", file.path, "--audit-public-key", publicKey.path, "--signatures"])
@@ -99,7 +100,7 @@ struct AuditCommandLineTests {
         let exported = try run(["audit", "checkpoints"] + options)
         let checkpoints = try exported.output.split(separator: "\n").map { try JSONDecoder().decode(AuditCheckpoint.self, from: Data($0.utf8)) }
         #expect(checkpoints.map(\.sequence) == [5])
-        #expect(checkpoints.first?.isValid(under: env.dependencies.keyRing.current.auditKey!.publicKey) == true)
+        #expect(checkpoints.first?.isValid(under: env.keyRing.current.auditKey!.publicKey) == true)
         // The running service (this process) signs on after the gap.
         #expect(env.send("POST", "/v1/offers/sign", json: #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "later"}"#).status == 200)
         #expect(try env.signatureLog.signatures(matching: SignatureFilter(userId: "later"), afterSequence: 0, limit: 1).first?.sequence == 6)

@@ -1,9 +1,10 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+@testable import OfferSignerService
 @testable import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 @Suite("Audit trail: a log nobody can quietly rewrite")
 struct AuditTrailTests {
@@ -49,7 +50,7 @@ struct AuditTrailTests {
     func loudRefusal() throws {
         let capture = LogLines()
         let env = try TestEnvironment()
-        env.dependencies.logger = capture.logger
+        env.logger = capture.logger
         try env.putOffer(TestEnvironment.demoRule())
         #expect(sign(env, "a").status == 200)
         try env.database.write { db in try db.run("DELETE FROM signature_chain_head") }
@@ -66,22 +67,22 @@ struct AuditTrailTests {
     func checkpointIsSignedLoggedStoredServed() throws {
         let capture = LogLines()
         let env = try TestEnvironment()
-        env.dependencies.logger = capture.logger
-        let checkpointer = AuditCheckpointer(log: env.signatureLog, store: try #require(env.dependencies.checkpoints),
-                                             keyRing: env.dependencies.keyRing, clock: .fixed(env.now), logger: capture.logger,
+        env.logger = capture.logger
+        let checkpointer = AuditCheckpointer(log: env.signatureLog, store: try #require(env.checkpoints),
+                                             keyRing: env.keyRing, clock: .fixed(env.now), logger: capture.logger,
                                              interval: .seconds(60))
-        env.dependencies.checkpointer = checkpointer
+        env.checkpointer = checkpointer
         try env.putOffer(TestEnvironment.demoRule())
         #expect(checkpointer.checkpointIfMoved() == nil, "nothing appended, nothing to vouch for")
         for n in 0..<3 { #expect(sign(env, "u\(n)").status == 200) }
         let checkpoint = try #require(checkpointer.checkpointIfMoved())
         #expect(checkpointer.checkpointIfMoved() == nil, "no new checkpoint until the log moves")
 
-        let auditKey = try #require(env.dependencies.keyRing.current.auditKey)
+        let auditKey = try #require(env.keyRing.current.auditKey)
         #expect(checkpoint.sequence == 3 && checkpoint.chainHash == env.signatureLog.committedEnd().hash)
         #expect(checkpoint.keyId == "AUDITKEY01" && checkpoint.timestamp == env.now.milliseconds)
         #expect(checkpoint.isValid(under: auditKey.publicKey))
-        let signingKey = try #require(env.dependencies.keyRing.current.apps[TestEnvironment.bundleId]?.activeKey.publicKey)
+        let signingKey = try #require(env.keyRing.current.apps[TestEnvironment.bundleId]?.activeKey.publicKey)
         #expect(!checkpoint.isValid(under: signingKey), "the audit key is not the App Store key")
 
         let logged = try #require(capture.objects.first { $0["message"] as? String == "audit checkpoint" })
@@ -105,7 +106,7 @@ struct AuditTrailTests {
         let env = try TestEnvironment()
         try env.putOffer(TestEnvironment.demoRule())
         for n in 0..<5 { #expect(sign(env, "u\(n)").status == 200) }
-        let checkpointer = try #require(env.dependencies.checkpointer)
+        let checkpointer = try #require(env.checkpointer)
         let checkpoint = try #require(checkpointer.checkpointIfMoved())
         #expect(integrity(env)["ok"] as? Bool == true)
 
@@ -122,7 +123,7 @@ struct AuditTrailTests {
         try env.database.write { db in try db.run("DELETE FROM signature_checkpoints") }
         #expect(integrity(env)["ok"] as? Bool == false)
         // An auditor's copy catches it offline too.
-        let outcome = try IntegrityCheck(checkpoints: [checkpoint], auditKeys: [env.dependencies.keyRing.current.auditKey!.publicKey])
+        let outcome = try IntegrityCheck(checkpoints: [checkpoint], auditKeys: [env.keyRing.current.auditKey!.publicKey])
             .run(env.signatureLog)
         #expect(!outcome.report.ok && outcome.report.checkpointsMatched == 0)
     }
@@ -133,7 +134,7 @@ struct AuditTrailTests {
         try env.putOffer(TestEnvironment.demoRule())
         #expect(sign(env, "a").status == 200)
         let forged = try AuditCheckpoint.sign(env.signatureLog.committedEnd(), at: 1, keyId: "AUDITKEY01", key: P256PrivateKey.generate())
-        try env.dependencies.checkpoints?.add(forged)
+        try env.checkpoints?.add(forged)
         let report = integrity(env)
         #expect(report["ok"] as? Bool == false)
         #expect((report["checkpoints"] as? [String: Any])?["invalid"] as? Int == 1)
@@ -143,8 +144,8 @@ struct AuditTrailTests {
     func timerAndShutdown() throws {
         let env = try TestEnvironment()
         try env.putOffer(TestEnvironment.demoRule())
-        let store = try #require(env.dependencies.checkpoints)
-        let checkpointer = AuditCheckpointer(log: env.signatureLog, store: store, keyRing: env.dependencies.keyRing, logger: .silent,
+        let store = try #require(env.checkpoints)
+        let checkpointer = AuditCheckpointer(log: env.signatureLog, store: store, keyRing: env.keyRing, logger: .silent,
                                              interval: .milliseconds(100))
         checkpointer.start()
         #expect(sign(env, "a").status == 200)
@@ -162,8 +163,8 @@ struct AuditTrailTests {
     @Test("signatures=true catches a record whose offer was changed and re-hashed, with no checkpoint to help")
     func signatureCheck() throws {
         let env = try TestEnvironment()
-        env.dependencies.checkpoints = nil
-        env.dependencies.checkpointer = nil
+        env.checkpoints = nil
+        env.checkpointer = nil
         try env.putOffer(TestEnvironment.demoRule())
         for n in 0..<3 { #expect(sign(env, "u\(n)").status == 200) }
         #expect(sign(env, "j", format: "jws").status == 200)
@@ -185,7 +186,7 @@ struct AuditTrailTests {
     @Test("a JWS record whose product was changed and re-hashed is caught by its claims")
     func jwsClaims() throws {
         let env = try TestEnvironment()
-        env.dependencies.checkpointer = nil
+        env.checkpointer = nil
         try env.putOffer(TestEnvironment.demoRule())
         #expect(sign(env, "j", format: "jws").status == 200)
         try ChainForgery.rewrite(env.database) { _, record in record.productId = "com.example.app.pro_yearly" }

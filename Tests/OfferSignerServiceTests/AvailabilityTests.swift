@@ -1,10 +1,11 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+@testable import OfferSignerService
 @testable import OfferSignerStore
 import Synchronization
 import Testing
-@testable import OfferSignerService
 
 @Suite("Availability: audits never starve signing; readiness follows the log")
 struct AvailabilityTests {
@@ -28,12 +29,12 @@ struct AvailabilityTests {
         // sign request would wait for a walk to end.
         let env = try TestEnvironment(readers: 2, auditReaders: 2)
         try env.putOffer(TestEnvironment.demoRule())
-        let app = try #require(env.dependencies.keyRing.current.apps[TestEnvironment.bundleId])
+        let app = try #require(env.keyRing.current.apps[TestEnvironment.bundleId])
         try ChainForgery.append(try ChainForgery.signedRecords(20_000, signer: app.signer, bundleId: app.bundleId,
                                                                productId: TestEnvironment.product), to: env.database)
         let router = env.router
         let finishes = Finishes()
-        let gate = env.dependencies.integrityRuns
+        let gate = env.integrityRuns
         let walks = (0..<gate.limit).map { n in
             Thread {
                 let response = router.respond(to: HTTPRequest(method: "GET", path: "/v1/audit/integrity", query: ["signatures": "true"],

@@ -1,10 +1,11 @@
 import AppStoreServerAPIMock
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Synchronization
-import Testing
 @testable import OfferSignerService
 @testable import OfferSignerStore
+import Synchronization
+import Testing
 
 /// `appstore backfill` through the mock App Store: thousands of customers, Apple's failures,
 /// the rate limit, reruns and interruptions.
@@ -122,7 +123,7 @@ struct BackfillTests {
         let clients = try AppStoreAPIClients(configuration: try KeyConfiguration.load(path: harness.env.keysPath), options: .init(
             environments: [.production], baseURL: server.baseURL, requestsPerSecond: 1000, retry: AppStoreAPIHarness.retry))
         let backfill = HistoryBackfill(sync: CustomerHistorySync(clients: clients, ingestor: harness.ingestor), progressStore: harness.syncStore,
-                                       bundleId: TestEnvironment.bundleId, clock: harness.env.dependencies.clock)
+                                       bundleId: TestEnvironment.bundleId, clock: harness.env.clock)
         let summary = try backfill.run(HistoryBackfill.read(Self.lines((0..<500).map { String(3_000_000 + $0) })))
         #expect(summary.abortReason?.contains("key ACTIVEKEY1") == true)
         #expect(summary.interrupted && summary.remaining > 400 && other.requests.count < 100)

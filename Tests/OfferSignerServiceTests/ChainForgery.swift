@@ -1,8 +1,9 @@
 import Foundation
+import OfferSignerApplication
 import OfferSignerCore
-import Synchronization
-@testable import OfferSignerStore
 import OfferSignerService
+@testable import OfferSignerStore
+import Synchronization
 
 /// What someone with write access to the database file can do to the signature log, done
 /// with the same SQL the writer uses.

@@ -1,4 +1,5 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
 @testable import OfferSignerService
 @testable import OfferSignerStore

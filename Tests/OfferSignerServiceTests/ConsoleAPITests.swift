@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 /// The API the console is built on: simulating an unsaved rule, activity per day, an
 /// offer's own history, and every offer's verdict for support staff.
@@ -51,7 +52,7 @@ struct ConsoleAPITests {
         #expect(failures == ["requireLapsed=1", "minDaysSinceExpiry=2", "maxDaysSinceExpiry=2"])
         let funnel = (result["funnel"] as? [[String: Any]] ?? []).map { "\($0["criterion"]!)=\($0["remaining"]!)" }
         #expect(funnel == ["requireLapsed=3", "minDaysSinceExpiry=2", "maxDaysSinceExpiry=1"])
-        #expect(try env.dependencies.offers.offer(bundleId: "com.example.app", offerId: "winback")?.rule.eligibility.maxDaysSinceExpiry == 365)
+        #expect(try env.offers.offer(bundleId: "com.example.app", offerId: "winback")?.rule.eligibility.maxDaysSinceExpiry == 365)
     }
 
     @Test("simulating a draft for an offer not saved yet works; a wrong draft is refused with every fault")
@@ -104,8 +105,8 @@ struct ConsoleAPITests {
         try env.putOffer(TestEnvironment.demoRule(limits: OfferLimits(maxSignaturesPerUserPerDay: 1)))
         #expect(sign(env, "u").status == 200)
         #expect(sign(env, "u").status == 429)
-        try env.dependencies.activity.flush()
-        let counts = try env.dependencies.activity.store.refusals(bundleId: TestEnvironment.bundleId, offerId: "winback",
+        try env.activity.flush()
+        let counts = try env.activity.store.refusals(bundleId: TestEnvironment.bundleId, offerId: "winback",
                                                                   fromDay: 0, toDay: OfferActivity.day(of: env.now))
         #expect(counts.map { "\($0.criterion)=\($0.count)" }.sorted() == ["=1", "maxSignaturesPerUserPerDay=1"])
     }

@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerConsole
 import OfferSignerHTTP
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// The web console as the service serves it: its files, its security headers on every
 /// response under /console, and files that reference only each other.

@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
+@testable import OfferSignerService
 import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 @Suite("The database setting")
 struct DatabaseSettingTests {

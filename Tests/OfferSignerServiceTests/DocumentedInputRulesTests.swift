@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import OfferSignerApplication
 @testable import OfferSignerService
+import Testing
 
 /// The input rules that `openapi.yaml` states as patterns, checked against the code that
 /// enforces them (Tests/contract/run-schemathesis.sh checks them against the running service).

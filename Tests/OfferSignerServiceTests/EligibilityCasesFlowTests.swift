@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// The cases of issue 9, end to end: signed App Store data in through the notification or
 /// import endpoint, a signature or a refusal naming the failed criteria out of the sign

@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// Eligibility end to end: signed App Store data in through the notification endpoint, a
 /// signature or a refusal with reasons out of the sign endpoint.

@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
+import Testing
 
 @Suite("A keys file without API keys")
 struct EmptyAPIKeysTests {

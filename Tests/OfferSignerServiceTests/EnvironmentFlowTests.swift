@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// Sandbox and production history kept apart, end to end: a request is decided on Production
 /// history unless it names `Sandbox`, and the history shows each item's environment.

@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerHTTP
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// Extreme numbers in App Store data sent to the service itself, through the notification
 /// endpoint and the history import: refused with 400 naming the field and nothing stored, or

@@ -1,8 +1,9 @@
 import AppStoreServerAPIMock
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// `POST /v1/admin/history/refresh`: one customer's history from the App Store Server API, now.
 @Suite("History refresh endpoint")

@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerHTTP
-import Testing
 @testable import OfferSignerService
+import Testing
 
 @Suite("Hostile input")
 struct HostileInputTests {
@@ -95,7 +96,7 @@ extension HostileInputTests {
     func logHoldsNoSecrets() throws {
         let env = try TestEnvironment()
         let capture = LogCapture()
-        env.dependencies.logger = Logger(minimumLevel: .debug) { capture.append($0) }
+        env.logger = Logger(minimumLevel: .debug) { capture.append($0) }
         try env.putOffer(TestEnvironment.demoRule())
         let signed = env.send("POST", "/v1/offers/sign", json: #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "u", "format": "jws"}"#)
         _ = env.send("GET", "/v1/keys", role: nil, headers: ["Authorization": "Bearer wrong-secret-token"])

@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 /// What the service refuses at its edge (issue 12): offer dates out of range, user IDs too long
 /// once lowercased or blank to the eye, CSV formulas behind a combining mark, duplicate JSON
@@ -26,7 +27,7 @@ struct InputHardeningTests {
         let response = putRule(env, rule(startsAt: date))
         #expect(response.status == 400 && response.code == "invalid_request")
         #expect((response.json["detail"] as? String)?.hasPrefix("'startsAt': '\(date)' is not") == true, "\(response.text)")
-        #expect(try env.dependencies.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "winback") == nil, "nothing stored")
+        #expect(try env.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "winback") == nil, "nothing stored")
     }
 
     @Test("offer dates at the ends of the range are kept and read back as sent", arguments: [
@@ -50,7 +51,7 @@ struct InputHardeningTests {
         #expect(sign.status == 400 && (sign.json["detail"] as? String)?.contains("'userId'") == true, "\(sign.text)")
         let path = "/v1/users/" + dotted.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!.removingPercentEncoding! + "/offers"
         #expect(env.send("GET", path).status == 400)
-        #expect(try env.dependencies.signatures.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 10).isEmpty)
+        #expect(try env.signatures.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 10).isEmpty)
         // 128 of them lowercase to 256 code points: accepted, and stored lowercased.
         let fits = String(repeating: "İ", count: 128)
         let accepted = env.send("POST", "/v1/offers/sign", json: TestAppStore.json(
@@ -100,7 +101,7 @@ struct InputHardeningTests {
         let response = env.send("POST", "/v1/offers/sign", json: body)
         #expect(response.status == 400 && response.code == "invalid_request")
         #expect(response.json["detail"] as? String == "\(named): the key appears twice in its object", "\(response.text)")
-        #expect(try env.dependencies.signatures.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 10).isEmpty)
+        #expect(try env.signatures.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 10).isEmpty)
     }
 
     @Test("duplicate keys are refused in offer rules (nested too) and notifications; distinct keys in separate objects are fine")
@@ -109,7 +110,7 @@ struct InputHardeningTests {
         let nested = #"{"offerId": "winback", "bundleId": "com.example.app", "productIds": ["com.example.app.pro_monthly"], "eligibility": {"minPaidDays": 1, "minPaidDays": 0}}"#
         let refused = putRule(env, nested)
         #expect(refused.status == 400 && refused.json["detail"] as? String == "'eligibility.minPaidDays': the key appears twice in its object")
-        #expect(try env.dependencies.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "winback") == nil)
+        #expect(try env.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "winback") == nil)
         let notification = env.send("POST", "/v1/notifications/appstore", role: nil, json: #"{"signedPayload": "a.b.c", "signedPayload": "d.e.f"}"#)
         #expect(notification.status == 400 && (notification.json["detail"] as? String)?.contains("appears twice") == true)
         let distinct = #"{"offerId": "winback", "bundleId": "com.example.app", "productIds": ["com.example.app.pro_monthly"], "eligibility": {"minPaidDays": 1}, "limits": {"maxSignaturesPerUserPerDay": 1}}"#

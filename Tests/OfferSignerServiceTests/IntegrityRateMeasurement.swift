@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 @testable import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 /// How fast an integrity walk goes on a large log, with and without signature checks. A
 /// measurement, not a check: run with OFFER_SIGNER_MEASURE=RECORDS (e.g. 100000).
@@ -12,10 +13,10 @@ struct IntegrityRateMeasurement {
     func measure() throws {
         let count = Int(ProcessInfo.processInfo.environment["OFFER_SIGNER_MEASURE"] ?? "") ?? 100_000
         let env = try TestEnvironment()
-        let app = try #require(env.dependencies.keyRing.current.apps[TestEnvironment.bundleId])
+        let app = try #require(env.keyRing.current.apps[TestEnvironment.bundleId])
         let records = try ChainForgery.signedRecords(count, signer: app.signer, bundleId: app.bundleId, productId: TestEnvironment.product)
         try ChainForgery.append(records, to: env.database)
-        let check = IntegrityCheck(signatureKeys: env.dependencies.keyRing.current)
+        let check = IntegrityCheck(signatureKeys: env.keyRing.current)
         for (name, run) in [("hash chain", IntegrityCheck()), ("hash chain + signatures", check)] {
             let started = ContinuousClock.now
             let outcome = try run.run(env.signatureLog)

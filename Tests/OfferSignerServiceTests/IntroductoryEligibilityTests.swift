@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 /// `POST /v1/offers/introductory-eligibility` and the introductory-offer rules behind it.
 @Suite("POST /v1/offers/introductory-eligibility")
@@ -27,7 +28,7 @@ struct IntroductoryEligibilityTests {
     }
 
     func putRule(_ env: TestEnvironment, _ rule: IntroductoryOfferRule) throws {
-        _ = try env.dependencies.rules.put(rule, by: "test", at: env.now)
+        _ = try env.rules.put(rule, by: "test", at: env.now)
     }
 
     func verify(_ jws: String) throws -> [String: Any] {

@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
+import Testing
 
 @Suite("Keys file: every bad configuration names the file and the fault")
 struct KeyConfigurationTests {

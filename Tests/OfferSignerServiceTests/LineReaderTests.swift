@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import OfferSignerApplication
 @testable import OfferSignerService
+import Testing
 
 @Suite("NDJSON line reader")
 struct LineReaderTests {

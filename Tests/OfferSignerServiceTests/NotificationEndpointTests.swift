@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
+import Testing
 
 @Suite("POST /v1/notifications/appstore")
 struct NotificationEndpointTests {

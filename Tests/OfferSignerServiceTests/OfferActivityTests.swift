@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
+@testable import OfferSignerService
 import OfferSignerStore
 import Synchronization
 import Testing
-@testable import OfferSignerService
 
 /// Refusal counting: gathered in memory, written in one go, never lost to a failed write.
 @Suite("Offer activity: refusal counts")

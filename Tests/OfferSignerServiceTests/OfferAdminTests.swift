@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import OfferSignerApplication
 @testable import OfferSignerService
+import Testing
 
 @Suite("Offer rules through the admin API")
 struct OfferAdminTests {
@@ -40,7 +41,7 @@ struct OfferAdminTests {
         let again = env.send("PUT", "/v1/admin/offers/winback_50_3m", role: .marketing, json: body)
         #expect(again.status == 200 && again.json["version"] as? Int == 1)
         #expect(again.json["startsAt"] as? String == "2026-12-01T00:00:00Z")
-        #expect(try env.dependencies.offers.changes(bundleId: nil, offerId: nil, afterId: 0, limit: 10).count == 1)
+        #expect(try env.offers.changes(bundleId: nil, offerId: nil, afterId: 0, limit: 10).count == 1)
     }
 
     @Test("DELETE disables the offer and keeps it")

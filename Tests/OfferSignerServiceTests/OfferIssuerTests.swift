@@ -1,15 +1,16 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 /// The signing use case on its own, without HTTP: what it issues, what it logs, and each
 /// refusal as a typed value.
 @Suite("OfferIssuer")
 struct OfferIssuerTests {
     func request(_ userId: String = "User-1", offerId: String = "winback", productId: String = TestEnvironment.product,
-                 bundleId: String? = nil, format: SignatureFormat = .legacy) -> IssueRequest {
+                 bundleId: String? = nil, format: PromotionalOfferFormat = .legacy) -> IssueRequest {
         IssueRequest(bundleId: bundleId, productId: productId, offerId: offerId, userId: userId, format: format,
                      transactionId: format == .jws ? "2000000001" : nil, requestedBy: "offline-tool", requestId: "r-1")
     }
@@ -18,7 +19,7 @@ struct OfferIssuerTests {
     func issuedIsLogged() throws {
         let env = try TestEnvironment()
         try env.putOffer(TestEnvironment.demoRule())
-        let issued = try OfferIssuer(dependencies: env.dependencies).issue(request())
+        let issued = try env.issuer.issue(request())
         #expect(issued.offer.appAccountToken == "user-1", "the token is lowercased as Apple signs it")
         #expect(issued.offer.timestamp == 1_800_000_000_000 && issued.offer.keyIdentifier == "ACTIVEKEY1")
         let key = try P256PublicKey(spkiDER: Array(Data(base64Encoded: SignEndpointTests.applePublicKey)!))
@@ -32,7 +33,7 @@ struct OfferIssuerTests {
     func jws() throws {
         let env = try TestEnvironment()
         try env.putOffer(TestEnvironment.demoRule())
-        let issued = try OfferIssuer(dependencies: env.dependencies).issue(request(format: .jws))
+        let issued = try env.issuer.issue(request(format: .jws))
         #expect(issued.format == .jws && issued.offer.transactionId == "2000000001")
         #expect(issued.signature.split(separator: ".").count == 3)
     }
@@ -41,7 +42,7 @@ struct OfferIssuerTests {
     func refusals() throws {
         let env = try TestEnvironment()
         try env.putOffer(TestEnvironment.demoRule(eligibility: EligibilityCriteria(requireLapsed: true)))
-        let issuer = OfferIssuer(dependencies: env.dependencies)
+        let issuer = env.issuer
         func refusal(_ request: IssueRequest) -> SignRefusal? {
             do {
                 _ = try issuer.issue(request)
@@ -74,7 +75,7 @@ struct OfferIssuerTests {
     func quotaAndLog() throws {
         let env = try TestEnvironment()
         try env.putOffer(TestEnvironment.demoRule(limits: OfferLimits(maxSignaturesPerUserPerDay: 1)))
-        let issuer = OfferIssuer(dependencies: env.dependencies)
+        let issuer = env.issuer
         _ = try issuer.issue(request())
         #expect {
             _ = try issuer.issue(request())
@@ -85,7 +86,7 @@ struct OfferIssuerTests {
         let failing = try TestEnvironment(signatures: FailingSignatureLog())
         try failing.putOffer(TestEnvironment.demoRule())
         #expect {
-            _ = try OfferIssuer(dependencies: failing.dependencies).issue(request())
+            _ = try failing.issuer.issue(request())
         } throws: { error in
             guard case .logUnavailable(reason: "disk I/O error") = error as? SignRefusal else { return false }
             return true

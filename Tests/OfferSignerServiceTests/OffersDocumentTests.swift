@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+@testable import OfferSignerApplication
 import OfferSignerCore
 @testable import OfferSignerService
+import Testing
 
 @Suite("The offers answer's JSON")
 struct OffersDocumentTests {

@@ -1,21 +1,22 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 @Suite("Command-line tools on the database")
 struct OfflineToolTests {
     @Test("offers apply: a valid file is applied as one change set; a file with one bad rule changes nothing")
     func applyRules() throws {
         let env = try TestEnvironment()
-        let configuration = env.dependencies.keyRing.current
+        let configuration = env.keyRing.current
         let good = env.folder.appendingPathComponent("rules.json")
         try #"[{"offerId": "a", "bundleId": "com.example.app", "productIds": ["p1"]}, {"offerId": "b", "bundleId": "com.example.app", "productIds": ["p2"], "priority": 3}]"#
             .write(to: good, atomically: true, encoding: .utf8)
-        let changed = try OfferRulesFile(path: good.path, configuration: configuration).apply(to: env.dependencies.offers, by: "cli:test", at: env.now)
+        let changed = try OfferRulesFile(path: good.path, configuration: configuration).apply(to: env.offers, by: "cli:test", at: env.now)
         #expect(changed.map(\.rule.offerId) == ["a", "b"])
-        #expect(try OfferRulesFile(path: good.path, configuration: configuration).apply(to: env.dependencies.offers, by: "cli:test", at: env.now).isEmpty)
+        #expect(try OfferRulesFile(path: good.path, configuration: configuration).apply(to: env.offers, by: "cli:test", at: env.now).isEmpty)
 
         let bad = env.folder.appendingPathComponent("bad.json")
         try #"[{"offerId": "a", "bundleId": "com.example.app", "productIds": ["p9"]}, {"offerId": "c", "bundleId": "com.example.app", "productIds": []}]"#
@@ -25,8 +26,8 @@ struct OfflineToolTests {
         } throws: { error in
             "\(error)".contains("offer 'c'") && "\(error)".contains("productIds")
         }
-        #expect(try env.dependencies.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "a")?.rule.productIds == ["p1"], "nothing of the bad file applied")
-        #expect(try env.dependencies.offers.changes(bundleId: nil, offerId: nil, afterId: 0, limit: 10).map(\.apiKeyName) == ["cli:test", "cli:test"])
+        #expect(try env.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "a")?.rule.productIds == ["p1"], "nothing of the bad file applied")
+        #expect(try env.offers.changes(bundleId: nil, offerId: nil, afterId: 0, limit: 10).map(\.apiKeyName) == ["cli:test", "cli:test"])
     }
 
     @Test("audit export: CSV with a header, NDJSON one record per line, filtered by time")

@@ -1,10 +1,11 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import OfferSignerStore
 import OfferSignerTestSupport
 import Synchronization
 import Testing
-@testable import OfferSignerService
 
 /// Several `serve` processes on one PostgreSQL database, and what happens to them when one is
 /// killed or the database stops under load. Real processes, a real cluster (the shared test

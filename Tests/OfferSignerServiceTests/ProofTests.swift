@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 /// Issue 11: a key shipped in apps signs only for a customer proven by the device's
 /// Apple-signed transaction; the proof is verified like a notification, bound to the request,
@@ -222,7 +223,7 @@ struct ProofTests {
     func issuerDemandsProof() throws {
         let env = try TestEnvironment()
         try env.putOffer(TestEnvironment.demoRule())
-        let issuer = OfferIssuer(dependencies: env.dependencies)
+        let issuer = env.issuer
         func refusal(user: String, trust: CallerTrust) -> SignRefusal? {
             do {
                 _ = try issuer.issue(IssueRequest(bundleId: nil, productId: TestEnvironment.product, offerId: "winback", userId: user,

@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerHTTP
-import Testing
 @testable import OfferSignerService
+import Testing
 
 @Suite("Abuse protection: token buckets")
 struct RateLimitTests {
@@ -34,7 +35,7 @@ struct RateLimitTests {
     @Test("signing past the per-user limit answers 429 with Retry-After; other users go on")
     func perUser() throws {
         let env = try TestEnvironment()
-        env.dependencies.rateLimits = RateLimits(signPerUser: RateLimit(count: 2, period: 60))
+        env.rateLimits = RateLimits(signPerUser: RateLimit(count: 2, period: 60))
         try env.putOffer(TestEnvironment.demoRule())
         func sign(_ user: String) -> TestResponse {
             env.send("POST", "/v1/offers/sign", json: #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "\#(user)"}"#)
@@ -50,8 +51,8 @@ struct RateLimitTests {
     @Test("behind a trusted proxy the client is the X-Forwarded-For address; an untrusted peer's header is ignored")
     func forwardedFor() throws {
         let env = try TestEnvironment()
-        env.dependencies.rateLimits = RateLimits(notificationsPerAddress: RateLimit(count: 1, period: 3600))
-        env.dependencies.trustedProxies = ["10.0.0.1"]
+        env.rateLimits = RateLimits(notificationsPerAddress: RateLimit(count: 1, period: 3600))
+        env.trustedProxies = ["10.0.0.1"]
         func post(from peer: String, forwardedFor: String?) -> Int {
             var headers: HTTPHeaders = ["Content-Type": "application/json"]
             if let forwardedFor { headers.set("X-Forwarded-For", forwardedFor) }
@@ -69,7 +70,7 @@ struct RateLimitTests {
     @Test("per API key, and notifications per client address")
     func perKeyAndAddress() throws {
         let env = try TestEnvironment()
-        env.dependencies.rateLimits = RateLimits(signPerAPIKey: RateLimit(count: 1, period: 3600),
+        env.rateLimits = RateLimits(signPerAPIKey: RateLimit(count: 1, period: 3600),
                                                  notificationsPerAddress: RateLimit(count: 1, period: 3600))
         let sign = #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "u"}"#
         #expect(env.send("POST", "/v1/offers/sign", json: sign).status == 404)

@@ -1,9 +1,10 @@
 import AppStoreServerAPIMock
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
 @testable import OfferSignerStore
+import Testing
 
 /// `appstore recover` and the scheduled recovery: notifications the webhook never received are
 /// found in Apple's Notification History, verified, stored once, and change eligibility.

@@ -1,10 +1,11 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
+@testable import OfferSignerService
 import OfferSignerStore
 import Synchronization
 import Testing
-@testable import OfferSignerService
 
 /// `POST /v1/retention/appstore` driven as the App Store drives it: signed real-time requests
 /// for a subscription whose history arrived through notifications.
@@ -31,7 +32,7 @@ struct RetentionEndpointTests {
     }
 
     func put(_ env: TestEnvironment, _ rule: RetentionRule) throws {
-        _ = try env.dependencies.rules.put(rule, by: "test", at: env.now)
+        _ = try env.rules.put(rule, by: "test", at: env.now)
     }
 
     func offerRule(_ id: String = "save", priority: Int = 10, offerId: String = "winback", fallback: String? = fallbackMessage) -> RetentionRule {

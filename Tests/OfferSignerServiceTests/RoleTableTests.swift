@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerHTTP
-import Testing
 @testable import OfferSignerService
+import Testing
 
 @Suite("Roles: every role against every route")
 struct RoleTableTests {

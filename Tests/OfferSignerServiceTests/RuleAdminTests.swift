@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// The admin routes of retention rules and introductory-offer rules, and their audited changes.
 @Suite("Retention and introductory-offer rule admin")
@@ -51,7 +52,7 @@ struct RuleAdminTests {
         let response = env.send("PUT", "/v1/admin/retention-rules/save", role: .marketing, json: body)
         #expect(response.status == 400 && response.code == "invalid_request")
         #expect((response.json["errors"] as? [String])?.contains(fault) == true, "\(response.text)")
-        #expect(try env.dependencies.rules.rules(RetentionRule.self, bundleId: nil).isEmpty)
+        #expect(try env.rules.rules(RetentionRule.self, bundleId: nil).isEmpty)
     }
 
     @Test("introductory-offer rules: create, refuse a rule naming neither products nor groups, disable, audit")

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import OfferSignerCore
 import Testing
+@testable import OfferSignerApplication
 @testable import OfferSignerService
 
 @Suite("The service over a real socket")
@@ -76,9 +77,9 @@ struct ServiceRuntimeTests {
 
         let restarted = try ServiceRuntime(settings: settings, logger: .silent)
         defer { restarted.stop() }
-        #expect(try restarted.dependencies.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "winback") != nil)
-        #expect(try restarted.dependencies.signatures.signature(nonce: nonce)?.record.userId == "socket-user")
-        #expect(try restarted.dependencies.history.history(userId: "socket-user", bundleId: TestEnvironment.bundleId).transactions.count == 1)
+        #expect(try restarted.stores.offers.offer(bundleId: TestEnvironment.bundleId, offerId: "winback") != nil)
+        #expect(try restarted.stores.signatures.signature(nonce: nonce)?.record.userId == "socket-user")
+        #expect(try restarted.stores.history.history(userId: "socket-user", bundleId: TestEnvironment.bundleId).transactions.count == 1)
         let (quota, _, retry) = try Self.request(
             URL(string: "http://127.0.0.1:\(restarted.port)/v1/offers/sign")!, method: "POST", token: TestEnvironment.tokens[.client],
             body: #"{"productId": "com.example.app.pro_monthly", "offerId": "winback", "userId": "socket-user"}"#)
@@ -105,12 +106,12 @@ struct ServiceRuntimeTests {
             Issue.record("a valid keys file was refused")
             return
         }
-        #expect(runtime.dependencies.keyRing.current.apps["com.example.app"]?.activeKey.keyId == "OLDKEY0001")
+        #expect(runtime.keyRing.current.apps["com.example.app"]?.activeKey.keyId == "OLDKEY0001")
         try "{ broken".write(toFile: env.keysPath, atomically: true, encoding: .utf8)
         guard case .failure = runtime.reloadKeys() else {
             Issue.record("a broken keys file was accepted")
             return
         }
-        #expect(runtime.dependencies.keyRing.current.apps["com.example.app"]?.activeKey.keyId == "OLDKEY0001")
+        #expect(runtime.keyRing.current.apps["com.example.app"]?.activeKey.keyId == "OLDKEY0001")
     }
 }

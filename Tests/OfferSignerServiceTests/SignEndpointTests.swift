@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 @testable import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 @Suite("POST /v1/offers/sign")
 struct SignEndpointTests {

@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// Issue 16: the sign body's fast reading and its strict decoding agree on every body the fast
 /// one takes, and every body it does not take goes to the strict decoder.

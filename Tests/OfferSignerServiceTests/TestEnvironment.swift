@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
-@testable import OfferSignerStore
 @testable import OfferSignerService
+@testable import OfferSignerStore
 
 /// A service wired in process over a temporary SQLite database, with Apple's test key as the
 /// app's active signing key and one API token per role.
@@ -22,8 +23,28 @@ final class TestEnvironment {
     let signatureLog: SQLiteSignatureLog
     let historyStore: SQLiteHistoryStore
     let retentionRequestStore: SQLiteRetentionRequestStore
-    var dependencies: ServiceDependencies
     var now: Date
+
+    // The parts the service is composed of (a test may replace any of them before it sends requests).
+    var keyRing: KeyRing
+    var appStore: AppStoreVerification
+    var offers: any OfferStore
+    var signatures: any SignatureLog
+    var history: any SubscriptionHistoryStore
+    var rules: any RuleStore
+    var retentionRequests: any RetentionRequestStore
+    var checkpoints: (any CheckpointStore)?
+    var checkpointer: AuditCheckpointer?
+    var activity: OfferActivity
+    var appStoreAPI: AppStoreAPIClients?
+    var appStoreSync: (any AppStoreSyncStore)?
+    var unknownUserLookup: UnknownUserLookup?
+    var rateLimits = RateLimits.none
+    var trustedProxies: Set<String> = []
+    var integrityRuns = ConcurrencyGate(limit: 2)
+    var clock: WallClock
+    var metrics = Metrics()
+    var logger = Logger.silent
 
     /// - Parameters:
     ///   - secondApp: also configure ``otherBundleId`` (appAppleId 5678), with its own key.
@@ -53,16 +74,18 @@ final class TestEnvironment {
         let log = signatures ?? signatureLog
         let keyRing = KeyRing(configuration)
         let checkpoints = SQLiteCheckpointStore(database: database)
-        dependencies = ServiceDependencies(
-            keyRing: keyRing, offers: try SQLiteOfferStore(database: database),
-            signatures: log, history: historyStore, rules: SQLiteRuleStore(database: database),
-            retentionRequests: retentionRequestStore,
-            activity: OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: .silent),
-            appStore: try AppStoreVerification(roots: [TestAppStore.root], environments: environments,
-                                               configuration: configuration),
-            clock: .fixed(fixedNow), logger: .silent, checkpoints: checkpoints,
-            checkpointer: AuditCheckpointer(log: log, store: checkpoints, keyRing: keyRing, clock: .fixed(fixedNow), logger: .silent,
-                                            interval: .seconds(60)))
+        self.keyRing = keyRing
+        offers = try SQLiteOfferStore(database: database)
+        self.signatures = log
+        history = historyStore
+        rules = SQLiteRuleStore(database: database)
+        retentionRequests = retentionRequestStore
+        activity = OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: .silent)
+        appStore = try AppStoreVerification(roots: [TestAppStore.root], environments: environments, configuration: configuration)
+        clock = .fixed(fixedNow)
+        self.checkpoints = checkpoints
+        checkpointer = AuditCheckpointer(log: log, store: checkpoints, keyRing: keyRing, clock: .fixed(fixedNow), logger: .silent,
+                                         interval: .seconds(60))
     }
 
     deinit {
@@ -104,7 +127,19 @@ final class TestEnvironment {
         return try SQLiteDatabase(path: path, maxPageCount: Int(schemaPages) + 6)
     }
 
-    var router: Router<ServiceContext> { ServiceRouter.make(dependencies) }
+    /// The service composed of the parts as they are now.
+    var composition: ServiceComposition {
+        ServiceComposition(keyRing: keyRing, verification: appStore, stores: StoreSet(
+            offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
+            checkpoints: checkpoints), activity: activity, checkpointer: checkpointer, appStoreAPI: appStoreAPI,
+            unknownUsers: unknownUserLookup, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
+            clock: clock, metrics: metrics, logger: logger)
+    }
+
+    var router: Router<ServiceContext> { composition.router }
+
+    /// The issuing pipeline over the parts as they are now.
+    var issuer: OfferIssuer { composition.issuer }
 
     /// Sends a request through the whole middleware chain.
     func send(_ method: String, _ path: String, role: Role? = .client, json: String? = nil,
@@ -119,7 +154,7 @@ final class TestEnvironment {
     /// Stores an offer rule directly.
     @discardableResult
     func putOffer(_ rule: OfferRule) throws -> StoredOffer {
-        try dependencies.offers.put(rule, by: "test", at: now)
+        try offers.put(rule, by: "test", at: now)
     }
 
     static func demoRule(_ offerId: String = "winback", eligibility: EligibilityCriteria = EligibilityCriteria(),

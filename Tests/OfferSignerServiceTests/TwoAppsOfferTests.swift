@@ -1,7 +1,8 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
-import Testing
 @testable import OfferSignerService
+import Testing
 
 /// Offer IDs belong to an app: two apps served by one deployment may both have a `winback`.
 @Suite("Two apps with the same offer ID")
@@ -98,10 +99,10 @@ struct TwoAppsOfferTests {
     @Test("offers apply: the same offer ID once per app is fine, twice in one app is refused")
     func rulesFile() throws {
         let env = try TestEnvironment(secondApp: true)
-        let configuration = env.dependencies.keyRing.current
+        let configuration = env.keyRing.current
         let good = env.folder.appendingPathComponent("rules.json")
         try "[\(Self.rule(Self.app, product: "p1")), \(Self.rule(Self.other, product: "p2"))]".write(to: good, atomically: true, encoding: .utf8)
-        let changed = try OfferRulesFile(path: good.path, configuration: configuration).apply(to: env.dependencies.offers, by: "cli:test", at: env.now)
+        let changed = try OfferRulesFile(path: good.path, configuration: configuration).apply(to: env.offers, by: "cli:test", at: env.now)
         #expect(changed.map(\.rule.bundleId) == [Self.app, Self.other])
         let bad = env.folder.appendingPathComponent("bad.json")
         try "[\(Self.rule(Self.app, product: "p1")), \(Self.rule(Self.app, product: "p3"))]".write(to: bad, atomically: true, encoding: .utf8)

@@ -1,10 +1,11 @@
 import AppStoreServerAPI
 import AppStoreServerAPIMock
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import Synchronization
 import Testing
-@testable import OfferSignerService
 
 /// `OFFER_SIGNER_FETCH_UNKNOWN_USERS`: a sign request for a user with no known history, naming a
 /// transaction, has that transaction's history fetched (at most 2 s) before the decision.
@@ -21,7 +22,7 @@ struct UnknownUserLookupTests {
         try harness.env.putOffer(Self.lapsedOffer)
         if lookup {
             let sync = CustomerHistorySync(clients: harness.clients, ingestor: harness.ingestor, policy: (timeout: timeout, retry: .none))
-            harness.env.dependencies.unknownUserLookup = UnknownUserLookup(fetcher: sync, timeout: timeout)
+            harness.env.unknownUserLookup = UnknownUserLookup(fetcher: sync, timeout: timeout)
         }
         return harness
     }

@@ -1,8 +1,9 @@
 import Foundation
+@testable import OfferSignerApplication
 import OfferSignerCore
+@testable import OfferSignerService
 import OfferSignerStore
 import Testing
-@testable import OfferSignerService
 
 /// A rule store whose database cannot be reached, as a PostgreSQL store is while the server restarts.
 struct UnreachableRuleStore: RuleStore {
@@ -36,16 +37,15 @@ struct UnreachableDatabaseTests {
     @Test("introductory-offer eligibility is refused as unavailable (503, retry), not as an internal failure, and nothing is signed")
     func introductoryEligibility() throws {
         let env = try TestEnvironment()
-        var dependencies = env.dependencies
-        dependencies.rules = UnreachableRuleStore()
+        env.rules = UnreachableRuleStore()
         let request = IntroductoryOfferRequest(bundleId: nil, productId: TestEnvironment.product, userId: "user-1",
                                                transactionId: "2000000001", requestedBy: "client", requestId: "r-1")
         #expect {
-            _ = try IntroductoryOfferIssuer(dependencies: dependencies).issue(request)
+            _ = try env.issuer.issue(request)
         } throws: { error in
             guard case .storeUnavailable(reason: UnreachableRuleStore.reason) = error as? SignRefusal else { return false }
             return (error as? SignRefusal)?.problem.status == 503
         }
-        #expect(try env.dependencies.signatures.verifyIntegrity().records == 0)
+        #expect(try env.signatures.verifyIntegrity().records == 0)
     }
 }

@@ -1,5 +1,5 @@
-import OfferSignerHTTP
 import OfferSignerApplication
+import OfferSignerHTTP
 
 /// Puts the console's security headers on every response under `/console`, errors included
 /// (a problem thrown further in keeps travelling to the router's edge, carrying them): a

@@ -1,6 +1,6 @@
+import OfferSignerApplication
 import OfferSignerHTTP
 import OfferSignerStore
-import OfferSignerApplication
 
 /// Which app a request is about, by the sign endpoint's convention: the `bundleId` it names,
 /// which must be a configured app, or else the only configured app.

@@ -1,7 +1,7 @@
 import AppStoreServerAPI
+import OfferSignerApplication
 import OfferSignerHTTP
 import OfferSignerStore
-import OfferSignerApplication
 
 extension CustomerHistorySync.Failure: HTTPResponseError {
     /// The answer of the history refresh: 404 for a transaction the App Store does not know,

@@ -1,5 +1,5 @@
-import OfferSignerHTTP
 import OfferSignerApplication
+import OfferSignerHTTP
 import OfferSignerStore
 
 extension DatabaseUnavailable: HTTPResponseError {

@@ -1,6 +1,6 @@
+import OfferSignerApplication
 import OfferSignerHTTP
 import OfferSignerStore
-import OfferSignerApplication
 
 extension RetentionRefusal: HTTPResponseError {
     /// 400 `invalid_signed_data` for a request that does not verify; 503 when the offer could

@@ -1,6 +1,6 @@
+import OfferSignerApplication
 import OfferSignerHTTP
 import OfferSignerStore
-import OfferSignerApplication
 
 extension SignedItemRefusal: HTTPResponseError {
     /// 400 `invalid_signed_data`: nothing was stored.

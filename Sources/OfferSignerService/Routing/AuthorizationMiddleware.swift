@@ -1,6 +1,6 @@
+import OfferSignerApplication
 import OfferSignerHTTP
 import OfferSignerStore
-import OfferSignerApplication
 
 /// Enforces the access rule declared with each route: 401 without a valid token, 403 for a
 /// role that may not call the route. Requests that matched no route pass on to their 404/405.

@@ -1,5 +1,5 @@
-import OfferSignerCore
 import OfferSignerApplication
+import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
 

@@ -1,6 +1,6 @@
+import OfferSignerApplication
 import OfferSignerHTTP
 import OfferSignerStore
-import OfferSignerApplication
 
 /// A group of handlers that declares its own routes, each with who may call it and what it
 /// accepts, next to the handlers themselves.

@@ -1,6 +1,6 @@
+import OfferSignerApplication
 import OfferSignerHTTP
 import OfferSignerStore
-import OfferSignerApplication
 
 /// What the service keeps about a request on its way to the handler: the router's core, the
 /// access rule declared with the route, and the caller the API token names.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import OfferSignerCore
+import Testing
 
 @Suite("A record's own signature")
 struct SignatureRecordVerificationTests {
@@ -13,13 +13,13 @@ struct SignatureRecordVerificationTests {
         key = try P256PrivateKey.generate()
     }
 
-    func record(_ format: SignatureFormat) throws -> SignatureRecord {
+    func record(_ format: PromotionalOfferFormat) throws -> SignatureRecord {
         let signer = PromotionalOfferSigner(keyIdentifier: "KEY1", issuerId: "issuer", privateKey: key)
         return SignatureRecord(try signer.issue(offer, format: format), apiKeyName: "client", requestId: "r", recordedAt: 1)
     }
 
-    @Test("records as issued verify, legacy and JWS", arguments: [SignatureFormat.legacy, .jws])
-    func issued(format: SignatureFormat) throws {
+    @Test("records as issued verify, legacy and JWS", arguments: [PromotionalOfferFormat.legacy, .jws])
+    func issued(format: PromotionalOfferFormat) throws {
         #expect(try record(format).signatureProblem(publicKey: key.publicKey) == nil)
     }
 

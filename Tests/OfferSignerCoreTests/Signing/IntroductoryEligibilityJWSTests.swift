@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import OfferSignerCore
+import Testing
 
 @Suite("Introductory-offer eligibility JWS")
 struct IntroductoryEligibilityJWSTests {
