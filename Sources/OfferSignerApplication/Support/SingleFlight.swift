@@ -1,5 +1,6 @@
 import Foundation
 import OfferSignerCore
+import Synchronization
 
 /// Runs at most one call per key at a time: a caller whose key is already running waits for
 /// that call and gets its result instead of running its own. (A repeated Retention Messaging
@@ -9,10 +10,11 @@ package final class SingleFlight<Value: Sendable, Failure: Error>: Sendable {
     /// (whose contended path queues in the kernel; see `PlainMutex`).
     private let running = PlainMutex<[String: Call]>([:])
 
-    /// One running call and, once it is done, its result.
-    private final class Call: @unchecked Sendable { // @unchecked: `result` is written once before `done.leave()`, read only after `done.wait()`
+    /// One running call and, once it is done, its result (written once before `done.leave()`,
+    /// read only after `done.wait()`, so its lock is never contended).
+    private final class Call: Sendable {
         let done = DispatchGroup()
-        var result: Result<Value, Failure>?
+        let result = Mutex<Result<Value, Failure>?>(nil)
     }
 
     /// `body`'s result, or that of the call of `key` already running.
@@ -26,7 +28,7 @@ package final class SingleFlight<Value: Sendable, Failure: Error>: Sendable {
         }
         guard leads else {
             call.done.wait()
-            return try call.result!.get()
+            return try call.result.withLock { $0! }.get()
         }
         let result: Result<Value, Failure>
         do {
@@ -34,7 +36,7 @@ package final class SingleFlight<Value: Sendable, Failure: Error>: Sendable {
         } catch {
             result = .failure(error)
         }
-        call.result = result
+        call.result.withLock { $0 = result }
         running.withLock { $0[key] = nil }
         call.done.leave()
         return try result.get()
