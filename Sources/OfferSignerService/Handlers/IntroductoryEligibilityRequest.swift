@@ -26,14 +26,8 @@ struct IntroductoryEligibilityRequest: Decodable {
         userId = try container.decode(String.self, forKey: .userId)
         transactionId = try container.decode(String.self, forKey: .transactionId)
         bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
-        let environmentName = try container.decodeIfPresent(String.self, forKey: .environment) ?? AppStoreEnvironment.production.rawValue
-        guard let environment = AppStoreEnvironment(rawValue: environmentName) else {
-            throw DecodingError.dataCorruptedError(forKey: .environment, in: container,
-                debugDescription: "unknown environment '\(environmentName)'; use \"Production\" or \"Sandbox\"")
-        }
-        self.environment = environment
-        proof = CustomerProof(signedTransaction: try container.decodeIfPresent(String.self, forKey: .signedTransaction),
-                              signedAppTransaction: try container.decodeIfPresent(String.self, forKey: .signedAppTransaction))
+        environment = try container.decodeEnvironment(forKey: .environment)
+        proof = try container.decodeProof(signedTransaction: .signedTransaction, signedAppTransaction: .signedAppTransaction)
     }
 
     /// Refuses IDs of the wrong length or characters, with the field named.

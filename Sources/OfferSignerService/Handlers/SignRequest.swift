@@ -34,14 +34,8 @@ struct SignRequest: Decodable {
         }
         self.format = format
         transactionId = try container.decodeIfPresent(String.self, forKey: .transactionId)
-        let environmentName = try container.decodeIfPresent(String.self, forKey: .environment) ?? AppStoreEnvironment.production.rawValue
-        guard let environment = AppStoreEnvironment(rawValue: environmentName) else {
-            throw DecodingError.dataCorruptedError(forKey: .environment, in: container,
-                debugDescription: "unknown environment '\(environmentName)'; use \"Production\" or \"Sandbox\"")
-        }
-        self.environment = environment
-        proof = CustomerProof(signedTransaction: try container.decodeIfPresent(String.self, forKey: .signedTransaction),
-                              signedAppTransaction: try container.decodeIfPresent(String.self, forKey: .signedAppTransaction))
+        environment = try container.decodeEnvironment(forKey: .environment)
+        proof = try container.decodeProof(signedTransaction: .signedTransaction, signedAppTransaction: .signedAppTransaction)
     }
 
     /// The body read without `JSONDecoder` when it is a flat object of plain strings (see
