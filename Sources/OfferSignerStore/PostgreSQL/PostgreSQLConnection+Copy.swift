@@ -5,7 +5,7 @@ extension PostgreSQLConnection: CopyConnection {
 
     func copyRows(_ table: CopiedTable, after: [CopyValue]?, limit: Int) throws -> [[CopyValue]] {
         var sql = "SELECT \(table.columnList) FROM \(table.name)"
-        var values: [PostgreSQLValue] = []
+        var values: [SQLValue] = []
         if let after {
             let placeholders = (1...table.key.count).map { "$\($0)" }.joined(separator: ", ")
             sql += " WHERE (\(table.key.joined(separator: ", "))) > (\(placeholders))"
@@ -23,7 +23,7 @@ extension PostgreSQLConnection: CopyConnection {
 
     /// One statement per page: a column array each, unnested into rows.
     func copyInsert(_ table: CopiedTable, _ rows: [[CopyValue]]) throws {
-        let arrays = table.columns.enumerated().map { index, column -> PostgreSQLValue in
+        let arrays = table.columns.enumerated().map { index, column -> SQLValue in
             switch column.kind {
             case .integer:
                 return .integerArray(rows.map { if case .integer(let number) = $0[index] { number } else { nil } })
@@ -46,7 +46,7 @@ extension PostgreSQLConnection: CopyConnection {
         try execute("ANALYZE \(CopiedTable.all.map(\.name).joined(separator: ", "))")
     }
 
-    private static func value(_ value: CopyValue) -> PostgreSQLValue {
+    private static func value(_ value: CopyValue) -> SQLValue {
         switch value {
         case .null: .null
         case .integer(let number): .integer(number)

@@ -147,7 +147,7 @@ public final class PostgreSQLOfferStore: OfferStore, Sendable {
             SELECT id, bundle_id, offer_id, version, action, api_key_name, changed_at_ms, before_json, after_json
             FROM offer_changes WHERE id > $1
             """
-        var values: [PostgreSQLValue] = [.integer(afterId)]
+        var values: [SQLValue] = [.integer(afterId)]
         if let bundleId {
             values.append(.text(bundleId))
             sql += " AND bundle_id = $\(values.count)"

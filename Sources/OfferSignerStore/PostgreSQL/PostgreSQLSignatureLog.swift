@@ -137,8 +137,8 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
 
     public func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] {
         var clauses = ["seq > $1"]
-        var values: [PostgreSQLValue] = [.integer(afterSequence)]
-        func add(_ clause: String, _ value: PostgreSQLValue) {
+        var values: [SQLValue] = [.integer(afterSequence)]
+        func add(_ clause: String, _ value: SQLValue) {
             values.append(value)
             clauses.append("\(clause) $\(values.count)")
         }

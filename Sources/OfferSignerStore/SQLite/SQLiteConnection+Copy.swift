@@ -5,7 +5,7 @@ extension SQLiteConnection: CopyConnection {
 
     func copyRows(_ table: CopiedTable, after: [CopyValue]?, limit: Int) throws -> [[CopyValue]] {
         var sql = "SELECT \(table.columnList) FROM \(table.name)"
-        var values: [SQLiteValue] = []
+        var values: [SQLValue] = []
         if let after {
             sql += " WHERE (\(table.key.joined(separator: ", "))) > (\(table.key.map { _ in "?" }.joined(separator: ", ")))"
             values = after.map(Self.value)
@@ -27,7 +27,7 @@ extension SQLiteConnection: CopyConnection {
 
     func copyFinish() throws {}
 
-    private static func value(_ value: CopyValue) -> SQLiteValue {
+    private static func value(_ value: CopyValue) -> SQLValue {
         switch value {
         case .null: .null
         case .integer(let number): .integer(number)

@@ -113,7 +113,7 @@ public final class SQLiteOfferStore: OfferStore, Sendable {
             SELECT id, bundle_id, offer_id, version, action, api_key_name, changed_at_ms, before_json, after_json
             FROM offer_changes WHERE id > ?
             """
-        var values: [SQLiteValue] = [.integer(afterId)]
+        var values: [SQLValue] = [.integer(afterId)]
         if let bundleId {
             sql += " AND bundle_id = ?"
             values.append(.text(bundleId))

@@ -98,7 +98,7 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
     private static func quotaRetryAfter(_ db: SQLiteConnection, _ record: SignatureRecord, _ quota: SignatureQuota) throws -> Int? {
         let windowStart = record.timestamp - quota.windowMilliseconds
         let sameSubscription = record.userId.isEmpty ? "AND transaction_id IS ?" : ""
-        var values: [SQLiteValue] = [.text(record.userId), .text(record.offerId), .text(record.bundleId), .integer(windowStart)]
+        var values: [SQLValue] = [.text(record.userId), .text(record.offerId), .text(record.bundleId), .integer(windowStart)]
         if record.userId.isEmpty { values.append(.optional(record.transactionId)) }
         values.append(.integer(Int64(max(quota.maxCount, 0))))
         let times = try db.query("""
@@ -119,7 +119,7 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
 
     public func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] {
         var clauses = ["seq > ?"]
-        var values: [SQLiteValue] = [.integer(afterSequence)]
+        var values: [SQLValue] = [.integer(afterSequence)]
         let equalities: [(String, String?)] = [
             ("user_id", filter.userId), ("offer_id", filter.offerId), ("product_id", filter.productId),
             ("bundle_id", filter.bundleId), ("key_id", filter.keyId), ("source", filter.source?.rawValue),

@@ -1,22 +1,24 @@
 import Foundation
 import OfferSignerCore
 
-/// Verified App Store history in PostgreSQL, group-committed per instance like the SQLite
-/// store. Idempotent across instances: a notification is inserted `ON CONFLICT DO NOTHING`
-/// on its `notificationUUID`, so when Apple delivers one to two instances at once the second
-/// insert waits for the first to commit and then changes nothing (the second instance answers
-/// it as a duplicate); transactions and renewal infos upsert on their keys, the newest
-/// `signedDate` winning whichever instance writes last.
-public final class PostgreSQLHistoryStore: SubscriptionHistoryStore, Sendable {
-    private let database: PostgreSQLDatabase
+/// Verified App Store history, group-committed per process. Idempotent across instances: a
+/// notification is inserted `ON CONFLICT DO NOTHING` on its `notificationUUID`, so when Apple
+/// delivers one to two instances at once the second insert waits for the first to commit and
+/// then changes nothing (the second instance answers it as a duplicate); transactions and
+/// renewal infos upsert on their keys, the newest `signedDate` winning whichever writes last.
+public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
+    private let database: any SQLDatabase
     private let committer: GroupCommitter<HistoryItem, Bool>
 
-    public init(database: PostgreSQLDatabase) {
+    init(_ database: any SQLDatabase) {
         self.database = database
         committer = GroupCommitter(name: "history-writer") { batch in
-            try database.write { db in try batch.map { item in .success(try Self.write(item, db)) } }
+            try database.inTransaction { db in try batch.map { item in .success(try Self.write(item, db)) } }
         }
     }
+
+    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
+    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
 
     deinit {
         committer.close()
@@ -32,19 +34,19 @@ public final class PostgreSQLHistoryStore: SubscriptionHistoryStore, Sendable {
     }
 
     public func record(batch items: [HistoryItem]) throws -> [Bool] {
-        try database.write { db in try items.map { try Self.write($0, db) } }
+        try database.inTransaction { db in try items.map { try Self.write($0, db) } }
     }
 
-    private static func write(_ item: HistoryItem, _ db: PostgreSQLConnection) throws -> Bool {
+    private static func write(_ item: HistoryItem, _ db: any SQLConnection) throws -> Bool {
         switch item {
         case .notification(let notification, let transaction, let renewal):
-            let inserted = try db.query("""
+            let inserted = try db.change("""
                 INSERT INTO notifications (notification_uuid, notification_type, subtype, bundle_id, environment,
-                    signed_date_ms, received_at_ms, signed_payload) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                    signed_date_ms, received_at_ms, signed_payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (notification_uuid) DO NOTHING
                 """, [.text(notification.notificationUUID), .text(notification.notificationType), .optional(notification.subtype),
                       .optional(notification.bundleId), .optional(notification.environment), .integer(notification.signedDate),
-                      .integer(notification.receivedAt), .text(notification.signedPayload)]).affectedRows
+                      .integer(notification.receivedAt), .text(notification.signedPayload)])
             guard inserted == 1 else { return false }
             if let transaction { _ = try upsert(transaction, db) }
             if let renewal { _ = try upsert(renewal, db) }
@@ -58,14 +60,14 @@ public final class PostgreSQLHistoryStore: SubscriptionHistoryStore, Sendable {
 
     /// Inserts the transaction, or replaces the stored copy of it (same environment and
     /// `transactionId`) when this one was signed later.
-    private static func upsert(_ stored: StoredTransaction, _ db: PostgreSQLConnection) throws -> Bool {
+    private static func upsert(_ stored: StoredTransaction, _ db: any SQLConnection) throws -> Bool {
         let t = stored.transaction
-        return try db.query("""
+        return try db.change("""
             INSERT INTO transactions (environment, transaction_id, original_transaction_id, bundle_id, product_id, group_id,
                 user_id, purchase_ms, expires_ms, revocation_ms, revocation_reason, revocation_type, revocation_percentage,
                 is_upgraded, ownership_type, transaction_reason, offer_type, offer_id, offer_discount_type, price, storefront,
                 signed_date_ms, signed_transaction)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (environment, transaction_id) DO UPDATE SET original_transaction_id = excluded.original_transaction_id,
                 bundle_id = excluded.bundle_id, product_id = excluded.product_id, group_id = excluded.group_id,
                 user_id = excluded.user_id, purchase_ms = excluded.purchase_ms, expires_ms = excluded.expires_ms,
@@ -84,17 +86,17 @@ public final class PostgreSQLHistoryStore: SubscriptionHistoryStore, Sendable {
                   .optional(t.isUpgraded.map { $0 ? 1 : 0 }), .optional(t.inAppOwnershipType), .optional(t.transactionReason),
                   .optional(t.offerType.map(Int64.init)), .optional(t.offerIdentifier), .optional(t.offerDiscountType),
                   .optional(t.price.map(Int64.init)), .optional(t.storefront), .integer(t.signedDate.milliseconds),
-                  .text(stored.signedTransaction)]).affectedRows == 1
+                  .text(stored.signedTransaction)]) == 1
     }
 
     /// Inserts the renewal info, or replaces the stored one of its subscription (same
     /// environment and `originalTransactionId`) when this one was signed later.
-    private static func upsert(_ stored: StoredRenewal, _ db: PostgreSQLConnection) throws -> Bool {
+    private static func upsert(_ stored: StoredRenewal, _ db: any SQLConnection) throws -> Bool {
         let r = stored.renewal
-        return try db.query("""
+        return try db.change("""
             INSERT INTO renewals (environment, original_transaction_id, product_id, auto_renew_status, in_billing_retry,
                 grace_expires_ms, expiration_intent, win_back_offer_ids, signed_date_ms, signed_renewal_info)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (environment, original_transaction_id) DO UPDATE SET product_id = excluded.product_id,
                 auto_renew_status = excluded.auto_renew_status, in_billing_retry = excluded.in_billing_retry,
                 grace_expires_ms = excluded.grace_expires_ms, expiration_intent = excluded.expiration_intent,
@@ -105,48 +107,79 @@ public final class PostgreSQLHistoryStore: SubscriptionHistoryStore, Sendable {
                   .optional(r.autoRenewStatus.map(Int64.init)), .optional(r.isInBillingRetryPeriod.map { $0 ? 1 : 0 }),
                   .optional(r.gracePeriodExpiresDate?.milliseconds), .optional(r.expirationIntent.map(Int64.init)),
                   .text(WinBackOfferIds.encode(r.eligibleWinBackOfferIds)), .integer(r.signedDate.milliseconds),
-                  .text(stored.signedRenewalInfo)]).affectedRows == 1
+                  .text(stored.signedRenewalInfo)]) == 1
     }
 
-    /// The user's transactions with every transaction of the same subscriptions, and those
-    /// subscriptions' renewal infos, in one statement (one round trip on the signing path):
-    /// each row is a transaction (kind 0, its columns first) or a renewal info (kind 1, its
-    /// columns after the transaction's). Rows of an environment this build does not know are
-    /// left out.
+    /// The user's transactions with every transaction of the same subscriptions (one without
+    /// the user's token still counts), and those subscriptions' renewal infos, by subscription
+    /// then transaction ID. Where a statement is a round trip, in one statement (see
+    /// ``historySQL``); otherwise driven by the user's index for the user's subscriptions, then
+    /// each subscription's rows by the (environment, `original_transaction_id`) indexes, in
+    /// fixed SQL and no `IN (SELECT …)`, whose temporary table SQLite would build and drop on
+    /// every lookup. Rows of an environment this build does not know are left out.
     public func history(userId: String, bundleId: String) throws -> UserHistory {
-        try database.read { db in
-            let rows = try db.query(Self.historySQL, [.text(bundleId), .text(userId)])
-            var history = UserHistory()
-            for index in 0..<rows.count {
-                let row = rows[index]
-                if row.int64(0) == 0 {
-                    if let transaction = HistoryRows.transaction(OffsetRow(row: row, offset: 1)) { history.transactions.append(transaction) }
-                } else if let renewal = HistoryRows.renewal(OffsetRow(row: row, offset: 1 + Self.transactionColumnCount)) {
-                    history.renewals.append(renewal)
+        try database.withReader { db in
+            guard !database.statementsAreRoundTrips else {
+                var history = UserHistory()
+                _ = try db.select(Self.historySQL, [.text(bundleId), .text(bundleId), .text(userId)]) { row in
+                    if row.int64(0) == 0 {
+                        if let transaction = HistoryRows.transaction(OffsetRow(row: row, offset: 1)) { history.transactions.append(transaction) }
+                    } else if let renewal = HistoryRows.renewal(OffsetRow(row: row, offset: 1 + Self.transactionColumnCount)) {
+                        history.renewals.append(renewal)
+                    }
                 }
+                return history
+            }
+            // One row per transaction: sorted, then each subscription once.
+            var subscriptions = try db.select(Self.userSubscriptionsSQL, [.text(bundleId), .text(userId)]) { row in
+                AppStoreEnvironment(rawValue: row.text(0)).map { Subscription(environment: $0, original: row.text(1)) }
+            }.compactMap { $0 }
+            subscriptions.sort()
+            var history = UserHistory()
+            var previous: Subscription?
+            for subscription in subscriptions where subscription != previous {
+                previous = subscription
+                let one = try Self.subscription(db, environment: subscription.environment.rawValue, original: subscription.original,
+                                                bundleId: bundleId)
+                history.transactions += one.transactions
+                history.renewals += one.renewals
             }
             return history
         }
     }
 
+    /// Driven by the (environment, `original_transaction_id`) index of both tables. Renewal
+    /// infos name no app, so they count only when the app has transactions of the subscription.
     public func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
-        try database.read { db in
-            let transactions = try db.query("""
-                SELECT \(HistoryRows.transactionColumns) FROM transactions
-                WHERE environment = $1 AND original_transaction_id = $2 AND bundle_id = $3 ORDER BY transaction_id
-                """, [.text(environment.rawValue), .text(originalTransactionId), .text(bundleId)]).map { HistoryRows.transaction($0) }.compactMap { $0 }
-            guard !transactions.isEmpty else { return UserHistory() }
-            let renewals = try db.query("SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = $1 AND original_transaction_id = $2",
-                                        [.text(environment.rawValue), .text(originalTransactionId)]).map { HistoryRows.renewal($0) }.compactMap { $0 }
-            return UserHistory(transactions: transactions, renewals: renewals)
+        try database.withReader { db in
+            try Self.subscription(db, environment: environment.rawValue, original: originalTransactionId, bundleId: bundleId)
         }
     }
 
+    /// One subscription's transactions in the app, and its renewal info when there are any.
+    private static func subscription(_ db: any SQLConnection, environment: String, original: String, bundleId: String) throws -> UserHistory {
+        let key: [SQLValue] = [.text(environment), .text(original)]
+        let transactions = try db.select(subscriptionTransactionsSQL, key + [.text(bundleId)]) { HistoryRows.transaction($0) }.compactMap { $0 }
+        guard !transactions.isEmpty else { return UserHistory() }
+        let renewals = try db.select(subscriptionRenewalSQL, key) { HistoryRows.renewal($0) }.compactMap { $0 }
+        return UserHistory(transactions: transactions, renewals: renewals)
+    }
+
+    private static let userSubscriptionsSQL = "SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ? AND user_id = ?"
+    private static let subscriptionTransactionsSQL = """
+        SELECT \(HistoryRows.transactionColumns) FROM transactions
+        WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ? ORDER BY transaction_id
+        """
+    private static let subscriptionRenewalSQL = "SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?"
+
+    /// The user's history in one statement (one round trip on the signing path): each row is a
+    /// transaction (kind 0, its columns first) or a renewal info (kind 1, its columns after the
+    /// transaction's). Parameters: the bundle ID twice, then the user ID.
     private static let transactionColumnCount: Int32 = 22
     private static let historySQL = """
         WITH t AS (
-            SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE bundle_id = $1 AND (environment, original_transaction_id) IN
-                (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = $1 AND user_id = $2)
+            SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE bundle_id = ? AND (environment, original_transaction_id) IN
+                (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ? AND user_id = ?)
         )
         SELECT 0, t.*, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text,
                NULL::bigint FROM t
@@ -159,26 +192,36 @@ public final class PostgreSQLHistoryStore: SubscriptionHistoryStore, Sendable {
         """
 
     public func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {
-        try database.read { db in
-            try db.query("SELECT group_id FROM transactions WHERE bundle_id = $1 AND product_id = $2 AND environment = $3 LIMIT 1",
-                         [.text(bundleId), .text(productId), .text(environment.rawValue)]).map { $0.text(0) }.first
+        try database.withReader { db in
+            try db.first("SELECT group_id FROM transactions WHERE bundle_id = ? AND product_id = ? AND environment = ? LIMIT 1",
+                         [.text(bundleId), .text(productId), .text(environment.rawValue)]) { $0.text(0) }
         }
     }
 
     public func knownUsers(bundleId: String, environment: AppStoreEnvironment, afterUserId: String, limit: Int) throws -> [String] {
-        try database.read { db in
-            try db.query("""
+        try database.withReader(.audit) { db in
+            try db.select("""
                 SELECT DISTINCT user_id FROM transactions
-                WHERE bundle_id = $1 AND user_id IS NOT NULL AND user_id > $2 AND environment = $3
-                ORDER BY user_id LIMIT $4
-                """, [.text(bundleId), .text(afterUserId), .text(environment.rawValue), .integer(Int64(max(0, limit)))]).map { $0.text(0) }
+                WHERE bundle_id = ? AND user_id IS NOT NULL AND user_id > ? AND environment = ?
+                ORDER BY user_id LIMIT ?
+                """, [.text(bundleId), .text(afterUserId), .text(environment.rawValue), .integer(Int64(max(0, limit)))]) { $0.text(0) }
         }
+    }
+}
+
+/// One subscription: its environment and original transaction.
+private struct Subscription: Hashable, Comparable {
+    let environment: AppStoreEnvironment
+    let original: String
+
+    static func < (a: Subscription, b: Subscription) -> Bool {
+        (a.environment.rawValue, a.original) < (b.environment.rawValue, b.original)
     }
 }
 
 /// A row read from column `offset` on, as if that were its first column.
 private struct OffsetRow: StoreRow {
-    let row: PostgreSQLRow
+    let row: any StoreRow
     let offset: Int32
 
     func isNull(_ column: Int32) -> Bool { row.isNull(column + offset) }
