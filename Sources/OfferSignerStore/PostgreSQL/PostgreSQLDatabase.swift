@@ -146,6 +146,15 @@ extension PostgreSQLDatabase: SQLDatabase {
         try read(lane) { try body($0) }
     }
 
+    /// A read-only transaction at REPEATABLE READ.
+    func withSnapshot<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try read(.audit) { db in
+            try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { try? db.execute("COMMIT") }
+            return try body(db)
+        }
+    }
+
     func inTransaction<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try write { try body($0) }
     }

@@ -12,6 +12,9 @@ enum SQLReadLane: Sendable {
 protocol SQLDatabase: Sendable {
     /// Runs `body` on a connection of `lane` (on SQLite, inside one read snapshot).
     func withReader<T>(_ lane: SQLReadLane, _ body: (any SQLConnection) throws -> T) throws -> T
+    /// Runs `body` on a connection of the audit lane that reads one consistent snapshot of the
+    /// whole database throughout.
+    func withSnapshot<T>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
     /// PostgreSQL may run it again after a conflict with another transaction, so `body` must
     /// be safe to repeat.

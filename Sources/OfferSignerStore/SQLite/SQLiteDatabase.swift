@@ -83,6 +83,11 @@ extension SQLiteDatabase: SQLDatabase {
         try read(lane) { try body($0) }
     }
 
+    /// A read is a snapshot already.
+    func withSnapshot<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try read(.audit) { try body($0) }
+    }
+
     func inTransaction<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try write { try body($0) }
     }
