@@ -246,6 +246,11 @@ extension PostgreSQLConnection: SQLConnection {
         try query("SELECT pg_advisory_xact_lock(?)", [.integer(key)])
     }
 
+    /// `NOTIFY`, delivered when the transaction commits.
+    func announceChange(on channel: String) throws {
+        try query("SELECT pg_notify(?, '')", [.text(channel)])
+    }
+
     func isOne(of column: String) -> String { "\(column) = ANY(?::text[])" }
 }
 

@@ -6,12 +6,8 @@ import Foundation
 public final class SQLAppStoreSyncStore: AppStoreSyncStore, Sendable {
     private let database: any SQLDatabase
 
-    init(_ database: any SQLDatabase) {
-        self.database = database
-    }
-
-    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
-    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
+    public init(database: SQLiteDatabase) { self.database = database }
+    public init(database: PostgreSQLDatabase) { self.database = database }
 
     public func backfilled(bundleId: String, among transactionIds: [String]) throws -> Set<String> {
         guard !transactionIds.isEmpty else { return [] }
@@ -59,3 +55,8 @@ public final class SQLAppStoreSyncStore: AppStoreSyncStore, Sendable {
         }
     }
 }
+
+/// The store as SQLite's callers know it.
+public typealias SQLiteAppStoreSyncStore = SQLAppStoreSyncStore
+/// The store as PostgreSQL's callers know it.
+public typealias PostgreSQLAppStoreSyncStore = SQLAppStoreSyncStore

@@ -5,12 +5,8 @@ import OfferSignerCore
 public final class SQLCheckpointStore: CheckpointStore, Sendable {
     private let database: any SQLDatabase
 
-    init(_ database: any SQLDatabase) {
-        self.database = database
-    }
-
-    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
-    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
+    public init(database: SQLiteDatabase) { self.database = database }
+    public init(database: PostgreSQLDatabase) { self.database = database }
 
     public func add(_ checkpoint: AuditCheckpoint) throws {
         _ = try database.inTransaction { db in
@@ -22,7 +18,7 @@ public final class SQLCheckpointStore: CheckpointStore, Sendable {
 
     public func checkpoints(afterId: Int64, limit: Int) throws -> [StoredCheckpoint] {
         try database.withReader(.audit) { db in
-            try db.select("\(Self.selectColumns) WHERE id > ? ORDER BY id LIMIT ?", [.integer(afterId), .integer(Int64(max(0, limit)))]) {
+            try db.select("\(Self.selectColumns) WHERE id > ? ORDER BY id LIMIT ?", [.integer(afterId), .limit(limit)]) {
                 StoredCheckpoint(id: $0.int64(0), checkpoint: Self.checkpoint($0))
             }
         }
@@ -40,3 +36,8 @@ public final class SQLCheckpointStore: CheckpointStore, Sendable {
         AuditCheckpoint(sequence: row.int64(1), chainHash: row.text(2), timestamp: row.int64(3), keyId: row.text(4), signature: row.text(5))
     }
 }
+
+/// The store as SQLite's callers know it.
+public typealias SQLiteCheckpointStore = SQLCheckpointStore
+/// The store as PostgreSQL's callers know it.
+public typealias PostgreSQLCheckpointStore = SQLCheckpointStore

@@ -38,6 +38,10 @@ protocol SQLConnection: AnyObject {
     /// once are made one after another (PostgreSQL's advisory lock). Nothing on an engine whose
     /// writer is already serial (SQLite).
     func lockForChanges(_ key: Int64) throws
+    /// Tells the other processes on the database, once the transaction commits, that what
+    /// `channel` names changed (PostgreSQL's `NOTIFY`). Nothing on SQLite, whose readers look
+    /// for changes themselves.
+    func announceChange(on channel: String) throws
     /// A condition true when `column` is one of the elements of a ``SQLValue/textArray(_:)``
     /// bound to its one `?`.
     func isOne(of column: String) -> String

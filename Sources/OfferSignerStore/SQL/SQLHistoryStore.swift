@@ -10,24 +10,18 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
     private let database: any SQLDatabase
     private let committer: GroupCommitter<HistoryItem, Bool>
 
-    init(_ database: any SQLDatabase) {
-        self.database = database
-        committer = GroupCommitter(name: "history-writer") { batch in
-            try database.inTransaction { db in try batch.map { item in .success(try Self.write(item, db)) } }
-        }
-    }
-
     public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
     public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
 
-    deinit {
-        committer.close()
+    init(_ database: any SQLDatabase) {
+        self.database = database
+        committer = GroupCommitter(database: database, name: "history-writer", write: Self.write)
     }
 
+    deinit { committer.close() }
+
     /// Stops the writer once the items already waiting are written.
-    public func close() {
-        committer.close()
-    }
+    public func close() { committer.close() }
 
     public func record(_ item: HistoryItem) throws -> Bool {
         try committer.submit(item).get()
@@ -204,7 +198,7 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
                 SELECT DISTINCT user_id FROM transactions
                 WHERE bundle_id = ? AND user_id IS NOT NULL AND user_id > ? AND environment = ?
                 ORDER BY user_id LIMIT ?
-                """, [.text(bundleId), .text(afterUserId), .text(environment.rawValue), .integer(Int64(max(0, limit)))]) { $0.text(0) }
+                """, [.text(bundleId), .text(afterUserId), .text(environment.rawValue), .limit(limit)]) { $0.text(0) }
         }
     }
 }
@@ -228,3 +222,8 @@ private struct OffsetRow: StoreRow {
     func int64(_ column: Int32) -> Int64 { row.int64(column + offset) }
     func text(_ column: Int32) -> String { row.text(column + offset) }
 }
+
+/// The store as SQLite's callers know it.
+public typealias SQLiteHistoryStore = SQLHistoryStore
+/// The store as PostgreSQL's callers know it.
+public typealias PostgreSQLHistoryStore = SQLHistoryStore

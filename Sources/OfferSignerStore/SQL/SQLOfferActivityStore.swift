@@ -8,12 +8,8 @@ public final class SQLOfferActivityStore: OfferActivityStore, Sendable {
     private let database: any SQLDatabase
     static let dayMilliseconds: Int64 = 86_400_000
 
-    init(_ database: any SQLDatabase) {
-        self.database = database
-    }
-
-    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
-    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
+    public init(database: SQLiteDatabase) { self.database = database }
+    public init(database: PostgreSQLDatabase) { self.database = database }
 
     public func addRefusals(_ counts: [RefusalCount]) throws {
         guard !counts.isEmpty else { return }
@@ -75,3 +71,8 @@ public final class SQLOfferActivityStore: OfferActivityStore, Sendable {
         return Dictionary(rows, uniquingKeysWith: +)
     }
 }
+
+/// The store as SQLite's callers know it.
+public typealias SQLiteOfferActivityStore = SQLOfferActivityStore
+/// The store as PostgreSQL's callers know it.
+public typealias PostgreSQLOfferActivityStore = SQLOfferActivityStore

@@ -10,24 +10,18 @@ public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
     private let database: any SQLDatabase
     private let committer: GroupCommitter<AnsweredRetentionRequest, AnsweredRetentionRequest>
 
-    init(_ database: any SQLDatabase) {
-        self.database = database
-        committer = GroupCommitter(name: "retention-request-writer") { batch in
-            try database.inTransaction { db in try batch.map { request in .success(try Self.write(request, db)) } }
-        }
-    }
-
     public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
     public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
 
-    deinit {
-        committer.close()
+    init(_ database: any SQLDatabase) {
+        self.database = database
+        committer = GroupCommitter(database: database, name: "retention-request-writer", write: Self.write)
     }
 
+    deinit { committer.close() }
+
     /// Stops the writer once the records already waiting are written.
-    public func close() {
-        committer.close()
-    }
+    public func close() { committer.close() }
 
     public func answered(requestIdentifier: String) throws -> AnsweredRetentionRequest? {
         try database.withReader { db in try Self.find(requestIdentifier, db) }
@@ -59,3 +53,8 @@ public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
                      [.text(requestIdentifier)]) { try RetentionRequestRows.answered($0) }
     }
 }
+
+/// The store as SQLite's callers know it.
+public typealias SQLiteRetentionRequestStore = SQLRetentionRequestStore
+/// The store as PostgreSQL's callers know it.
+public typealias PostgreSQLRetentionRequestStore = SQLRetentionRequestStore

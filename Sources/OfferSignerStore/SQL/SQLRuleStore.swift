@@ -9,26 +9,19 @@ import OfferSignerCore
 public final class SQLRuleStore: RuleStore, Sendable {
     private let database: any SQLDatabase
 
-    init(_ database: any SQLDatabase) {
-        self.database = database
-    }
-
-    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
-    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
+    public init(database: SQLiteDatabase) { self.database = database }
+    public init(database: PostgreSQLDatabase) { self.database = database }
 
     public func rule<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String) throws -> StoredRule<Rule>? {
         try database.withReader { db in try Self.stored(type, bundleId: bundleId, ruleId: ruleId, db) }
     }
 
     public func rules<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String?) throws -> [StoredRule<Rule>] {
-        var sql = "SELECT \(RuleCoding.managedRuleColumns) FROM managed_rules WHERE kind = ?"
-        var values: [SQLValue] = [.text(Rule.kind)]
-        if let bundleId {
-            sql += " AND bundle_id = ?"
-            values.append(.text(bundleId))
-        }
-        sql += " ORDER BY bundle_id, rule_id"
-        return try database.withReader { db in try db.select(sql, values) { try RuleCoding.storedRule(type, $0) } }
+        var conditions = SQLConditions()
+        conditions.add("kind", equals: Rule.kind)
+        conditions.add("bundle_id", equals: bundleId)
+        let sql = "SELECT \(RuleCoding.managedRuleColumns) FROM managed_rules WHERE \(conditions.sql) ORDER BY bundle_id, rule_id"
+        return try database.withReader { db in try db.select(sql, conditions.values) { try RuleCoding.storedRule(type, $0) } }
     }
 
     public func put<Rule: ManagedRule>(_ rule: Rule, by actor: String, at now: Date) throws -> StoredRule<Rule> {
@@ -50,19 +43,15 @@ public final class SQLRuleStore: RuleStore, Sendable {
 
     public func changes<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String?, ruleId: String?, afterId: Int64,
                                            limit: Int) throws -> [RuleChange<Rule>] {
-        var sql = "SELECT \(RuleCoding.managedRuleChangeColumns) FROM managed_rule_changes WHERE kind = ? AND id > ?"
-        var values: [SQLValue] = [.text(Rule.kind), .integer(afterId)]
-        if let bundleId {
-            sql += " AND bundle_id = ?"
-            values.append(.text(bundleId))
+        var conditions = SQLConditions()
+        conditions.add("kind", equals: Rule.kind)
+        conditions.add("id > ?", .integer(afterId))
+        conditions.add("bundle_id", equals: bundleId)
+        conditions.add("rule_id", equals: ruleId)
+        let sql = "SELECT \(RuleCoding.managedRuleChangeColumns) FROM managed_rule_changes WHERE \(conditions.sql) ORDER BY id LIMIT ?"
+        return try database.withReader { db in
+            try db.select(sql, conditions.values + [.limit(limit)]) { try RuleCoding.ruleChange(type, $0) }
         }
-        if let ruleId {
-            sql += " AND rule_id = ?"
-            values.append(.text(ruleId))
-        }
-        sql += " ORDER BY id LIMIT ?"
-        values.append(.integer(Int64(max(0, limit))))
-        return try database.withReader { db in try db.select(sql, values) { try RuleCoding.ruleChange(type, $0) } }
     }
 
     /// Applies `update` to one stored rule under the change lock, recording the change; nil
@@ -98,3 +87,8 @@ public final class SQLRuleStore: RuleStore, Sendable {
             """, [.text(Rule.kind), .text(bundleId), .text(ruleId)]) { try RuleCoding.storedRule(type, $0) }
     }
 }
+
+/// The store as SQLite's callers know it.
+public typealias SQLiteRuleStore = SQLRuleStore
+/// The store as PostgreSQL's callers know it.
+public typealias PostgreSQLRuleStore = SQLRuleStore

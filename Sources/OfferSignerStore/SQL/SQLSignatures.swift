@@ -14,30 +14,19 @@ enum SQLSignatures {
     /// ``SignatureLog/signatures(matching:afterSequence:limit:)``.
     static func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int,
                            _ database: any SQLDatabase) throws -> [LoggedSignature] {
-        var clauses = ["seq > ?"]
-        var values: [SQLValue] = [.integer(afterSequence)]
-        let equalities: [(String, String?)] = [
-            ("user_id", filter.userId), ("offer_id", filter.offerId), ("product_id", filter.productId),
-            ("bundle_id", filter.bundleId), ("key_id", filter.keyId), ("source", filter.source?.rawValue),
-            ("format", filter.format?.rawValue),
-        ]
-        for (column, value) in equalities {
-            if let value {
-                clauses.append("\(column) = ?")
-                values.append(.text(value))
-            }
+        var conditions = SQLConditions()
+        conditions.add("seq > ?", .integer(afterSequence))
+        for (column, value) in [("user_id", filter.userId), ("offer_id", filter.offerId), ("product_id", filter.productId),
+                                ("bundle_id", filter.bundleId), ("key_id", filter.keyId), ("source", filter.source?.rawValue),
+                                ("format", filter.format?.rawValue)] {
+            conditions.add(column, equals: value)
         }
-        if let from = filter.fromTimestamp {
-            clauses.append("timestamp_ms >= ?")
-            values.append(.integer(from))
+        if let from = filter.fromTimestamp { conditions.add("timestamp_ms >= ?", .integer(from)) }
+        if let to = filter.toTimestamp { conditions.add("timestamp_ms < ?", .integer(to)) }
+        let sql = "\(SignatureRows.select) WHERE \(conditions.sql) ORDER BY seq LIMIT ?"
+        return try database.withReader(.audit) { db in
+            try db.select(sql, conditions.values + [.limit(limit)]) { try SignatureRows.logged($0) }
         }
-        if let to = filter.toTimestamp {
-            clauses.append("timestamp_ms < ?")
-            values.append(.integer(to))
-        }
-        values.append(.integer(Int64(max(0, limit))))
-        let sql = "\(SignatureRows.select) WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?"
-        return try database.withReader(.audit) { db in try db.select(sql, values) { try SignatureRows.logged($0) } }
     }
 
     /// The accepted gaps, in sequence order.

@@ -14,6 +14,8 @@ enum SQLValue: Sendable, Equatable {
 
     static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
     static func optional(_ number: Int64?) -> SQLValue { number.map { .integer($0) } ?? .null }
+    /// A `LIMIT`: below zero is zero (SQLite would read a negative limit as none).
+    static func limit(_ count: Int) -> SQLValue { .integer(Int64(max(0, count))) }
 
     /// A list as a JSON array (how SQLite takes one, through `json_each`).
     var jsonArray: String? {

@@ -108,5 +108,7 @@ extension SQLiteConnection: SQLConnection {
     /// SQLite has one writer connection, reached through a mutex: changes are serial already.
     func lockForChanges(_ key: Int64) {}
 
+    func announceChange(on channel: String) {}
+
     func isOne(of column: String) -> String { "\(column) IN (SELECT value FROM json_each(?))" }
 }
