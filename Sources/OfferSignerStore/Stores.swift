@@ -125,11 +125,10 @@ public final class Stores: Sendable {
 
     /// The chain's last entry (a record or an accepted gap), as the database holds it.
     func chainEnd() throws -> ChainLink {
-        switch engine {
-        case .sqlite(let database):
-            return try database.read(.audit) { db in try ChainHead.read(db).last }
-        case .postgreSQL(let database):
-            return try database.read(.audit) { db in try PostgreSQLChainEnd.read(db).last }
+        let database: any SQLDatabase = switch engine {
+        case .sqlite(let database): database
+        case .postgreSQL(let database): database
         }
+        return try database.withReader(.audit) { db in try ChainHead.read(db).last }
     }
 }

@@ -1,29 +1,7 @@
 extension PostgreSQLConnection: CopyConnection {
-    func copyCount(_ table: CopiedTable) throws -> Int {
-        Int(try scalar("SELECT COUNT(*) FROM \(table.name)") ?? 0)
-    }
-
-    func copyRows(_ table: CopiedTable, after: [CopyValue]?, limit: Int) throws -> [[CopyValue]] {
-        var sql = "SELECT \(table.columnList) FROM \(table.name)"
-        var values: [PostgreSQLValue] = []
-        if let after {
-            let placeholders = (1...table.key.count).map { "$\($0)" }.joined(separator: ", ")
-            sql += " WHERE (\(table.key.joined(separator: ", "))) > (\(placeholders))"
-            values = after.map(Self.value)
-        }
-        sql += " ORDER BY \(table.key.joined(separator: ", ")) LIMIT \(limit)"
-        return try query(sql, values).map { row in
-            table.columns.enumerated().map { index, column in
-                let position = Int32(index)
-                if row.isNull(position) { return .null }
-                return column.kind == .integer ? .integer(row.int64(position)) : .text(row.text(position))
-            }
-        }
-    }
-
     /// One statement per page: a column array each, unnested into rows.
     func copyInsert(_ table: CopiedTable, _ rows: [[CopyValue]]) throws {
-        let arrays = table.columns.enumerated().map { index, column -> PostgreSQLValue in
+        let arrays = table.columns.enumerated().map { index, column -> SQLValue in
             switch column.kind {
             case .integer:
                 return .integerArray(rows.map { if case .integer(let number) = $0[index] { number } else { nil } })
@@ -44,13 +22,5 @@ extension PostgreSQLConnection: CopyConnection {
             try query("SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM \(table)")
         }
         try execute("ANALYZE \(CopiedTable.all.map(\.name).joined(separator: ", "))")
-    }
-
-    private static func value(_ value: CopyValue) -> PostgreSQLValue {
-        switch value {
-        case .null: .null
-        case .integer(let number): .integer(number)
-        case .text(let text): .text(text)
-        }
     }
 }

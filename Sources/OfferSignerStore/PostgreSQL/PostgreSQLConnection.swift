@@ -7,7 +7,7 @@ import Foundation
 /// (its pool drops it). Statements with parameters are prepared once per connection.
 final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn; its pool (or the listener thread that owns it) lends it to one thread at a time
     private let handle: OpaquePointer
-    /// Statement names by SQL text.
+    /// Statement names by SQL text (as written: with `?` or `$n` placeholders).
     private var prepared: [String: String] = [:]
     /// Set once the connection timed out or failed: no further use.
     private(set) var isBroken = false
@@ -71,11 +71,11 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
         _ = try results(sql)
     }
 
-    /// Runs `sql` (one statement, parameters `$1`, `$2`…) with `values` and returns its rows.
+    /// Runs `sql` (one statement, parameters `?` or `$1`, `$2`…) with `values` and returns its rows.
     @discardableResult
-    func query(_ sql: String, _ values: [PostgreSQLValue] = []) throws(PostgreSQLError) -> PostgreSQLResult {
-        let name = try statementName(sql, parameterCount: values.count)
-        let texts = values.map(\.text)
+    func query(_ sql: String, _ values: [SQLValue] = []) throws(PostgreSQLError) -> PostgreSQLResult {
+        let name = try statementName(sql)
+        let texts = values.map(\.postgreSQLText)
         try send(sql) {
             Self.withOptionalCStrings(texts) { pointers in
                 PQsendQueryPrepared(handle, name, Int32(texts.count), pointers, nil, nil, 0)
@@ -88,7 +88,7 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
     }
 
     /// The first column of the first row as an integer, or nil if there is no row or it is NULL.
-    func scalar(_ sql: String, _ values: [PostgreSQLValue] = []) throws(PostgreSQLError) -> Int64? {
+    func scalar(_ sql: String, _ values: [SQLValue] = []) throws(PostgreSQLError) -> Int64? {
         let result = try query(sql, values)
         guard result.count > 0, !result[0].isNull(0) else { return nil }
         return result[0].int64(0)
@@ -114,11 +114,13 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
         return channels
     }
 
-    /// The name of `sql` prepared on this connection, preparing it the first time.
-    private func statementName(_ sql: String, parameterCount: Int) throws(PostgreSQLError) -> String {
+    /// The name of `sql` prepared on this connection, preparing it (its placeholders numbered)
+    /// the first time.
+    private func statementName(_ sql: String) throws(PostgreSQLError) -> String {
         if let name = prepared[sql] { return name }
         let name = "s\(prepared.count + 1)"
-        try send(sql) { PQsendPrepare(handle, name, sql, 0, nil) }
+        let numbered = SQLPlaceholders.numbered(sql)
+        try send(sql) { PQsendPrepare(handle, name, numbered, 0, nil) }
         _ = try results(sql)
         prepared[sql] = name
         return name
@@ -228,6 +230,28 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
         let pointers = copies.map { UnsafePointer($0) } + [nil]
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
+}
+
+extension PostgreSQLConnection: SQLConnection {
+    func change(_ sql: String, _ values: [SQLValue]) throws -> Int {
+        try query(sql, values).affectedRows
+    }
+
+    func select<T>(_ sql: String, _ values: [SQLValue], row: (any StoreRow) throws -> T) throws -> [T] {
+        try query(sql, values).map { try row($0) }
+    }
+
+    /// `pg_advisory_xact_lock`: released when the transaction ends.
+    func lockForChanges(_ key: Int64) throws {
+        try query("SELECT pg_advisory_xact_lock(?)", [.integer(key)])
+    }
+
+    /// `NOTIFY`, delivered when the transaction commits.
+    func announceChange(on channel: String) throws {
+        try query("SELECT pg_notify(?, '')", [.text(channel)])
+    }
+
+    func isOne(of column: String) -> String { "\(column) = ANY(?::text[])" }
 }
 
 extension Duration {

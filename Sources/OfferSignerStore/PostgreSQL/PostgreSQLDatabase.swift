@@ -16,12 +16,7 @@ public final class PostgreSQLDatabase: Sendable {
     private let auditPool: Pool<PostgreSQLConnection>
 
     /// Which pool a read takes its connection from.
-    enum ReadLane: Sendable {
-        /// Requests that serve clients: signing, offers, eligibility, notifications.
-        case serving
-        /// Audit and administrative reads that may scan the whole log.
-        case audit
-    }
+    typealias ReadLane = SQLReadLane
 
     /// Connects, then brings the schema up to date (see ``PostgreSQLSchema``).
     /// - Parameters:
@@ -144,6 +139,27 @@ public final class PostgreSQLDatabase: Sendable {
         let error: PostgreSQLError
     }
 
+}
+
+extension PostgreSQLDatabase: SQLDatabase {
+    func withReader<T>(_ lane: SQLReadLane, _ body: (any SQLConnection) throws -> T) throws -> T {
+        try read(lane) { try body($0) }
+    }
+
+    /// A read-only transaction at REPEATABLE READ.
+    func withSnapshot<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try read(.audit) { db in
+            try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { try? db.execute("COMMIT") }
+            return try body(db)
+        }
+    }
+
+    func inTransaction<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try write { try body($0) }
+    }
+
+    var statementsAreRoundTrips: Bool { true }
 }
 
 /// Makes the pool's connections, failing at once for a short while after a connect failed,

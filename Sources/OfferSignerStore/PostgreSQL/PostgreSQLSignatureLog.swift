@@ -23,7 +23,7 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
     /// refuses appends (and readiness) until an operator acts.
     public init(database: PostgreSQLDatabase) throws {
         self.database = database
-        let state = try database.read { db in try PostgreSQLChainEnd.read(db) }
+        let state = try database.read { db in try ChainHead.read(db) }
         let health = SignatureLogHealth(end: state.last, failure: state.mismatch.map { SignatureLogError.endMismatch($0).description })
         self.health = health
         let waits = chainLockWaits
@@ -70,11 +70,9 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
     private static func write(_ batch: [LogWrite], _ db: PostgreSQLConnection, committed: ChainLink,
                               waits: ChainLockWaits) throws -> [Result<LoggedSignature?, any Error>] {
         let asked = ContinuousClock.now
-        try PostgreSQLChainEnd.lock(db)
+        try ChainHead.lock(db)
         waits.add(ContinuousClock.now - asked, batchSize: batch.count)
-        let state = try PostgreSQLChainEnd.read(db, committed: committed)
-        if let mismatch = state.mismatch { throw mismatch }
-        var head = state.last
+        var head = try ChainHead.verifiedEnd(db, committed: committed)
         let appends = batch.compactMap { item -> Append? in
             guard case .append(let record, let quota) = item else { return nil }
             return Append(record: record, quota: quota)
@@ -125,131 +123,33 @@ public final class PostgreSQLSignatureLog: SignatureLog, Sendable {
                 .textArray(rows.map(\.record.source.rawValue)),
                 .integerArray(rows.map { row in row.record.allowIntroductoryOffer.map { $0 ? 1 : 0 } }),
             ])
-        try PostgreSQLChainEnd.record(head, db)
+        try ChainHead.record(head, db)
         return results
     }
 
     public func signature(nonce: String) throws -> LoggedSignature? {
-        try database.read(.audit) { db in
-            try db.query("\(SignatureRows.select) WHERE nonce = $1", [.text(nonce)]).map { try SignatureRows.logged($0) }.first
-        }
+        try SQLSignatures.signature(nonce: nonce, database)
     }
 
     public func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] {
-        var clauses = ["seq > $1"]
-        var values: [PostgreSQLValue] = [.integer(afterSequence)]
-        func add(_ clause: String, _ value: PostgreSQLValue) {
-            values.append(value)
-            clauses.append("\(clause) $\(values.count)")
-        }
-        let equalities: [(String, String?)] = [
-            ("user_id", filter.userId), ("offer_id", filter.offerId), ("product_id", filter.productId),
-            ("bundle_id", filter.bundleId), ("key_id", filter.keyId), ("source", filter.source?.rawValue),
-            ("format", filter.format?.rawValue),
-        ]
-        for (column, value) in equalities {
-            if let value { add("\(column) =", .text(value)) }
-        }
-        if let from = filter.fromTimestamp { add("timestamp_ms >=", .integer(from)) }
-        if let to = filter.toTimestamp { add("timestamp_ms <", .integer(to)) }
-        values.append(.integer(Int64(max(0, limit))))
-        let sql = "\(SignatureRows.select) WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT $\(values.count)"
-        return try database.read(.audit) { db in try db.query(sql, values).map { try SignatureRows.logged($0) } }
+        try SQLSignatures.signatures(matching: filter, afterSequence: afterSequence, limit: limit, database)
     }
 
     /// Walks every record and accepted gap, a page at a time, in one read-only snapshot of the
     /// audit lane (records committed meanwhile by any instance are left for the next check).
     public func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport {
-        try database.read(.audit) { db in
-            try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            defer { try? db.execute("COMMIT") }
-            return try Self.walk(db, options)
-        }
+        try database.withSnapshot { db in try SQLSignatures.walk(db, options) }
     }
 
-    /// The accepted gaps, in sequence order.
     public func gaps() throws -> [ChainGap] {
-        try database.read(.audit) { db in try Self.gaps(db) }
-    }
-
-    /// Records read per page by a walk.
-    static let pageSize = 5000
-
-    /// Walks the chain `db` holds: records and gaps merged in sequence order, then the
-    /// recorded end and the checkpoints beyond it (see ``ChainWalk``).
-    static func walk(_ db: PostgreSQLConnection, _ options: IntegrityOptions) throws -> IntegrityReport {
-        var walk = ChainWalk(options)
-        var gaps = try Self.gaps(db)[...]
-        var after = Int64.min
-        while true {
-            let page = try db.query("\(SignatureRows.select) WHERE seq > $1 ORDER BY seq LIMIT \(pageSize)", [.integer(after)])
-            for index in 0..<page.count {
-                let row = page[index]
-                let sequence = row.int64(0)
-                while let gap = gaps.first, gap.sequence < sequence {
-                    walk.visit(gap)
-                    gaps.removeFirst()
-                }
-                if walk.failed {
-                    walk.visitCounted()
-                    continue
-                }
-                do {
-                    walk.visit(try SignatureRows.logged(row))
-                } catch let unreadable as UnreadableSignatureRecord {
-                    walk.visit(unreadable: unreadable)
-                }
-            }
-            guard page.count == pageSize else { break }
-            after = page[page.count - 1].int64(0)
-        }
-        for gap in gaps { walk.visit(gap) }
-        return walk.report(recorded: try PostgreSQLChainEnd.read(db).recorded)
-    }
-
-    static func gaps(_ db: PostgreSQLConnection) throws -> [ChainGap] {
-        try db.query("""
-            SELECT seq, resumed_after_seq, prev_hash, lost_through_seq, lost_through_hash, accepted_by, reason, accepted_at_ms, hash
-            FROM signature_log_gaps ORDER BY seq
-            """).map { row in
-            let lost: ChainLink? = row.isNull(3) || row.isNull(4) ? nil : ChainLink(sequence: row.int64(3), hash: row.text(4))
-            return ChainGap(sequence: row.int64(0), resumedAfter: ChainLink(sequence: row.int64(1), hash: row.text(2)),
-                            lostThrough: lost, acceptedBy: row.text(5), reason: row.text(6), acceptedAt: row.int64(7), hash: row.text(8))
-        }
+        try database.read(.audit) { db in try SQLSignatures.gaps(db) }
     }
 }
 
 extension PostgreSQLSignatureLog: RepairableSignatureLog {
-    /// Accepts records cut off the end as a gap in the chain, as the SQLite log does, under
-    /// the chain lock so no instance appends meanwhile.
+    /// See ``SQLSignatures/acceptTruncation(_:committed:by:reason:at:)``.
     public func acceptTruncation(by actor: String, reason: String, at time: Date) throws(TruncationRefusal) -> ChainGap {
-        do {
-            return try database.write { db throws -> ChainGap in
-                try PostgreSQLChainEnd.lock(db)
-                let state = try PostgreSQLChainEnd.read(db, committed: health.committed)
-                guard let mismatch = state.mismatch else { throw TruncationRefusal.nothingLost }
-                guard mismatch.isTruncation else { throw TruncationRefusal.notATruncation(mismatch) }
-                let kept = try Self.walk(db, IntegrityOptions())
-                if let sequence = kept.firstBadSequence, let problem = kept.problem {
-                    throw TruncationRefusal.keptRecordsBroken(sequence: sequence, problem: problem)
-                }
-                let lost = mismatch.lostThrough
-                let gap = ChainGap(sequence: (lost?.sequence ?? state.last.sequence) + 1, resumedAfter: state.last, lostThrough: lost,
-                                   acceptedBy: actor, reason: reason, acceptedAt: time.milliseconds)
-                try db.query("""
-                    INSERT INTO signature_log_gaps (seq, resumed_after_seq, prev_hash, lost_through_seq, lost_through_hash,
-                        accepted_by, reason, accepted_at_ms, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                    """, [.integer(gap.sequence), .integer(gap.resumedAfter.sequence), .text(gap.resumedAfter.hash),
-                          .optional(lost?.sequence), .optional(lost?.hash), .text(actor), .text(reason), .integer(gap.acceptedAt),
-                          .text(gap.hash)])
-                try PostgreSQLChainEnd.record(ChainLink(sequence: gap.sequence, hash: gap.hash), db)
-                return gap
-            }
-        } catch let refusal as TruncationRefusal {
-            throw refusal
-        } catch {
-            throw .unavailable(String(describing: error))
-        }
+        try SQLSignatures.acceptTruncation(database, committed: health.committed, by: actor, reason: reason, at: time)
     }
 }
 

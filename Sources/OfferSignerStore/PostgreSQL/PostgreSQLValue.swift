@@ -1,21 +1,12 @@
-/// A value bound to a statement parameter, sent in PostgreSQL's text format.
-enum PostgreSQLValue: Sendable {
-    case null
-    case integer(Int64)
-    case text(String)
-    /// A one-dimensional array, for `unnest($n::text[])` and `= ANY($n)`.
-    case textArray([String?])
-    case integerArray([Int64?])
-
-    static func optional(_ text: String?) -> PostgreSQLValue { text.map { .text($0) } ?? .null }
-    static func optional(_ number: Int64?) -> PostgreSQLValue { number.map { .integer($0) } ?? .null }
-
+/// How a bound value is sent to PostgreSQL: in its text format.
+extension SQLValue {
     /// The text form, or nil for SQL NULL.
-    var text: String? {
+    var postgreSQLText: String? {
         switch self {
         case .null: nil
         case .integer(let number): String(number)
         case .text(let text): text
+        case .blob(let bytes): "\\x" + bytes.map { String($0 >> 4, radix: 16) + String($0 & 0xf, radix: 16) }.joined()
         case .textArray(let items): Self.arrayLiteral(items.map { $0.map(Self.quoted) })
         case .integerArray(let items): Self.arrayLiteral(items.map { $0.map(String.init) })
         }

@@ -57,14 +57,14 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
     }
 
     /// Runs `sql` with `values` bound and no rows expected.
-    func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) {
+    func run(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) {
         let statement = try statement(sql)
         try statement.bind(values)
         while try statement.step() {}
     }
 
     /// Runs `sql` with `values` bound and maps every row.
-    func query<T>(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteRow) throws -> T) throws -> [T] {
+    func query<T>(_ sql: String, _ values: [SQLValue] = [], row: (SQLiteRow) throws -> T) throws -> [T] {
         let statement = try statement(sql)
         try statement.bind(values)
         var rows: [T] = []
@@ -75,7 +75,7 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
     }
 
     /// The first column of the first row as an integer, or nil if there is no row.
-    func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
+    func scalar(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> Int64? {
         let statement = try statement(sql)
         try statement.bind(values)
         guard try statement.step() else { return nil }
@@ -93,4 +93,22 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
     }
 
     var raw: OpaquePointer { handle }
+}
+
+extension SQLiteConnection: SQLConnection {
+    func change(_ sql: String, _ values: [SQLValue]) throws -> Int {
+        try run(sql, values)
+        return changes
+    }
+
+    func select<T>(_ sql: String, _ values: [SQLValue], row: (any StoreRow) throws -> T) throws -> [T] {
+        try query(sql, values) { try row($0) }
+    }
+
+    /// SQLite has one writer connection, reached through a mutex: changes are serial already.
+    func lockForChanges(_ key: Int64) {}
+
+    func announceChange(on channel: String) {}
+
+    func isOne(of column: String) -> String { "\(column) IN (SELECT value FROM json_each(?))" }
 }

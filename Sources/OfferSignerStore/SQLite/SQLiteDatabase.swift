@@ -21,12 +21,7 @@ public final class SQLiteDatabase: Sendable {
     static let servingReaderCacheKiB = 512
 
     /// Which reader pool a read takes its connection from.
-    public enum ReadLane: Sendable {
-        /// Requests that serve clients: signing, offers, eligibility, notifications.
-        case serving
-        /// Audit and administrative reads that may scan the whole log.
-        case audit
-    }
+    typealias ReadLane = SQLReadLane
 
     /// Opens the file (creating it, unless `creating` is false) and brings its schema up to date.
     /// - Parameters:
@@ -81,4 +76,21 @@ public final class SQLiteDatabase: Sendable {
             return try body(connection)
         }
     }
+}
+
+extension SQLiteDatabase: SQLDatabase {
+    func withReader<T>(_ lane: SQLReadLane, _ body: (any SQLConnection) throws -> T) throws -> T {
+        try read(lane) { try body($0) }
+    }
+
+    /// A read is a snapshot already.
+    func withSnapshot<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try read(.audit) { try body($0) }
+    }
+
+    func inTransaction<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try write { try body($0) }
+    }
+
+    var statementsAreRoundTrips: Bool { false }
 }

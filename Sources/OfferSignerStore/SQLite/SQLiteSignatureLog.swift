@@ -98,7 +98,7 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
     private static func quotaRetryAfter(_ db: SQLiteConnection, _ record: SignatureRecord, _ quota: SignatureQuota) throws -> Int? {
         let windowStart = record.timestamp - quota.windowMilliseconds
         let sameSubscription = record.userId.isEmpty ? "AND transaction_id IS ?" : ""
-        var values: [SQLiteValue] = [.text(record.userId), .text(record.offerId), .text(record.bundleId), .integer(windowStart)]
+        var values: [SQLValue] = [.text(record.userId), .text(record.offerId), .text(record.bundleId), .integer(windowStart)]
         if record.userId.isEmpty { values.append(.optional(record.transactionId)) }
         values.append(.integer(Int64(max(quota.maxCount, 0))))
         let times = try db.query("""
@@ -112,36 +112,26 @@ public final class SQLiteSignatureLog: SignatureLog, Sendable {
     }
 
     public func signature(nonce: String) throws -> LoggedSignature? {
-        try database.read(.audit) { db in
-            try db.query("\(Self.selectColumns) WHERE nonce = ?", [.text(nonce)], row: Self.logged).first
-        }
+        try SQLSignatures.signature(nonce: nonce, database)
     }
 
     public func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] {
-        var clauses = ["seq > ?"]
-        var values: [SQLiteValue] = [.integer(afterSequence)]
-        let equalities: [(String, String?)] = [
-            ("user_id", filter.userId), ("offer_id", filter.offerId), ("product_id", filter.productId),
-            ("bundle_id", filter.bundleId), ("key_id", filter.keyId), ("source", filter.source?.rawValue),
-            ("format", filter.format?.rawValue),
-        ]
-        for (column, value) in equalities {
-            if let value {
-                clauses.append("\(column) = ?")
-                values.append(.text(value))
-            }
-        }
-        if let from = filter.fromTimestamp {
-            clauses.append("timestamp_ms >= ?")
-            values.append(.integer(from))
-        }
-        if let to = filter.toTimestamp {
-            clauses.append("timestamp_ms < ?")
-            values.append(.integer(to))
-        }
-        values.append(.integer(Int64(limit)))
-        let sql = "\(Self.selectColumns) WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?"
-        return try database.read(.audit) { db in try db.query(sql, values, row: Self.logged) }
+        try SQLSignatures.signatures(matching: filter, afterSequence: afterSequence, limit: limit, database)
+    }
+
+    /// Walks every record and accepted gap in one read snapshot of the audit lane, so that a
+    /// long walk never holds a connection signing needs.
+    public func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport {
+        try database.withSnapshot { db in try SQLSignatures.walk(db, options) }
+    }
+
+    public func gaps() throws -> [ChainGap] {
+        try database.read(.audit) { db in try SQLSignatures.gaps(db) }
+    }
+
+    /// See ``SQLSignatures/acceptTruncation(_:committed:by:reason:at:)``.
+    public func acceptTruncation(by actor: String, reason: String, at time: Date) throws(TruncationRefusal) -> ChainGap {
+        try SQLSignatures.acceptTruncation(database, committed: health.committed, by: actor, reason: reason, at: time)
     }
 
     static let selectColumns = SignatureRows.select

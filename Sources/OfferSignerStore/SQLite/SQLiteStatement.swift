@@ -1,17 +1,6 @@
 internal import CSQLite
 import Foundation
 
-/// A value bound to a statement parameter.
-enum SQLiteValue {
-    case null
-    case integer(Int64)
-    case text(String)
-    case blob([UInt8])
-
-    static func optional(_ text: String?) -> SQLiteValue { text.map { .text($0) } ?? .null }
-    static func optional(_ number: Int64?) -> SQLiteValue { number.map { .integer($0) } ?? .null }
-}
-
 /// A prepared statement owned by its connection's cache.
 final class SQLiteStatement {
     private let handle: OpaquePointer
@@ -31,7 +20,7 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
-    func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+    func bind(_ values: [SQLValue]) throws(SQLiteError) {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -41,6 +30,8 @@ final class SQLiteStatement {
             case .text(let text): status = sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+            case .textArray, .integerArray:
+                status = sqlite3_bind_text(handle, index, value.jsonArray ?? "[]", -1, csqlite_transient())
             }
             guard status == SQLITE_OK else { throw connection.error(status, sql: sql) }
         }

@@ -1,39 +1,38 @@
 import Foundation
 import OfferSignerCore
 
-/// Retention and introductory-offer rules in SQLite (`managed_rules`, `managed_rule_changes`).
-/// Reads go to the file each time: a rule set is a handful of rows read by primary key.
-public final class SQLiteRuleStore: RuleStore, Sendable {
-    private let database: SQLiteDatabase
+/// Retention and introductory-offer rules (`managed_rules`, `managed_rule_changes`). Reads go
+/// to the database each time (a rule set is a handful of rows read by primary key), so on
+/// PostgreSQL a rule changed through one instance is in force on every instance at once; a
+/// change takes the rule-change lock, so two instances changing one rule at once make two
+/// versions, not one twice.
+public final class SQLRuleStore: RuleStore, Sendable {
+    private let database: any SQLDatabase
 
-    public init(database: SQLiteDatabase) {
-        self.database = database
-    }
+    public init(database: SQLiteDatabase) { self.database = database }
+    public init(database: PostgreSQLDatabase) { self.database = database }
 
     public func rule<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String) throws -> StoredRule<Rule>? {
-        try database.read { db in try Self.stored(type, bundleId: bundleId, ruleId: ruleId, db) }
+        try database.withReader { db in try Self.stored(type, bundleId: bundleId, ruleId: ruleId, db) }
     }
 
     public func rules<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String?) throws -> [StoredRule<Rule>] {
-        var sql = "SELECT \(RuleCoding.managedRuleColumns) FROM managed_rules WHERE kind = ?"
-        var values: [SQLiteValue] = [.text(Rule.kind)]
-        if let bundleId {
-            sql += " AND bundle_id = ?"
-            values.append(.text(bundleId))
-        }
-        sql += " ORDER BY bundle_id, rule_id"
-        return try database.read { db in try db.query(sql, values) { try RuleCoding.storedRule(type, $0) } }
+        var conditions = SQLConditions()
+        conditions.add("kind", equals: Rule.kind)
+        conditions.add("bundle_id", equals: bundleId)
+        let sql = "SELECT \(RuleCoding.managedRuleColumns) FROM managed_rules WHERE \(conditions.sql) ORDER BY bundle_id, rule_id"
+        return try database.withReader { db in try db.select(sql, conditions.values) { try RuleCoding.storedRule(type, $0) } }
     }
 
     public func put<Rule: ManagedRule>(_ rule: Rule, by actor: String, at now: Date) throws -> StoredRule<Rule> {
-        try database.write { db in
+        try database.inTransaction { db in
             try Self.change(Rule.self, bundleId: rule.bundleId, ruleId: rule.ruleId, db, by: actor, at: now) { _ in rule }!
         }
     }
 
     public func disable<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, by actor: String,
                                            at now: Date) throws -> StoredRule<Rule>? {
-        try database.write { db in
+        try database.inTransaction { db in
             try Self.change(type, bundleId: bundleId, ruleId: ruleId, db, by: actor, at: now) { existing in
                 guard var rule = existing?.rule else { return nil }
                 rule.enabled = false
@@ -44,39 +43,35 @@ public final class SQLiteRuleStore: RuleStore, Sendable {
 
     public func changes<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String?, ruleId: String?, afterId: Int64,
                                            limit: Int) throws -> [RuleChange<Rule>] {
-        var sql = """
-            SELECT \(RuleCoding.managedRuleChangeColumns) FROM managed_rule_changes WHERE kind = ? AND id > ?
-            """
-        var values: [SQLiteValue] = [.text(Rule.kind), .integer(afterId)]
-        if let bundleId {
-            sql += " AND bundle_id = ?"
-            values.append(.text(bundleId))
+        var conditions = SQLConditions()
+        conditions.add("kind", equals: Rule.kind)
+        conditions.add("id > ?", .integer(afterId))
+        conditions.add("bundle_id", equals: bundleId)
+        conditions.add("rule_id", equals: ruleId)
+        let sql = "SELECT \(RuleCoding.managedRuleChangeColumns) FROM managed_rule_changes WHERE \(conditions.sql) ORDER BY id LIMIT ?"
+        return try database.withReader { db in
+            try db.select(sql, conditions.values + [.limit(limit)]) { try RuleCoding.ruleChange(type, $0) }
         }
-        if let ruleId {
-            sql += " AND rule_id = ?"
-            values.append(.text(ruleId))
-        }
-        sql += " ORDER BY id LIMIT ?"
-        values.append(.integer(Int64(limit)))
-        return try database.read { db in try db.query(sql, values) { try RuleCoding.ruleChange(type, $0) } }
     }
 
-    /// Applies `update` to one stored rule, recording the change; nil when `update` returns nil.
-    private static func change<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, _ db: SQLiteConnection,
+    /// Applies `update` to one stored rule under the change lock, recording the change; nil
+    /// when `update` returns nil.
+    private static func change<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, _ db: any SQLConnection,
                                                   by actor: String, at now: Date,
                                                   _ update: (StoredRule<Rule>?) -> Rule?) throws -> StoredRule<Rule>? {
+        try db.lockForChanges(SQLChangeLock.rules)
         let existing = try stored(type, bundleId: bundleId, ruleId: ruleId, db)
         guard let rule = update(existing) else { return nil }
         guard let (next, action) = RuleCoding.nextVersion(of: existing, becoming: rule, at: now) else { return existing }
         let json = try RuleCoding.encode(rule)
-        try db.run("""
+        try db.change("""
             INSERT INTO managed_rules (kind, bundle_id, rule_id, rule_json, version, created_at_ms, updated_at_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(kind, bundle_id, rule_id) DO UPDATE SET rule_json = excluded.rule_json,
+            ON CONFLICT (kind, bundle_id, rule_id) DO UPDATE SET rule_json = excluded.rule_json,
                 version = excluded.version, updated_at_ms = excluded.updated_at_ms
             """, [.text(Rule.kind), .text(bundleId), .text(ruleId), .text(json), .integer(Int64(next.version)),
                   .integer(next.createdAt.milliseconds), .integer(now.milliseconds)])
-        try db.run("""
+        try db.change("""
             INSERT INTO managed_rule_changes (kind, bundle_id, rule_id, version, action, api_key_name, changed_at_ms,
                 before_json, after_json)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -86,9 +81,14 @@ public final class SQLiteRuleStore: RuleStore, Sendable {
     }
 
     private static func stored<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String,
-                                                  _ db: SQLiteConnection) throws -> StoredRule<Rule>? {
-        try db.query("""
+                                                  _ db: any SQLConnection) throws -> StoredRule<Rule>? {
+        try db.first("""
             SELECT \(RuleCoding.managedRuleColumns) FROM managed_rules WHERE kind = ? AND bundle_id = ? AND rule_id = ?
-            """, [.text(Rule.kind), .text(bundleId), .text(ruleId)]) { try RuleCoding.storedRule(type, $0) }.first
+            """, [.text(Rule.kind), .text(bundleId), .text(ruleId)]) { try RuleCoding.storedRule(type, $0) }
     }
 }
+
+/// The store as SQLite's callers know it.
+public typealias SQLiteRuleStore = SQLRuleStore
+/// The store as PostgreSQL's callers know it.
+public typealias PostgreSQLRuleStore = SQLRuleStore

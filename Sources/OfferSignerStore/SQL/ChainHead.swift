@@ -6,35 +6,46 @@ import OfferSignerCore
 /// the chain's last entry (a record or an accepted gap). Any difference — entries removed
 /// from the end, the row missing while entries exist, a last entry changed or added behind
 /// the service's back — refuses the batch: the recorded end is never overwritten, so the
-/// evidence stays until an operator acts (see `SQLiteSignatureLog.acceptTruncation`).
+/// evidence stays until an operator acts (see ``SQLSignatures/acceptTruncation(_:committed:by:reason:at:)``).
 enum ChainHead {
+    /// Takes the chain lock for the open transaction: every append batch, probe and accepted gap
+    /// takes it first, so the writers of every instance keep one chain (PostgreSQL; SQLite's
+    /// one writer is serial already).
+    static func lock(_ db: any SQLConnection) throws {
+        try db.lockForChanges(SQLChangeLock.chain)
+    }
+
     /// The end to extend: the chain's last entry, once checked against the recorded end and
     /// against `committed`, the end this process itself last committed (which a recorded end
     /// may pass, when an operator accepted a gap meanwhile, but never fall behind). Call inside
     /// the writer's transaction.
-    static func verifiedEnd(_ db: SQLiteConnection, committed: ChainLink) throws -> ChainLink {
+    static func verifiedEnd(_ db: any SQLConnection, committed: ChainLink) throws -> ChainLink {
         let state = try read(db, committed: committed)
         if let mismatch = state.mismatch { throw mismatch }
         return state.last
     }
 
     /// Records `link` as the chain's end, in the writer's open transaction.
-    static func record(_ link: ChainLink, _ db: SQLiteConnection) throws {
-        try db.run("""
+    static func record(_ link: ChainLink, _ db: any SQLConnection) throws {
+        try db.change("""
             INSERT INTO signature_chain_head (id, seq, hash) VALUES (1, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
+            ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
             """, [.integer(link.sequence), .text(link.hash)])
     }
 
     /// The chain's last entry, its recorded end, and the furthest entry a stored checkpoint
-    /// or `committed` vouches for, as `db` holds them.
-    static func read(_ db: SQLiteConnection, committed: ChainLink = .genesis) throws -> State {
-        let record = try link(db, "SELECT seq, hash FROM signatures ORDER BY seq DESC LIMIT 1")
-        let gap = try link(db, "SELECT seq, hash FROM signature_log_gaps ORDER BY seq DESC LIMIT 1")
-        let last = [record, gap].compactMap { $0 }.max { $0.sequence < $1.sequence } ?? .genesis
-        let checkpoint = try link(db, "SELECT seq, chain_hash FROM signature_checkpoints ORDER BY seq DESC LIMIT 1")
-        let vouched = [checkpoint, committed].compactMap { $0 }.max { $0.sequence < $1.sequence } ?? .genesis
-        return State(last: last, recorded: try link(db, "SELECT seq, hash FROM signature_chain_head WHERE id = 1"), vouched: vouched)
+    /// or `committed` vouches for, as `db` holds them, read in one statement.
+    static func read(_ db: any SQLConnection, committed: ChainLink = .genesis) throws -> State {
+        var links: [String: ChainLink] = [:]
+        _ = try db.select("""
+            SELECT 'record', seq, hash FROM (SELECT seq, hash FROM signatures ORDER BY seq DESC LIMIT 1) r
+            UNION ALL SELECT 'gap', seq, hash FROM (SELECT seq, hash FROM signature_log_gaps ORDER BY seq DESC LIMIT 1) g
+            UNION ALL SELECT 'checkpoint', seq, chain_hash FROM (SELECT seq, chain_hash FROM signature_checkpoints ORDER BY seq DESC LIMIT 1) c
+            UNION ALL SELECT 'recorded', seq, hash FROM signature_chain_head WHERE id = 1
+            """, []) { row in links[row.text(0)] = ChainLink(sequence: row.int64(1), hash: row.text(2)) }
+        let last = [links["record"], links["gap"]].compactMap { $0 }.max { $0.sequence < $1.sequence } ?? .genesis
+        let vouched = [links["checkpoint"], committed].compactMap { $0 }.max { $0.sequence < $1.sequence } ?? .genesis
+        return State(last: last, recorded: links["recorded"], vouched: vouched)
     }
 
     /// The chain's last entry beside the end the last commit recorded.
@@ -54,10 +65,6 @@ enum ChainHead {
             if recorded == nil, last != .genesis { return found }
             return found.vouched == nil ? nil : found
         }
-    }
-
-    private static func link(_ db: SQLiteConnection, _ sql: String) throws -> ChainLink? {
-        try db.query(sql) { ChainLink(sequence: $0.int64(0), hash: $0.text(1)) }.first
     }
 }
 

@@ -1,33 +1,30 @@
 import Foundation
 
-/// Backfill progress and recovered Notification History windows in SQLite, beside the history
-/// they describe (tables `appstore_backfill` and `appstore_recovered_windows`).
-public final class SQLiteAppStoreSyncStore: AppStoreSyncStore, Sendable {
-    private let database: SQLiteDatabase
+/// Backfill progress and recovered Notification History windows, beside the history they
+/// describe (tables `appstore_backfill` and `appstore_recovered_windows`), shared by every
+/// instance on PostgreSQL.
+public final class SQLAppStoreSyncStore: AppStoreSyncStore, Sendable {
+    private let database: any SQLDatabase
 
-    public init(database: SQLiteDatabase) {
-        self.database = database
-    }
+    public init(database: SQLiteDatabase) { self.database = database }
+    public init(database: PostgreSQLDatabase) { self.database = database }
 
     public func backfilled(bundleId: String, among transactionIds: [String]) throws -> Set<String> {
         guard !transactionIds.isEmpty else { return [] }
-        let list = String(decoding: try JSONEncoder().encode(transactionIds), as: UTF8.self)
-        return try database.read { db in
-            Set(try db.query("""
-                SELECT transaction_id FROM appstore_backfill
-                WHERE bundle_id = ? AND transaction_id IN (SELECT value FROM json_each(?))
-                """, [.text(bundleId), .text(list)]) { $0.text(0) })
+        return try database.withReader { db in
+            Set(try db.select("SELECT transaction_id FROM appstore_backfill WHERE bundle_id = ? AND \(db.isOne(of: "transaction_id"))",
+                              [.text(bundleId), .textArray(transactionIds)]) { $0.text(0) })
         }
     }
 
     public func recordBackfill(_ entries: [BackfillEntry]) throws {
         guard !entries.isEmpty else { return }
-        try database.write { db in
+        try database.inTransaction { db in
             for entry in entries {
-                try db.run("""
+                try db.change("""
                     INSERT INTO appstore_backfill (bundle_id, transaction_id, outcome, environment, covered_by, finished_at_ms)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(bundle_id, transaction_id) DO UPDATE SET outcome = excluded.outcome,
+                    ON CONFLICT (bundle_id, transaction_id) DO UPDATE SET outcome = excluded.outcome,
                         environment = excluded.environment, covered_by = excluded.covered_by,
                         finished_at_ms = excluded.finished_at_ms
                     """, [.text(entry.bundleId), .text(entry.transactionId), .text(entry.outcome.rawValue),
@@ -37,20 +34,20 @@ public final class SQLiteAppStoreSyncStore: AppStoreSyncStore, Sendable {
     }
 
     public func lastRecoveredWindow(bundleId: String, environment: String) throws -> RecoveredWindow? {
-        try database.read { db in
-            try db.query("""
+        try database.withReader { db in
+            try db.first("""
                 SELECT start_ms, end_ms, found, stored, completed_at_ms FROM appstore_recovered_windows
                 WHERE bundle_id = ? AND environment = ? ORDER BY end_ms DESC LIMIT 1
                 """, [.text(bundleId), .text(environment)]) { row in
                 RecoveredWindow(bundleId: bundleId, environment: environment, start: row.int64(0), end: row.int64(1),
                                 found: row.int(2), stored: row.int(3), completedAt: row.int64(4))
-            }.first
+            }
         }
     }
 
     public func recordRecoveredWindow(_ window: RecoveredWindow) throws {
-        try database.write { db in
-            try db.run("""
+        _ = try database.inTransaction { db in
+            try db.change("""
                 INSERT INTO appstore_recovered_windows (bundle_id, environment, start_ms, end_ms, found, stored, completed_at_ms)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, [.text(window.bundleId), .text(window.environment), .integer(window.start), .integer(window.end),
@@ -58,3 +55,8 @@ public final class SQLiteAppStoreSyncStore: AppStoreSyncStore, Sendable {
         }
     }
 }
+
+/// The store as SQLite's callers know it.
+public typealias SQLiteAppStoreSyncStore = SQLAppStoreSyncStore
+/// The store as PostgreSQL's callers know it.
+public typealias PostgreSQLAppStoreSyncStore = SQLAppStoreSyncStore

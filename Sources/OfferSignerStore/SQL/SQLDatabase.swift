@@ -1,0 +1,73 @@
+/// Which connections a read takes.
+enum SQLReadLane: Sendable {
+    /// Requests that serve clients: signing, offers, eligibility, notifications.
+    case serving
+    /// Audit and administrative reads that may scan the whole log.
+    case audit
+}
+
+/// What a store written once needs of an engine's database: reads on a connection of a lane,
+/// and transactions. Each engine maps its own errors once, here (a lost PostgreSQL connection
+/// becomes ``DatabaseUnavailable``), so a store never sees which engine it runs on.
+protocol SQLDatabase: Sendable {
+    /// Runs `body` on a connection of `lane` (on SQLite, inside one read snapshot).
+    func withReader<T>(_ lane: SQLReadLane, _ body: (any SQLConnection) throws -> T) throws -> T
+    /// Runs `body` on a connection of the audit lane that reads one consistent snapshot of the
+    /// whole database throughout.
+    func withSnapshot<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    /// PostgreSQL may run it again after a conflict with another transaction, so `body` must
+    /// be safe to repeat.
+    func inTransaction<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// True when each statement costs a round trip to a server (PostgreSQL), so a read on the
+    /// signing path is worth one statement; false where a statement is a call into the process
+    /// (SQLite), whose planner prefers several simple indexed lookups.
+    var statementsAreRoundTrips: Bool { get }
+}
+
+/// One connection of an ``SQLDatabase``, lent to one thread at a time. Statements are written
+/// once with `?` placeholders; an engine that numbers them (PostgreSQL's `$1`) renders them
+/// when it prepares the statement, once per connection, and keeps the prepared statement.
+protocol SQLConnection: AnyObject {
+    /// Runs one statement with `values` bound to its placeholders; the rows it changed.
+    @discardableResult
+    func change(_ sql: String, _ values: [SQLValue]) throws -> Int
+    /// Runs one statement with `values` bound and maps every row.
+    func select<T>(_ sql: String, _ values: [SQLValue], row: (any StoreRow) throws -> T) throws -> [T]
+    /// Holds the lock `key` until the transaction ends, so changes made by several processes at
+    /// once are made one after another (PostgreSQL's advisory lock). Nothing on an engine whose
+    /// writer is already serial (SQLite).
+    func lockForChanges(_ key: Int64) throws
+    /// Tells the other processes on the database, once the transaction commits, that what
+    /// `channel` names changed (PostgreSQL's `NOTIFY`). Nothing on SQLite, whose readers look
+    /// for changes themselves.
+    func announceChange(on channel: String) throws
+    /// A condition true when `column` is one of the elements of a ``SQLValue/textArray(_:)``
+    /// bound to its one `?`.
+    func isOne(of column: String) -> String
+}
+
+extension SQLConnection {
+    func select<T>(_ sql: String, row: (any StoreRow) throws -> T) throws -> [T] {
+        try select(sql, [], row: row)
+    }
+
+    /// The first row mapped, or nil when there is none.
+    func first<T>(_ sql: String, _ values: [SQLValue] = [], row: (any StoreRow) throws -> T) throws -> T? {
+        try select(sql, values, row: row).first
+    }
+}
+
+extension SQLDatabase {
+    func withReader<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try withReader(.serving, body)
+    }
+}
+
+/// The advisory lock keys of changes that must not interleave across instances (any constant
+/// no other application uses).
+enum SQLChangeLock {
+    static let offers: Int64 = 0x6f66_6665_7273_02
+    static let chain: Int64 = 0x6f66_6665_7273_03
+    static let rules: Int64 = 0x6f66_6665_7273_04
+}

@@ -1,0 +1,60 @@
+import Foundation
+import OfferSignerCore
+
+/// Answered Retention Messaging requests (`retention_requests`). Records from many threads are
+/// group-committed, as signatures are, so an answer costs no sync of its own. Idempotent
+/// across instances: a request is inserted `ON CONFLICT DO NOTHING` on its
+/// `requestIdentifier`, so when the App Store's request reaches two instances at once the
+/// second insert waits for the first to commit and then returns the first answer.
+public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
+    private let database: any SQLDatabase
+    private let committer: GroupCommitter<AnsweredRetentionRequest, AnsweredRetentionRequest>
+
+    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
+    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
+
+    init(_ database: any SQLDatabase) {
+        self.database = database
+        committer = GroupCommitter(database: database, name: "retention-request-writer", write: Self.write)
+    }
+
+    deinit { committer.close() }
+
+    /// Stops the writer once the records already waiting are written.
+    public func close() { committer.close() }
+
+    public func answered(requestIdentifier: String) throws -> AnsweredRetentionRequest? {
+        try database.withReader { db in try Self.find(requestIdentifier, db) }
+    }
+
+    public func record(_ request: AnsweredRetentionRequest) throws -> AnsweredRetentionRequest {
+        try committer.submit(request).get()
+    }
+
+    /// Inserts `request` unless its identifier is already recorded; returns what is recorded.
+    private static func write(_ request: AnsweredRetentionRequest, _ db: any SQLConnection) throws -> AnsweredRetentionRequest {
+        let r = request
+        let inserted = try db.change("""
+            INSERT INTO retention_requests (\(RetentionRequestRows.columns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (request_identifier) DO NOTHING
+            """, [.text(r.requestIdentifier), .text(r.bundleId), .text(r.environment.rawValue), .text(r.originalTransactionId),
+                  .text(r.productId), .text(r.userLocale), .optional(r.userId), .optional(r.ruleId), .text(r.answer.rawValue),
+                  .optional(r.signatureNonce), .text(r.responseJSON), .integer(r.signedDate), .integer(r.answeredAt.milliseconds)])
+        if inserted == 1 { return request }
+        guard let first = try find(request.requestIdentifier, db) else {
+            throw UnreadableRetentionRequest(requestIdentifier: request.requestIdentifier, problem: "it was neither inserted nor found")
+        }
+        return first
+    }
+
+    private static func find(_ requestIdentifier: String, _ db: any SQLConnection) throws -> AnsweredRetentionRequest? {
+        try db.first("SELECT \(RetentionRequestRows.columns) FROM retention_requests WHERE request_identifier = ?",
+                     [.text(requestIdentifier)]) { try RetentionRequestRows.answered($0) }
+    }
+}
+
+/// The store as SQLite's callers know it.
+public typealias SQLiteRetentionRequestStore = SQLRetentionRequestStore
+/// The store as PostgreSQL's callers know it.
+public typealias PostgreSQLRetentionRequestStore = SQLRetentionRequestStore
