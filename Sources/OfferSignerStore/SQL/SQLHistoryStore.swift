@@ -15,7 +15,7 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
 
     init(_ database: any SQLDatabase) {
         self.database = database
-        committer = GroupCommitter(database: database, name: "history-writer", write: Self.write)
+        committer = GroupCommitter(database: database, name: "history-writer") { batch, db in try batch.map { .success(try Self.write($0, db)) } }
     }
 
     deinit { committer.close() }
