@@ -150,10 +150,14 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
         }
     }
 
-    /// One subscription's transactions in the app, and its renewal info when there are any.
+    /// One subscription's transactions in the app by transaction ID, and its renewal info when
+    /// there are any.
     private static func subscription(_ db: any SQLConnection, environment: String, original: String, bundleId: String) throws -> UserHistory {
         let key: [SQLValue] = [.text(environment), .text(original)]
-        let transactions = try db.select(subscriptionTransactionsSQL, key + [.text(bundleId)]) { HistoryRows.transaction($0) }.compactMap { $0 }
+        // Sorted here, not by ORDER BY: SQLite would then walk the (environment, transaction_id)
+        // key instead of looking the subscription up by its index.
+        let transactions = try db.select(subscriptionTransactionsSQL, key + [.text(bundleId)]) { HistoryRows.transaction($0) }
+            .compactMap { $0 }.sorted { $0.transactionId < $1.transactionId }
         guard !transactions.isEmpty else { return UserHistory() }
         let renewals = try db.select(subscriptionRenewalSQL, key) { HistoryRows.renewal($0) }.compactMap { $0 }
         return UserHistory(transactions: transactions, renewals: renewals)
@@ -162,7 +166,7 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
     private static let userSubscriptionsSQL = "SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ? AND user_id = ?"
     private static let subscriptionTransactionsSQL = """
         SELECT \(HistoryRows.transactionColumns) FROM transactions
-        WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ? ORDER BY transaction_id
+        WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
         """
     private static let subscriptionRenewalSQL = "SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?"
 
