@@ -80,7 +80,7 @@ private struct Append {
 /// The signatures a batch's quotas count: those committed in the widest window of the batch
 /// for each (user, offer, app) with a quota, plus those the batch accepts as it goes. A record
 /// with an empty user ID (a customer proven by an Apple-signed transaction) counts against its
-/// `transactionId`, as the SQLite log counts it.
+/// `transactionId`, as ``SQLiteSignatureBatch`` counts it.
 private struct QuotaWindow {
     private struct Key: Hashable {
         let userId: String
