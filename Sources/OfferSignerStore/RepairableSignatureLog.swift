@@ -9,5 +9,3 @@ public protocol RepairableSignatureLog: SignatureLog {
     /// Refused unless the log's only fault is a cut-off end.
     func acceptTruncation(by actor: String, reason: String, at time: Date) throws(TruncationRefusal) -> ChainGap
 }
-
-extension SQLiteSignatureLog: RepairableSignatureLog {}

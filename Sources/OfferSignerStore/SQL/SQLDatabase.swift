@@ -48,6 +48,11 @@ protocol SQLConnection: AnyObject {
 }
 
 extension SQLConnection {
+    @discardableResult
+    func change(_ sql: String) throws -> Int {
+        try change(sql, [])
+    }
+
     func select<T>(_ sql: String, row: (any StoreRow) throws -> T) throws -> [T] {
         try select(sql, [], row: row)
     }

@@ -15,7 +15,9 @@ public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
 
     init(_ database: any SQLDatabase) {
         self.database = database
-        committer = GroupCommitter(database: database, name: "retention-request-writer", write: Self.write)
+        committer = GroupCommitter(database: database, name: "retention-request-writer") { batch, db in
+            try batch.map { .success(try Self.write($0, db)) }
+        }
     }
 
     deinit { committer.close() }

@@ -1,0 +1,151 @@
+import Foundation
+import OfferSignerCore
+import Synchronization
+
+/// The signature log, one hash chain. Appends from many threads are group-committed: one
+/// writer thread takes every append waiting and hands them to the engine's batch writer
+/// (``SQLiteSignatureBatch``, ``PostgreSQLSignatureBatch``) in one transaction, which checks
+/// that the chain still ends where the last commit recorded it, extends the hash chain,
+/// checks the quotas and moves the recorded end; the commit is durable (SQLite's full sync,
+/// PostgreSQL's `synchronous_commit`) before any caller gets its record. Reads, the integrity
+/// walk and accepted gaps are written once (``SQLSignatures``).
+public final class SQLSignatureLog: RepairableSignatureLog, Sendable {
+    let database: any SQLDatabase
+    private let committer: GroupCommitter<LogWrite, LoggedSignature?>
+    let health: SignatureLogHealth
+    /// How long this process's batches waited for the chain lock (for measuring the design;
+    /// on SQLite, whose writer is serial, they never wait).
+    let chainLockWaits = ChainLockWaits()
+
+    /// How often a readiness check may try a write while the log is failing.
+    static let probeInterval = Duration.seconds(1)
+
+    /// What an engine's batch writer does inside the writer's open transaction: `committed` is
+    /// the end this process last committed; one result per item of `batch`.
+    typealias BatchWriter = @Sendable (_ batch: [LogWrite], _ db: any SQLConnection, _ committed: ChainLink,
+                                       _ waits: ChainLockWaits) throws -> [Result<LoggedSignature?, any Error>]
+
+    /// Opens the log. One whose end does not match its recorded end opens, serves reads, and
+    /// refuses appends (and readiness) until an operator acts.
+    private init(_ database: any SQLDatabase, write: @escaping BatchWriter,
+                 isConstraintViolation: @escaping @Sendable (any Error) -> Bool) throws {
+        self.database = database
+        let state = try database.withReader { db in try ChainHead.read(db) }
+        let health = SignatureLogHealth(end: state.last, failure: state.mismatch.map { SignatureLogError.endMismatch($0).description })
+        self.health = health
+        let waits = chainLockWaits
+        committer = GroupCommitter(database: database, name: "signature-log-writer", observe: { outcome in
+            health.record(outcome, isConstraintViolation: isConstraintViolation)
+        }) { batch, db in
+            try write(batch, db, health.committed, waits)
+        }
+    }
+
+    public convenience init(database: SQLiteDatabase) throws {
+        try self.init(database, write: SQLiteSignatureBatch.write) { ($0 as? SQLiteError)?.isConstraintViolation == true }
+    }
+
+    public convenience init(database: PostgreSQLDatabase) throws {
+        try self.init(database, write: PostgreSQLSignatureBatch.write) { ($0 as? PostgreSQLError)?.isUniqueViolation == true }
+    }
+
+    deinit {
+        committer.close()
+    }
+
+    /// Stops the writer once the appends already waiting are written.
+    public func close() {
+        committer.close()
+    }
+
+    public func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
+        try committer.submit(.append(record, quota)).appended()
+    }
+
+    /// Ready when the database answers and the last batch committed; after a failed batch
+    /// (the disk full, the database unreachable), not ready until a probe write, at most one a
+    /// second, commits again: with traffic kept away, no append may come to show the log
+    /// writable again.
+    public func readiness() -> SignatureLogReadiness {
+        guard let failure = health.failure(probeInterval: Self.probeInterval) else {
+            let answer = try? database.withReader { db in try db.first("SELECT 1") { $0.int64(0) } }
+            return answer == 1 ? .ready : .notReady("the database cannot be read")
+        }
+        guard failure.probeDue else { return .notReady(failure.reason) }
+        return SignatureLogHealth.readiness(afterProbe: committer.submit(.probe))
+    }
+
+    /// The chain's end as this process last committed it; on PostgreSQL other instances may
+    /// have extended the chain since.
+    public func committedEnd() -> ChainLink {
+        health.committed
+    }
+
+    public func signature(nonce: String) throws -> LoggedSignature? {
+        try SQLSignatures.signature(nonce: nonce, database)
+    }
+
+    public func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] {
+        try SQLSignatures.signatures(matching: filter, afterSequence: afterSequence, limit: limit, database)
+    }
+
+    /// Walks every record and accepted gap, a page at a time, in one read snapshot of the
+    /// audit lane, so that a long walk never holds a connection signing needs (records
+    /// committed meanwhile by any instance are left for the next check).
+    public func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport {
+        try database.withSnapshot { db in try SQLSignatures.walk(db, options) }
+    }
+
+    /// The accepted gaps, in sequence order.
+    public func gaps() throws -> [ChainGap] {
+        try database.withReader(.audit) { db in try SQLSignatures.gaps(db) }
+    }
+
+    /// See ``SQLSignatures/acceptTruncation(_:committed:by:reason:at:)``.
+    public func acceptTruncation(by actor: String, reason: String, at time: Date) throws(TruncationRefusal) -> ChainGap {
+        try SQLSignatures.acceptTruncation(database, committed: health.committed, by: actor, reason: reason, at: time)
+    }
+
+    static let selectColumns = SignatureRows.select
+
+    static func logged(_ row: some StoreRow) throws -> LoggedSignature {
+        try SignatureRows.logged(row)
+    }
+}
+
+/// The log as SQLite's callers know it.
+public typealias SQLiteSignatureLog = SQLSignatureLog
+/// The log as PostgreSQL's callers know it.
+public typealias PostgreSQLSignatureLog = SQLSignatureLog
+
+/// What the writer is asked to do.
+enum LogWrite: Sendable {
+    /// Append a record, within the quota if one is given.
+    case append(SignatureRecord, SignatureQuota?)
+    /// Prove the log writable again: take the chain lock, check the chain's end and make a
+    /// durable write that needs free pages, as an append would.
+    case probe
+}
+
+/// The time batches spent waiting for the chain lock, and how many there were.
+final class ChainLockWaits: Sendable {
+    struct Totals: Sendable {
+        var batches = 0
+        var items = 0
+        var waited: Duration = .zero
+        var longest: Duration = .zero
+    }
+
+    private let totals = Mutex(Totals())
+
+    func add(_ wait: Duration, batchSize: Int) {
+        totals.withLock { totals in
+            totals.batches += 1
+            totals.items += batchSize
+            totals.waited += wait
+            totals.longest = max(totals.longest, wait)
+        }
+    }
+
+    var current: Totals { totals.withLock { $0 } }
+}
