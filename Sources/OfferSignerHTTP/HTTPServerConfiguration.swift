@@ -1,4 +1,3 @@
-import OfferSignerCore
 /// Where and how the HTTP server listens, and the limits that keep slow or idle clients
 /// from holding every worker.
 public struct HTTPServerConfiguration: Sendable {
@@ -45,9 +44,4 @@ public struct HTTPServerConfiguration: Sendable {
     /// Connections accepted beyond ``connectionLimit`` only to be answered 503: a tenth of the
     /// limit, at least 8.
     public var overCapacityConnections: Int { max(8, min(connectionLimit, 1 << 24) / 10) }
-
-    /// Parses `HOST:PORT` (`[::1]:8080` for IPv6).
-    public static func parseListen(_ text: String) -> (host: String, port: UInt16)? {
-        ListenAddress(text).map { ($0.host, $0.port) }
-    }
 }

@@ -90,10 +90,9 @@ public final class ServiceRuntime: Sendable {
         self.recoveryJob = recoveryJob
         self.checkpointer = checkpointer
         Self.reportAuditState(database.signatures, configuration, logger)
-        let listen = ListenAddress(settings.listen)!
-        let (host, port) = (listen.host, listen.port)
+        let listen = ListenAddress(settings.listen)!  // ServiceSettings refuses an address that does not parse
         server = HTTPServer(application: composition.router, configuration: HTTPServerConfiguration(
-            host: host, port: port, connectionLimit: settings.maxConnections,
+            host: listen.host, port: listen.port, connectionLimit: settings.maxConnections,
             perAddressConnectionLimit: settings.maxConnectionsPerAddress, connectionTimeoutSeconds: settings.connectionTimeout,
             requestTimeoutSeconds: settings.requestTimeout))
         do {
@@ -106,7 +105,7 @@ public final class ServiceRuntime: Sendable {
         checkpointer.start()
         recoveryJob?.start()
         logger.log(.info, "offer-signer listening", [
-            "listen": .string("\(host):\(server.port)"), "database": .string(location.description), "keys": .string(settings.keys),
+            "listen": .string("\(listen.host):\(server.port)"), "database": .string(location.description), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
         ])
     }

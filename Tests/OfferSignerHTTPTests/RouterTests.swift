@@ -124,14 +124,6 @@ struct RouterTests {
         let detail = try problem(response)["detail"] as? String ?? ""
         #expect(!detail.contains("NoSuchFile") && !detail.contains("Cocoa"))
     }
-
-    @Test("HOST:PORT parsing")
-    func listen() {
-        #expect(HTTPServerConfiguration.parseListen("127.0.0.1:8080")! == ("127.0.0.1", 8080))
-        #expect(HTTPServerConfiguration.parseListen("[::1]:9000")! == ("::1", 9000))
-        #expect(HTTPServerConfiguration.parseListen("0.0.0.0:70000") == nil)
-        #expect(HTTPServerConfiguration.parseListen("localhost") == nil)
-    }
 }
 
 /// A context whose route policy is a plain name.

@@ -11,9 +11,6 @@ struct VerifiedProof: Sendable, Hashable {
     /// The verified app transaction.
     var appTransaction: JWSAppTransactionDecodedPayload?
 
-    /// The proven subscription: the transaction's `originalTransactionId`.
-    var subscription: String? { transaction?.transaction.originalTransactionId }
-
     /// The app downloads (`appTransactionId`) the proof names, from either JWS.
     var appDownloads: [String] { [transactionAppTransactionId, appTransaction?.appTransactionId].compactMap { $0 } }
 }
