@@ -12,9 +12,12 @@ public struct StoreSet: Sendable {
     public let retentionRequests: any RetentionRequestStore
     /// Signed checkpoints of the signature log kept beside it (nil: none are kept).
     public let checkpoints: (any CheckpointStore)?
+    /// Consent rescinded and cleared, per app download.
+    public let consents: any ConsentStore
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
-                retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?) {
+                retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore) {
+        self.consents = consents
         self.offers = offers
         self.signatures = signatures
         self.history = history
@@ -26,6 +29,7 @@ public struct StoreSet: Sendable {
     /// The stores of one opened database.
     public init(_ stores: Stores) {
         self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
-                  retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints)
+                  retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints,
+                  consents: stores.consents)
     }
 }

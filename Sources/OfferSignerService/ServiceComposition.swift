@@ -28,7 +28,8 @@ public struct ServiceComposition: Sendable {
                 rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2),
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
-                                 history: stores.history, signatures: stores.signatures, activity: activity, unknownUsers: unknownUsers,
+                                 history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
+                                 unknownUsers: unknownUsers,
                                  clock: clock, metrics: metrics, logger: logger)
         let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,
                                            requests: stores.retentionRequests, issuer: issuer, clock: clock, logger: logger)
@@ -36,7 +37,8 @@ public struct ServiceComposition: Sendable {
         let groups: [any RouteGroup] = [
             SignHandler(issuer: issuer, rateLimits: rateLimits),
             IntroductoryEligibilityHandler(issuer: issuer, rateLimits: rateLimits),
-            UserHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, appStore: verification, clock: clock),
+            UserHandler(keyRing: keyRing, offers: stores.offers, history: stores.history,
+                        consent: ConsentCheck(consents: stores.consents), appStore: verification, clock: clock),
             OfferAdminHandler(keyRing: keyRing, offers: stores.offers, clock: clock),
             SimulateHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, appStore: verification, clock: clock),
             HistoryImportHandler(ingestor: ingestor, logger: logger),
@@ -50,6 +52,7 @@ public struct ServiceComposition: Sendable {
             StatsHandler(keyRing: keyRing, offers: stores.offers, activity: activity, clock: clock),
             OperationsHandler(keyRing: keyRing, signatures: stores.signatures, metrics: metrics),
             CallerHandler(keyRing: keyRing, appStore: verification),
+            ConsentHandler(consents: stores.consents, clearing: ConsentClearing(consents: stores.consents, clock: clock)),
             ConsoleHandler(),
         ]
         self.issuer = issuer

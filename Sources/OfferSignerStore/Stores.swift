@@ -18,6 +18,8 @@ public final class Stores: Sendable {
     public let rules: any RuleStore
     /// Answered Retention Messaging requests, by the App Store's request identifier.
     public let retentionRequests: any RetentionRequestStore
+    /// Consent rescinded (`RESCIND_CONSENT`) and cleared, per app download.
+    public let consents: any ConsentStore
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void
@@ -32,8 +34,9 @@ public final class Stores: Sendable {
     private init(location: DatabaseLocation, offers: any OfferStore, signatures: any RepairableSignatureLog,
                  history: any SubscriptionHistoryStore, checkpoints: any CheckpointStore, sync: any AppStoreSyncStore,
                  activity: any OfferActivityStore, rules: any RuleStore, retentionRequests: any RetentionRequestStore,
-                 schemaVersion: Int, engine: Engine, close: @escaping @Sendable () -> Void) {
+                 consents: any ConsentStore, schemaVersion: Int, engine: Engine, close: @escaping @Sendable () -> Void) {
         self.engine = engine
+        self.consents = consents
         self.rules = rules
         self.retentionRequests = retentionRequests
         self.sync = sync
@@ -65,7 +68,7 @@ public final class Stores: Sendable {
                           history: history, checkpoints: SQLiteCheckpointStore(database: database),
                           sync: SQLiteAppStoreSyncStore(database: database), activity: SQLiteOfferActivityStore(database: database),
                           rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequests,
-                          schemaVersion: version,
+                          consents: SQLConsentStore(database: database), schemaVersion: version,
                           engine: .sqlite(database)) {
                 signatures.close()
                 history.close()
@@ -81,7 +84,7 @@ public final class Stores: Sendable {
                           checkpoints: PostgreSQLCheckpointStore(database: database),
                           sync: PostgreSQLAppStoreSyncStore(database: database), activity: PostgreSQLOfferActivityStore(database: database),
                           rules: PostgreSQLRuleStore(database: database), retentionRequests: retentionRequests,
-                          schemaVersion: try database.schemaVersion(),
+                          consents: SQLConsentStore(database: database), schemaVersion: try database.schemaVersion(),
                           engine: .postgreSQL(database)) {
                 offers.close()
                 signatures.close()

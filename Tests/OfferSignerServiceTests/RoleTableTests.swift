@@ -40,6 +40,8 @@ struct RoleTableTests {
         ("GET", "/v1/audit/offer-changes", [.auditor, .admin]),
         ("GET", "/v1/audit/retention-rule-changes", [.auditor, .admin]),
         ("GET", "/v1/audit/introductory-offer-rule-changes", [.auditor, .admin]),
+        ("GET", "/v1/admin/consents", [.auditor, .admin]),
+        ("POST", "/v1/admin/consents/a1/clear", [.admin]),
         ("GET", "/v1/stats/offers", [.marketing, .auditor, .admin]),
         ("GET", "/v1/stats/offers/o1", [.marketing, .auditor, .admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
@@ -77,7 +79,7 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "r1", with: "{ruleId}"))" })
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 

@@ -34,6 +34,7 @@ final class TestEnvironment {
     var rules: any RuleStore
     var retentionRequests: any RetentionRequestStore
     var checkpoints: (any CheckpointStore)?
+    var consents: any ConsentStore
     var checkpointer: AuditCheckpointer?
     var activity: OfferActivity
     var appStoreAPI: AppStoreAPIClients?
@@ -80,6 +81,7 @@ final class TestEnvironment {
         history = historyStore
         rules = SQLiteRuleStore(database: database)
         retentionRequests = retentionRequestStore
+        consents = SQLConsentStore(database: database)
         activity = OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: .silent)
         appStore = try AppStoreVerification(roots: [TestAppStore.root], environments: environments, configuration: configuration)
         clock = .fixed(fixedNow)
@@ -131,7 +133,7 @@ final class TestEnvironment {
     var composition: ServiceComposition {
         ServiceComposition(keyRing: keyRing, verification: appStore, stores: StoreSet(
             offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
-            checkpoints: checkpoints), activity: activity, checkpointer: checkpointer, appStoreAPI: appStoreAPI,
+            checkpoints: checkpoints, consents: consents), activity: activity, checkpointer: checkpointer, appStoreAPI: appStoreAPI,
             unknownUsers: unknownUserLookup, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
             clock: clock, metrics: metrics, logger: logger)
     }

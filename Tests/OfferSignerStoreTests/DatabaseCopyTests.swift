@@ -18,15 +18,22 @@ struct DatabaseCopyTests {
         let transaction = SubscriptionTransaction(
             transactionId: "t1", originalTransactionId: "o1", bundleId: "com.example.app", productId: "pro",
             subscriptionGroupIdentifier: "g1", environment: .sandbox, purchaseDate: t0, expiresDate: t0.addingTimeInterval(86_400),
-            revocationReason: 1, isUpgraded: true, price: 4_990, storefront: "USA", appAccountToken: "user-1", signedDate: t0)
+            revocationReason: 1, isUpgraded: true, price: 4_990, storefront: "USA", appAccountToken: "user-1", signedDate: t0,
+            appTransactionId: "app-1", offerPeriod: "P1M", billingPlanType: "MONTHLY_COMMITMENT",
+            commitmentInfo: .dictionary(["commitmentPeriodCount": .int(12), "note": .string("a \"quoted\" {1}")]))
         let renewal = SubscriptionRenewalState(originalTransactionId: "o1", environment: .sandbox, productId: "pro", autoRenewStatus: 0,
-                                               eligibleWinBackOfferIds: ["wb, \"quoted\" {1}"], signedDate: t0)
+                                               eligibleWinBackOfferIds: ["wb, \"quoted\" {1}"], signedDate: t0, appTransactionId: "app-1")
         let notification = StoredNotification(notificationUUID: "n-1", notificationType: "DID_RENEW", subtype: nil, bundleId: "com.example.app",
                                               environment: "Sandbox", signedDate: 1, receivedAt: 2, signedPayload: "jws")
+        let rescind = StoredNotification(notificationUUID: "n-2", notificationType: "RESCIND_CONSENT", subtype: nil,
+                                         bundleId: "com.example.app", environment: "Sandbox", signedDate: 3, receivedAt: 4,
+                                         signedPayload: "jws-c", rescindsConsentOf: "app-1")
         _ = try stores.history.record(batch: [
             .notification(notification, StoredTransaction(transaction: transaction, signedTransaction: "jws-t"),
                           StoredRenewal(renewal: renewal, signedRenewalInfo: "jws-r")),
+            .notification(rescind, nil, nil),
         ])
+        _ = try stores.consents.clear(appTransactionId: "app-1", by: "admin", reason: "consent given again", at: t0)
         for n in 0..<2500 {
             _ = try stores.signatures.append(SignatureRecord(
                 nonce: "nonce-\(n)", format: n % 2 == 0 ? .legacy : .jws, bundleId: "com.example.app", productId: "pro", offerId: "winback",
@@ -72,10 +79,10 @@ struct DatabaseCopyTests {
         #expect(there.integrity.records == 2500)
         #expect(steps.contains("signatures 2000/2500") && steps.contains("signatures 2500/2500"), "a progress step per page")
         #expect(Dictionary(uniqueKeysWithValues: there.rows.map { ($0.table, $0.count) })
-                == ["offers": 1, "offer_changes": 3, "notifications": 1, "transactions": 1, "renewals": 1, "signatures": 2500,
+                == ["offers": 1, "offer_changes": 3, "notifications": 2, "transactions": 1, "renewals": 1, "signatures": 2500,
                     "signature_log_gaps": 0, "signature_checkpoints": 1, "signature_chain_head": 1, "offer_refusals_daily": 2,
                     "appstore_backfill": 1, "appstore_recovered_windows": 1, "managed_rules": 1, "managed_rule_changes": 2,
-                    "retention_requests": 1])
+                    "retention_requests": 1, "consent_events": 2])
 
         let back = try last.open()
         defer { back.close() }
@@ -96,6 +103,9 @@ struct DatabaseCopyTests {
             #expect(try stores.rules.changes(RetentionRule.self, bundleId: nil, ruleId: nil, afterId: 0, limit: 10).map(\.action)
                     == ["create", "disable"])
             #expect(try stores.retentionRequests.answered(requestIdentifier: "0f3c5e4a-5bd8-4b6e-9d0c-1f2e3a4b5c6d")?.signatureNonce == "nonce-5")
+            #expect(try stores.consents.events(bundleId: nil, afterId: 0, limit: 10).map(\.action) == [.rescind, .clear])
+            #expect(history.transactions.first?.commitmentInfo == .dictionary(["commitmentPeriodCount": .int(12), "note": .string("a \"quoted\" {1}")]))
+            #expect(history.renewals.first?.appTransactionId == "app-1")
         }
         // The copies are live databases: the chain and the change IDs continue.
         let next = try postgres.signatures.append(SignatureRecord(

@@ -15,7 +15,9 @@ package struct HistoryIngestor {
         self.clock = clock
     }
 
-    /// Verifies a notification's `signedPayload` (and the signed data nested in it).
+    /// Verifies a notification's `signedPayload` (and the signed data nested in it), of any
+    /// type, carrying `data`, `summary`, `externalPurchaseToken` or `appData`; a
+    /// `RESCIND_CONSENT` names the app download whose consent it withdraws.
     package func verifyNotification(_ signedPayload: String) throws(SignedItemRefusal) -> HistoryItem {
         let verified: VerifiedNotification
         do {
@@ -24,12 +26,13 @@ package struct HistoryIngestor {
             throw .invalidSignedData(error)
         }
         let payload = verified.payload
-        let environment = payload.data?.rawEnvironment ?? payload.summary?.rawEnvironment
+        let subject = NotificationSubject(payload)
         let notification = StoredNotification(
             notificationUUID: payload.notificationUUID, notificationType: payload.rawNotificationType,
-            subtype: payload.rawSubtype, bundleId: payload.data?.bundleId ?? payload.summary?.bundleId,
-            environment: environment, signedDate: payload.signedDate ?? clock.now.milliseconds,
-            receivedAt: clock.now.milliseconds, signedPayload: signedPayload)
+            subtype: payload.rawSubtype, bundleId: subject.bundleId, environment: subject.environment,
+            signedDate: payload.signedDate ?? clock.now.milliseconds, receivedAt: clock.now.milliseconds,
+            signedPayload: signedPayload,
+            rescindsConsentOf: payload.notificationType == .rescindConsent ? verified.appTransaction?.appTransactionId : nil)
         let transaction = zip(verified.transaction, payload.data?.signedTransactionInfo).flatMap { decoded, jws in
             SubscriptionTransaction(verified: decoded).map {
                 StoredTransaction(transaction: $0, signedTransaction: jws)

@@ -11,4 +11,6 @@ struct BoundCustomer: Sendable {
     /// The `originalTransactionId` of the subscription a verified transaction or the App Store
     /// itself proved; its whole history counts and the signature is bound to it.
     let provenSubscription: String?
+    /// The app downloads (`appTransactionId`) the customer's verified proof names.
+    var appDownloads: [String] = []
 }

@@ -22,29 +22,31 @@ struct CustomerBinder: Sendable {
             throw .environmentNotAccepted(claim.environment, accepted: accepted)
         }
         let userId = claim.userId.lowercased()
-        var proven = claim.appStoreSubscription
-        if proven == nil {
-            proven = try provenSubscription(claim, userId: userId, bundleId: app.bundleId)
+        if let proven = claim.appStoreSubscription {
+            return BoundCustomer(app: app, userId: userId, environment: claim.environment, provenSubscription: proven)
         }
-        return BoundCustomer(app: app, userId: userId, environment: claim.environment, provenSubscription: proven)
+        let proof = try provenSubscription(claim, userId: userId, bundleId: app.bundleId)
+        return BoundCustomer(app: app, userId: userId, environment: claim.environment,
+                             provenSubscription: proof.transaction?.transaction.originalTransactionId,
+                             appDownloads: proof.appDownloads)
     }
 
-    /// The subscription the caller's proof proves (stored into the history), or nil when the
-    /// caller may ask on its word and sent no transaction.
-    private func provenSubscription(_ claim: CustomerClaim, userId: String, bundleId: String) throws(SignRefusal) -> String? {
+    /// The verified proof (its transaction stored into the history), empty when the caller
+    /// may ask on its word and sent none.
+    private func provenSubscription(_ claim: CustomerClaim, userId: String, bundleId: String) throws(SignRefusal) -> VerifiedProof {
         if claim.proof.signedTransaction == nil {
             if claim.callerTrust == .app { throw .proofRequired(.appKey) }
             if userId.isEmpty { throw .proofRequired(.emptyUserId) }
         }
         let proof = try proofs.verify(claim.proof)
         try Self.check(proof, matches: claim, userId: userId, bundleId: bundleId)
-        guard let stored = proof.transaction else { return nil }
+        guard let stored = proof.transaction else { return proof }
         do {
             _ = try history.record(.transaction(stored))
         } catch {
             throw .store(error)
         }
-        return stored.transaction.originalTransactionId
+        return proof
     }
 
     /// Verified proof must be about the claim's app, environment and user: a transaction

@@ -18,18 +18,22 @@ public struct OfferIssuer: Sendable {
     let promotional: PromotionalOfferJudge
     let introductory: IntroductoryOfferJudge
     let recorder: SignatureRecorder
+    /// Whether a customer's consent was rescinded (also asked by the retention responder).
+    let consent: ConsentCheck
     let clock: WallClock
 
     /// - Parameters:
     ///   - unknownUsers: fetches the history of users with none known
     ///     (`OFFER_SIGNER_FETCH_UNKNOWN_USERS`); nil when off.
     public init(keyRing: KeyRing, verification: AppStoreVerification, offers: any OfferStore, rules: any RuleStore,
-                history: any SubscriptionHistoryStore, signatures: any SignatureLog, activity: OfferActivity,
-                unknownUsers: UnknownUserLookup?, clock: WallClock, metrics: Metrics, logger: Logger) {
+                history: any SubscriptionHistoryStore, consents: any ConsentStore, signatures: any SignatureLog,
+                activity: OfferActivity, unknownUsers: UnknownUserLookup?, clock: WallClock, metrics: Metrics, logger: Logger) {
         let eligibility = EligibilityCheck(history: history)
+        consent = ConsentCheck(consents: consents)
         binder = CustomerBinder(keyRing: keyRing, proofs: ProofVerifier(verification: verification, clock: clock), history: history)
-        promotional = PromotionalOfferJudge(offers: offers, eligibility: eligibility, activity: activity, unknownUsers: unknownUsers)
-        introductory = IntroductoryOfferJudge(rules: rules, eligibility: eligibility)
+        promotional = PromotionalOfferJudge(offers: offers, eligibility: eligibility, consent: consent, activity: activity,
+                                            unknownUsers: unknownUsers)
+        introductory = IntroductoryOfferJudge(rules: rules, eligibility: eligibility, consent: consent)
         recorder = SignatureRecorder(signatures: signatures, activity: activity, clock: clock, metrics: metrics, logger: logger)
         self.clock = clock
     }

@@ -13,6 +13,7 @@ import OfferSignerStore
 struct PromotionalOfferJudge: Sendable {
     let offers: any OfferStore
     let eligibility: EligibilityCheck
+    let consent: ConsentCheck
     let activity: OfferActivity
     let unknownUsers: UnknownUserLookup?
 
@@ -33,15 +34,22 @@ struct PromotionalOfferJudge: Sendable {
         return rule
     }
 
-    /// Refuses with the decision's reasons unless `customer` is eligible for `rule` on `request`'s product.
+    /// Refuses with the decision's reasons unless `customer` is eligible for `rule` on
+    /// `request`'s product; refuses a customer whose consent was rescinded first.
     func judge(_ customer: BoundCustomer, rule: OfferRule, request: IssueRequest, now: Date) throws(SignRefusal) {
-        let decision: EligibilityDecision
+        var history: UserHistory
         do {
-            var history = try eligibility.history(of: customer)
+            history = try eligibility.history(of: customer)
             if history.transactions.isEmpty, request.source != .retention, let unknownUsers, let transactionId = request.transactionId,
                unknownUsers.lookUp(bundleId: customer.app.bundleId, transactionId: transactionId) == .fetched {
                 history = try eligibility.history(of: customer)
             }
+        } catch {
+            throw .store(error)
+        }
+        try consent.check(customer, history: history)
+        let decision: EligibilityDecision
+        do {
             decision = try eligibility.decide(userHistory: history, rule: rule, productId: request.productId,
                                               environment: customer.environment, now: now)
         } catch {

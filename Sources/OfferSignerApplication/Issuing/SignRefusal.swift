@@ -1,3 +1,4 @@
+import Foundation
 import OfferSignerCore
 import OfferSignerStore
 
@@ -23,6 +24,9 @@ public enum SignRefusal: Error, Sendable {
     case invalidProof(CustomerProof.Field, SignedItemRefusal)
     /// The user's history fails the offer's rule; the decision carries every failed criterion.
     case notEligible(EligibilityDecision)
+    /// A parent or guardian withdrew consent for the customer's use of the app
+    /// (`RESCIND_CONSENT` for their app download, not cleared since).
+    case consentRescinded(appTransactionId: String, since: Date)
     /// The JWS format needs the app's issuer ID, which the keys file does not give.
     case jwsUnavailable(bundleId: String)
     /// The user has had `maxCount` signatures of the offer in the last 24 hours.

@@ -9,7 +9,8 @@ import OfferSignerStore
 /// in priority order and answers with the first that answers — signing its promotional offer
 /// through `OfferIssuer` (same eligibility, dates, quota and log as `/v1/offers/sign`, source
 /// `retention`) — and records the answer under the request's `requestIdentifier`, so that a
-/// repeated request gets the same answer, never a second signature. No HTTP here.
+/// repeated request gets the same answer, never a second signature. A subscription whose
+/// customer's consent was rescinded gets the empty answer (Apple's default). No HTTP here.
 public struct RetentionResponder: Sendable {
     let verification: AppStoreVerification
     let rules: any RuleStore
@@ -59,13 +60,21 @@ public struct RetentionResponder: Sendable {
         let payload = request.payload
         let userId: String
         let candidates: [RetentionRule]
+        let rescinded: ConsentEvent?
         do {
-            userId = Self.user(of: try history.history(originalTransactionId: payload.originalTransactionId,
-                                                       environment: request.environment, bundleId: request.bundleId))
-            candidates = RetentionRule.inPriorityOrder(try rules.rules(RetentionRule.self, bundleId: request.bundleId)
+            let subscription = try history.history(originalTransactionId: payload.originalTransactionId,
+                                                   environment: request.environment, bundleId: request.bundleId)
+            userId = Self.user(of: subscription)
+            rescinded = try issuer.consent.rescinded(history: subscription, environment: request.environment)
+            candidates = rescinded != nil ? [] : RetentionRule.inPriorityOrder(try rules.rules(RetentionRule.self, bundleId: request.bundleId)
                 .map(\.rule).filter { $0.applies(productId: payload.productId, locale: payload.userLocale) })
         } catch {
             throw .store(error)
+        }
+        if let rescinded {
+            logger.log(.info, "retention request answered with Apple's default: consent rescinded", [
+                "requestIdentifier": .string(identifier), "appTransactionId": .string(rescinded.appTransactionId),
+            ])
         }
         var answer = RetentionAnswer.noMessage
         for rule in candidates {
@@ -120,6 +129,9 @@ public struct RetentionResponder: Sendable {
                      request, identifier)
             case .quotaExceeded(_, let maxCount, _):
                 note(rule, "the user has had \(maxCount) signatures of '\(offerId)' in 24 hours", request, identifier)
+            case .consentRescinded:
+                // Consent was withdrawn while the rules were tried: Apple's default, nothing else.
+                return .noMessage
             case .offerNotFound, .productNotInOffer, .jwsUnavailable, .unknownApp, .appNotNamed,
                  .environmentNotAccepted, .proofRequired, .proofMismatch, .invalidProof:
                 note(rule, "its offer cannot be signed: \(error)", request, identifier, level: .warning)

@@ -21,7 +21,9 @@ extension SubscriptionTransaction {
             offerDiscountType: payload.rawOfferDiscountType, price: payload.price.map { Int(clamping: $0) },
             storefront: payload.storefront, appAccountToken: payload.appAccountToken.flatMap { $0.isEmpty ? nil : $0 },
             inAppOwnershipType: payload.rawInAppOwnershipType, transactionReason: payload.rawTransactionReason,
-            signedDate: Date(milliseconds: signedDate))
+            signedDate: Date(milliseconds: signedDate), appTransactionId: payload.appTransactionId.flatMap { $0.isEmpty ? nil : $0 },
+            offerPeriod: payload.offerPeriod, billingPlanType: payload.rawBillingPlanType, commitmentInfo: payload.commitmentInfo,
+            advancedCommerceInfo: payload.advancedCommerceInfo)
     }
 }
 
@@ -37,6 +39,6 @@ extension SubscriptionRenewalState {
             gracePeriodExpiresDate: payload.gracePeriodExpiresDate.map(Date.init(milliseconds:)),
             expirationIntent: payload.rawExpirationIntent.map(Int.init),
             eligibleWinBackOfferIds: payload.eligibleWinBackOfferIds ?? [],
-            signedDate: Date(milliseconds: signedDate))
+            signedDate: Date(milliseconds: signedDate), appTransactionId: payload.appTransactionId.flatMap { $0.isEmpty ? nil : $0 })
     }
 }

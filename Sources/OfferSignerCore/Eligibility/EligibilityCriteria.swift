@@ -15,9 +15,13 @@ public struct EligibilityCriteria: Codable, Hashable, Sendable {
     public var minDaysSinceExpiry: Int?
     /// At most this many whole days since the subscription ended.
     public var maxDaysSinceExpiry: Int?
-    /// At least this many whole days since the start of the user's last promotional or
-    /// win-back offer redemption.
+    /// At least this many whole days since the start of the user's last offer redemption:
+    /// of any offer type but introductory (promotional 2, offer code 3, win-back 4, App Store
+    /// retention offer 5, and later types) unless ``waitCountsOfferTypes`` narrows it.
     public var waitBetweenOffersDays: Int?
+    /// The Apple offer types `waitBetweenOffersDays` counts, e.g. `[2, 4]`; nil counts every
+    /// type but introductory.
+    public var waitCountsOfferTypes: [Int]?
     /// Fewer than this many earlier redemptions of this offer.
     public var maxRedemptionsPerUser: Int?
     /// Refuse users with a refunded transaction in the group (full or prorated refunds;
@@ -36,7 +40,7 @@ public struct EligibilityCriteria: Codable, Hashable, Sendable {
         requireLapsed: Bool? = nil, includeBillingRetry: Bool? = nil, minPaidDays: Int? = nil,
         minDaysSinceExpiry: Int? = nil, maxDaysSinceExpiry: Int? = nil, waitBetweenOffersDays: Int? = nil,
         maxRedemptionsPerUser: Int? = nil, excludeRefunded: Bool? = nil, storefronts: [String]? = nil,
-        expirationIntents: [Int]? = nil, appleWinBack: AppleWinBackRequirement? = nil
+        expirationIntents: [Int]? = nil, appleWinBack: AppleWinBackRequirement? = nil, waitCountsOfferTypes: [Int]? = nil
     ) {
         self.requireLapsed = requireLapsed
         self.includeBillingRetry = includeBillingRetry
@@ -49,5 +53,6 @@ public struct EligibilityCriteria: Codable, Hashable, Sendable {
         self.storefronts = storefronts
         self.expirationIntents = expirationIntents
         self.appleWinBack = appleWinBack
+        self.waitCountsOfferTypes = waitCountsOfferTypes
     }
 }

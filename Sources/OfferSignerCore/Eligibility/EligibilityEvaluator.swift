@@ -64,11 +64,16 @@ public enum EligibilityEvaluator {
                  sinceExpiry.map { "Expired \(days($0)) ago; this offer allows at most \(maximum)." }
                     ?? "\(noExpiry); this offer needs one that expired at most \(days(maximum)) ago.")
         }
-        if let wait = criteria.waitBetweenOffersDays, let last = facts?.lastOfferRedemptionDate {
+        if let wait = criteria.waitBetweenOffersDays, let facts,
+           let last = facts.lastOfferDate(counting: criteria.waitCountsOfferTypes) {
             let since = HistoryFacts.wholeDays(now.timeIntervalSince(last))
             if since < wait {
+                let counted = criteria.waitCountsOfferTypes ?? []
+                let type = facts.lastOfferDateByType.filter { counted.isEmpty || counted.contains($0.key) }
+                    .max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+                let kind = type.map(LastOffer.kind(of:)) ?? "an offer"
                 fail("waitBetweenOffersDays", .int(wait), .int(since),
-                     "Redeemed an offer \(days(since)) ago; this offer needs at least \(days(wait)) since the last one.")
+                     "Took \(kind) \(days(since)) ago; this offer needs at least \(days(wait)) since the last one.")
             }
         }
         if let limit = criteria.maxRedemptionsPerUser {

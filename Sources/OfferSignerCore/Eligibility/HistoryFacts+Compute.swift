@@ -45,8 +45,12 @@ extension HistoryFacts {
         let paidPeriods = inGroup.compactMap { $0.isPaid ? $0.purchaseDate ..< max($0.purchaseDate, min($0.endDate, now)) : nil }
         let redemptions = OfferRedemption.redemptions(in: inGroup)
         var redemptionsByOffer: [String: Int] = [:]
-        for redemption in redemptions where redemption.offerType == .promotionalOffer {
-            if let offerId = redemption.offerIdentifier { redemptionsByOffer[offerId, default: 0] += 1 }
+        var lastOfferDateByType: [Int: Date] = [:]
+        for redemption in redemptions {
+            lastOfferDateByType[redemption.offerType] = max(lastOfferDateByType[redemption.offerType] ?? .distantPast, redemption.date)
+            if redemption.knownOfferType == .promotionalOffer, let offerId = redemption.offerIdentifier {
+                redemptionsByOffer[offerId, default: 0] += 1
+            }
         }
 
         return HistoryFacts(
@@ -59,7 +63,10 @@ extension HistoryFacts {
             latestEndDate: latestEnding.endDate,
             daysSinceExpiry: isActive ? nil : wholeDays(now.timeIntervalSince(latestEnding.endDate)),
             expirationIntent: expirationIntent,
-            lastOfferRedemptionDate: redemptions.map(\.date).max(),
+            lastOffer: redemptions.last.map {
+                LastOffer(offerType: $0.offerType, offerIdentifier: $0.offerIdentifier, date: $0.date)
+            },
+            lastOfferDateByType: lastOfferDateByType,
             redemptionsByOffer: redemptionsByOffer,
             isRefunded: inGroup.contains(where: \.isRefund),
             storefront: latest.storefront,

@@ -35,9 +35,15 @@ public struct HistoryFacts: Codable, Hashable, Sendable {
     /// Why the subscription that ended last expired (Apple's `expirationIntent`, 1–5), from
     /// its newest renewal info signed after its latest period began; `nil` when unknown.
     public let expirationIntent: Int?
-    /// When the user last redeemed a promotional or win-back offer: the start of the latest
-    /// redemption (see ``OfferRedemption``).
-    public let lastOfferRedemptionDate: Date?
+    /// The offer the user took last — of any type but introductory: promotional, offer code,
+    /// win-back, App Store retention offer or later — with its type, identifier and the start
+    /// of that redemption (see ``OfferRedemption``); nil when none.
+    public let lastOffer: LastOffer?
+    /// Per Apple `offerType` (introductory excluded), the start of the user's latest redemption
+    /// of an offer of that type; what `waitCountsOfferTypes` narrows the wait between offers to.
+    public let lastOfferDateByType: [Int: Date]
+    /// When the user last redeemed an offer of any type but introductory: ``lastOffer``'s date.
+    public var lastOfferRedemptionDate: Date? { lastOffer?.date }
     /// Per promotional `offerIdentifier`, the number of redemptions (runs of consecutive
     /// offer periods, not transactions).
     public let redemptionsByOffer: [String: Int]
@@ -53,7 +59,7 @@ public struct HistoryFacts: Codable, Hashable, Sendable {
     public init(
         subscriptionGroupIdentifier: String, environment: AppStoreEnvironment, asOf: Date, isActive: Bool,
         isInBillingRetry: Bool, paidDays: Int, latestEndDate: Date, daysSinceExpiry: Int?, expirationIntent: Int?,
-        lastOfferRedemptionDate: Date?, redemptionsByOffer: [String: Int], isRefunded: Bool, storefront: String?,
+        lastOffer: LastOffer?, lastOfferDateByType: [Int: Date], redemptionsByOffer: [String: Int], isRefunded: Bool, storefront: String?,
         eligibleWinBackOfferIds: [String]
     ) {
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
@@ -66,7 +72,8 @@ public struct HistoryFacts: Codable, Hashable, Sendable {
         self.latestEndDate = latestEndDate
         self.daysSinceExpiry = daysSinceExpiry
         self.expirationIntent = expirationIntent
-        self.lastOfferRedemptionDate = lastOfferRedemptionDate
+        self.lastOffer = lastOffer
+        self.lastOfferDateByType = lastOfferDateByType
         self.redemptionsByOffer = redemptionsByOffer
         self.isRefunded = isRefunded
         self.storefront = storefront
@@ -75,8 +82,30 @@ public struct HistoryFacts: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case subscriptionGroupIdentifier, environment, asOf, isActive, isInBillingRetry, isLapsed, paidDays
-        case latestEndDate, daysSinceExpiry, expirationIntent, lastOfferRedemptionDate, redemptionsByOffer
+        case latestEndDate, daysSinceExpiry, expirationIntent, lastOfferRedemptionDate, lastOffer, lastOfferDateByType
+        case redemptionsByOffer
         case isRefunded, storefront, eligibleWinBackOfferIds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let byType = try container.decodeIfPresent([String: Date].self, forKey: .lastOfferDateByType) ?? [:]
+        self.init(
+            subscriptionGroupIdentifier: try container.decode(String.self, forKey: .subscriptionGroupIdentifier),
+            environment: try container.decode(AppStoreEnvironment.self, forKey: .environment),
+            asOf: try container.decode(Date.self, forKey: .asOf),
+            isActive: try container.decode(Bool.self, forKey: .isActive),
+            isInBillingRetry: try container.decode(Bool.self, forKey: .isInBillingRetry),
+            paidDays: try container.decode(Int.self, forKey: .paidDays),
+            latestEndDate: try container.decode(Date.self, forKey: .latestEndDate),
+            daysSinceExpiry: try container.decodeIfPresent(Int.self, forKey: .daysSinceExpiry),
+            expirationIntent: try container.decodeIfPresent(Int.self, forKey: .expirationIntent),
+            lastOffer: try container.decodeIfPresent(LastOffer.self, forKey: .lastOffer),
+            lastOfferDateByType: Dictionary(uniqueKeysWithValues: byType.compactMap { key, date in Int(key).map { ($0, date) } }),
+            redemptionsByOffer: try container.decode([String: Int].self, forKey: .redemptionsByOffer),
+            isRefunded: try container.decode(Bool.self, forKey: .isRefunded),
+            storefront: try container.decodeIfPresent(String.self, forKey: .storefront),
+            eligibleWinBackOfferIds: try container.decode([String].self, forKey: .eligibleWinBackOfferIds))
     }
 
     /// Encodes every fact, an unknown one as `null`, so that the JSON always has the same keys.
@@ -93,10 +122,20 @@ public struct HistoryFacts: Codable, Hashable, Sendable {
         try container.encode(daysSinceExpiry, forKey: .daysSinceExpiry)
         try container.encode(expirationIntent, forKey: .expirationIntent)
         try container.encode(lastOfferRedemptionDate, forKey: .lastOfferRedemptionDate)
+        try container.encode(lastOffer, forKey: .lastOffer)
+        try container.encode(Dictionary(uniqueKeysWithValues: lastOfferDateByType.map { (String($0.key), $0.value) }),
+                             forKey: .lastOfferDateByType)
         try container.encode(redemptionsByOffer, forKey: .redemptionsByOffer)
         try container.encode(isRefunded, forKey: .isRefunded)
         try container.encode(storefront, forKey: .storefront)
         try container.encode(eligibleWinBackOfferIds, forKey: .eligibleWinBackOfferIds)
+    }
+
+    /// The start of the user's latest redemption of an offer whose type is in `types`, or of
+    /// any type but introductory when `types` is nil.
+    public func lastOfferDate(counting types: [Int]?) -> Date? {
+        guard let types else { return lastOfferRedemptionDate }
+        return types.compactMap { lastOfferDateByType[$0] }.max()
     }
 
     /// How many times the user redeemed the promotional offer `offerId`.

@@ -1,28 +1,33 @@
 import Foundation
 
-/// One redemption of a promotional or win-back offer, as Apple records it: a run of
-/// consecutive periods of one subscription under the same offer. A pay-as-you-go offer over
-/// three periods is three transactions and one redemption.
+/// One redemption of an offer other than an introductory one (promotional, offer code,
+/// win-back, App Store retention offer or a type Apple adds later), as Apple records it: a
+/// run of consecutive periods of one subscription under the same offer. A pay-as-you-go
+/// offer over three periods is three transactions and one redemption.
 public struct OfferRedemption: Hashable, Sendable {
-    /// ``OfferType/promotionalOffer`` or ``OfferType/winBackOffer``.
-    public var offerType: OfferType
+    /// Apple's `offerType` (2 promotional, 3 offer code, 4 win-back, 5 App Store retention
+    /// offer, or later); see ``knownOfferType``.
+    public var offerType: Int
     public var offerIdentifier: String?
     /// The subscription the offer was redeemed on.
     public var originalTransactionId: String
     /// The purchase date of the run's first period: when the customer redeemed the offer.
     public var date: Date
 
-    public init(offerType: OfferType, offerIdentifier: String?, originalTransactionId: String, date: Date) {
+    public init(offerType: Int, offerIdentifier: String?, originalTransactionId: String, date: Date) {
         self.offerType = offerType
         self.offerIdentifier = offerIdentifier
         self.originalTransactionId = originalTransactionId
         self.date = date
     }
 
+    /// ``offerType`` as Apple's ``OfferType``; nil for a type this build does not know.
+    public var knownOfferType: OfferType? { Int32(exactly: offerType).flatMap(OfferType.init(rawValue:)) }
+
     /// The redemptions in `transactions` (one copy per `transactionId`), oldest first.
     ///
     /// Within each subscription (`originalTransactionId`), in purchase order, a transaction
-    /// under a promotional or win-back offer starts a redemption when the transaction before
+    /// under an offer (``SubscriptionTransaction/isUnderOffer``) starts a redemption when the transaction before
     /// it was not under the same offer (`offerType` and `offerIdentifier`), or when the
     /// customer bought it (`transactionReason` `PURCHASE`: a new redemption after a lapse;
     /// later periods of a run are `RENEWAL`s). Access shared by a family member is not the
@@ -37,7 +42,7 @@ public struct OfferRedemption: Hashable, Sendable {
             var previous: SubscriptionTransaction?
             for period in periods.sorted(by: { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }) {
                 defer { previous = period }
-                guard period.isUnderOffer, let offerType = period.knownOfferType else { continue }
+                guard period.isUnderOffer, let offerType = period.offerType else { continue }
                 let continuesRun = previous.map { $0.offerType == period.offerType && $0.offerIdentifier == period.offerIdentifier }
                     ?? false
                 if continuesRun && period.knownTransactionReason != .purchase { continue }

@@ -45,6 +45,16 @@ extension OfferRule {
             }
             if Set(intents).count != intents.count { problems.append("'eligibility.expirationIntents' lists an intent twice") }
         }
+        if let types = eligibility.waitCountsOfferTypes {
+            if types.isEmpty { problems.append("'eligibility.waitCountsOfferTypes' must not be empty (leave it out to count every offer type)") }
+            for type in types where !(2...99).contains(type) {
+                problems.append("'eligibility.waitCountsOfferTypes' entry \(type) is not an offer type that counts (2 promotional, 3 offer code, 4 win-back, 5 App Store retention offer, up to 99; introductory offers never count)")
+            }
+            if Set(types).count != types.count { problems.append("'eligibility.waitCountsOfferTypes' lists a type twice") }
+            if eligibility.waitBetweenOffersDays == nil {
+                problems.append("'eligibility.waitCountsOfferTypes' applies only with 'eligibility.waitBetweenOffersDays'")
+            }
+        }
         if let value = limits.maxSignaturesPerUserPerDay, !(1...1_000_000).contains(value) {
             problems.append("'limits.maxSignaturesPerUserPerDay' must be at least 1")
         }

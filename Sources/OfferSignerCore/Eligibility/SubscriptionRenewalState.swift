@@ -27,11 +27,14 @@ public struct SubscriptionRenewalState: Codable, Hashable, Sendable {
     public var eligibleWinBackOfferIds: [String]
     /// When Apple signed this renewal info; the newest one for a subscription wins.
     public var signedDate: Date
+    /// Apple's `appTransactionId`: the customer's download of the app.
+    public var appTransactionId: String?
 
     public init(
         originalTransactionId: String, environment: AppStoreEnvironment = .production, productId: String? = nil,
         autoRenewStatus: Int? = nil, isInBillingRetryPeriod: Bool? = nil, gracePeriodExpiresDate: Date? = nil,
-        expirationIntent: Int? = nil, eligibleWinBackOfferIds: [String] = [], signedDate: Date
+        expirationIntent: Int? = nil, eligibleWinBackOfferIds: [String] = [], signedDate: Date,
+        appTransactionId: String? = nil
     ) {
         self.originalTransactionId = originalTransactionId
         self.environment = environment
@@ -42,6 +45,7 @@ public struct SubscriptionRenewalState: Codable, Hashable, Sendable {
         self.expirationIntent = expirationIntent
         self.eligibleWinBackOfferIds = eligibleWinBackOfferIds
         self.signedDate = signedDate
+        self.appTransactionId = appTransactionId
     }
 
     /// ``expirationIntent`` as Apple's ``ExpirationIntent``; nil when absent or not known yet.

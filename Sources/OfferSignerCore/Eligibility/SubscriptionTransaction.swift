@@ -36,7 +36,8 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
     /// Apple's `transactionReason`: `PURCHASE` when the customer bought this period,
     /// `RENEWAL` when the subscription renewed on its own.
     public var transactionReason: String?
-    /// Apple's `offerType`: 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    /// Apple's `offerType`: 1 introductory, 2 promotional, 3 offer code, 4 win-back, 5 an
+    /// App Store retention offer; later types are kept as sent.
     public var offerType: Int?
     public var offerIdentifier: String?
     /// Apple's `offerDiscountType`: `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME`.
@@ -48,6 +49,17 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
     public var appAccountToken: String?
     /// When Apple signed this transaction; the newest signed copy of a transaction wins.
     public var signedDate: Date
+    /// Apple's `appTransactionId`: the customer's download of the app, which links their
+    /// subscriptions to a `RESCIND_CONSENT` notification.
+    public var appTransactionId: String?
+    /// Apple's `offerPeriod`: the offer's duration, an ISO 8601 duration such as `P3M`.
+    public var offerPeriod: String?
+    /// Apple's `billingPlanType`, e.g. `MONTHLY_COMMITMENT` for a commitment plan billed monthly.
+    public var billingPlanType: String?
+    /// Apple's `commitmentInfo` of a commitment plan, as sent.
+    public var commitmentInfo: JSONValue?
+    /// Apple's `advancedCommerceInfo`, as sent.
+    public var advancedCommerceInfo: JSONValue?
 
     public init(
         transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
@@ -56,7 +68,9 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
         revocationType: String? = nil, revocationPercentage: Int? = nil, isUpgraded: Bool? = nil,
         offerType: Int? = nil, offerIdentifier: String? = nil, offerDiscountType: String? = nil,
         price: Int? = nil, storefront: String? = nil, appAccountToken: String? = nil,
-        inAppOwnershipType: String? = nil, transactionReason: String? = nil, signedDate: Date
+        inAppOwnershipType: String? = nil, transactionReason: String? = nil, signedDate: Date,
+        appTransactionId: String? = nil, offerPeriod: String? = nil, billingPlanType: String? = nil,
+        commitmentInfo: JSONValue? = nil, advancedCommerceInfo: JSONValue? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -80,6 +94,11 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
         self.storefront = storefront
         self.appAccountToken = appAccountToken
         self.signedDate = signedDate
+        self.appTransactionId = appTransactionId
+        self.offerPeriod = offerPeriod
+        self.billingPlanType = billingPlanType
+        self.commitmentInfo = commitmentInfo
+        self.advancedCommerceInfo = advancedCommerceInfo
     }
 
     /// ``offerType`` as Apple's ``OfferType``; nil when absent or not known yet.
@@ -118,20 +137,23 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
     }
 
     /// Whether the user paid for this period: false for access shared by a family member,
-    /// and for a free-trial offer period (`offerDiscountType` `FREE_TRIAL`, or, when Apple
-    /// gave no discount type, an introductory offer at price 0).
+    /// and for a free period of any offer type (`offerDiscountType` `FREE_TRIAL`, or, when
+    /// Apple gave no discount type, an offer period at price 0). A commitment plan's monthly
+    /// periods are paid periods like any other.
     public var isPaid: Bool {
         if isFamilyShared { return false }
         if offerDiscountType != nil {
             return knownOfferDiscountType != .freeTrial
         }
-        return !(knownOfferType == .introductoryOffer && price == 0)
+        return !(offerType != nil && price == 0)
     }
 
-    /// Whether this period is under a promotional or win-back offer, the offers that count
-    /// for `waitBetweenOffersDays`.
+    /// Whether this period is under an offer other than an introductory one — promotional,
+    /// offer code, win-back, App Store retention offer or any type Apple adds later: the
+    /// offers that count for `waitBetweenOffersDays`.
     public var isUnderOffer: Bool {
-        knownOfferType == .promotionalOffer || knownOfferType == .winBackOffer
+        guard let offerType else { return false }
+        return offerType != Int(OfferType.introductoryOffer.rawValue)
     }
 
     /// Whether the App Store gave the customer money back for this transaction.

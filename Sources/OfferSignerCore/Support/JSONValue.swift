@@ -11,6 +11,8 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
     case double(Double)
     case string(String)
     case array([JSONValue])
+    /// A JSON object; written with its keys sorted.
+    case dictionary([String: JSONValue])
 
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .int(value) }
@@ -32,8 +34,10 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
+        } else if let values = try? container.decode([JSONValue].self) {
+            self = .array(values)
         } else {
-            self = .array(try container.decode([JSONValue].self))
+            self = .dictionary(try container.decode([String: JSONValue].self))
         }
     }
 
@@ -46,6 +50,7 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
         case .double(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let values): try container.encode(values)
+        case .dictionary(let members): try container.encode(members)
         }
     }
 
@@ -74,6 +79,15 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
                 value.write(to: &out)
             }
             out += "]"
+        case .dictionary(let members):
+            out += "{"
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { out += "," }
+                Self.write(string: key, to: &out)
+                out += ":"
+                members[key]?.write(to: &out)
+            }
+            out += "}"
         case .string(let value):
             Self.write(string: value, to: &out)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import OfferSignerApplication
 import OfferSignerCore
+import OfferSignerStore
 
 /// A verified transaction as `GET /v1/users/{userId}/history` shows it: Apple's field names
 /// and Apple's units (dates in integer milliseconds since 1970), with the environment that
@@ -12,7 +13,7 @@ struct TransactionDocument: Encodable {
         case transactionId, originalTransactionId, environment, bundleId, productId, subscriptionGroupIdentifier, purchaseDate
         case expiresDate, revocationDate, revocationReason, revocationType, revocationPercentage, isUpgraded
         case inAppOwnershipType, transactionReason, offerType, offerIdentifier, offerDiscountType, price, storefront
-        case appAccountToken, signedDate
+        case appAccountToken, signedDate, appTransactionId, offerPeriod, billingPlanType, commitmentInfo, advancedCommerceInfo
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -40,6 +41,11 @@ struct TransactionDocument: Encodable {
         try c.encode(t.storefront, forKey: .storefront)
         try c.encode(t.appAccountToken, forKey: .appAccountToken)
         try c.encode(t.signedDate.milliseconds, forKey: .signedDate)
+        try c.encode(t.appTransactionId, forKey: .appTransactionId)
+        try c.encode(t.offerPeriod, forKey: .offerPeriod)
+        try c.encode(t.billingPlanType, forKey: .billingPlanType)
+        try c.encode(t.commitmentInfo, forKey: .commitmentInfo)
+        try c.encode(t.advancedCommerceInfo, forKey: .advancedCommerceInfo)
     }
 }
 
@@ -49,7 +55,7 @@ struct RenewalDocument: Encodable {
 
     enum Keys: String, CodingKey {
         case originalTransactionId, environment, productId, autoRenewStatus, isInBillingRetryPeriod, gracePeriodExpiresDate
-        case expirationIntent, eligibleWinBackOfferIds, signedDate
+        case expirationIntent, eligibleWinBackOfferIds, signedDate, appTransactionId
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -64,5 +70,30 @@ struct RenewalDocument: Encodable {
         try c.encode(r.expirationIntent, forKey: .expirationIntent)
         try c.encode(r.eligibleWinBackOfferIds, forKey: .eligibleWinBackOfferIds)
         try c.encode(r.signedDate.milliseconds, forKey: .signedDate)
+        try c.encode(r.appTransactionId, forKey: .appTransactionId)
+    }
+}
+
+/// A rescinding or clearing of consent, as the history and the admin API show it (dates in
+/// RFC 3339).
+struct ConsentEventDocument: Encodable {
+    let event: ConsentEvent
+
+    enum Keys: String, CodingKey {
+        case id, appTransactionId, environment, bundleId, action, at, recordedAt, notificationUUID, actor, reason
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(event.id, forKey: .id)
+        try c.encode(event.appTransactionId, forKey: .appTransactionId)
+        try c.encode(event.environment, forKey: .environment)
+        try c.encode(event.bundleId, forKey: .bundleId)
+        try c.encode(event.action.rawValue, forKey: .action)
+        try c.encode(RFC3339.string(from: event.at), forKey: .at)
+        try c.encode(RFC3339.string(from: event.recordedAt), forKey: .recordedAt)
+        try c.encode(event.notificationUUID, forKey: .notificationUUID)
+        try c.encode(event.actor, forKey: .actor)
+        try c.encode(event.reason, forKey: .reason)
     }
 }

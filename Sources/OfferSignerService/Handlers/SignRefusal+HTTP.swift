@@ -32,6 +32,10 @@ extension SignRefusal: HTTPResponseError {
             HTTPProblem(status: 403, code: "not_eligible", title: "Not eligible",
                         detail: "the user is not eligible for this offer (failed: \(decision.reasons.map(\.criterion).joined(separator: ", ")))",
                         extensions: ["reasons": decision.reasons])
+        case .consentRescinded(let appTransactionId, let since):
+            HTTPProblem(status: 403, code: "consent_rescinded", title: "Consent rescinded",
+                        detail: "consent for this customer's use of the app was withdrawn on \(RFC3339.string(from: since)) "
+                            + "(RESCIND_CONSENT for app transaction \(appTransactionId)); no offer is signed for them")
         case .jwsUnavailable(let bundleId):
             .invalidRequest("the jws format is not available: \(bundleId) has no issuerId in the keys file")
         case .quotaExceeded(let offerId, let maxCount, let retryAfterSeconds):

@@ -9,6 +9,7 @@ struct UserHandler {
     let keyRing: KeyRing
     let offers: any OfferStore
     let history: any SubscriptionHistoryStore
+    let consent: ConsentCheck
     let appStore: AppStoreVerification
     let clock: WallClock
 
@@ -63,6 +64,7 @@ struct UserHandler {
         let now = clock.now
         let check = EligibilityCheck(history: history)
         let userHistory = try history.history(userId: userId, bundleId: app)
+        let rescinded = try consent.rescinded(history: userHistory, environment: environment)
         let verdicts = try offers.offers()
             .filter { $0.rule.bundleId == app && ($0.rule.enabled || includeDisabled) }
             .filter { offer in productFilter.map { offer.rule.productIds.contains($0) } ?? true }
@@ -71,16 +73,26 @@ struct UserHandler {
                 let product = productFilter ?? offer.rule.productIds[0]
                 let decision = try check.decide(userHistory: userHistory, rule: offer.rule, productId: product,
                                                 environment: environment, now: now)
+                let reasons = rescinded.map { [Self.consentReason($0)] + decision.reasons } ?? decision.reasons
                 return OfferVerdict(offerId: offer.rule.offerId, productIds: offer.rule.productIds, priority: offer.rule.priority,
-                                    eligible: decision.eligible, reasons: decision.reasons)
+                                    eligible: reasons.isEmpty, reasons: reasons)
             }
         let document = OffersDocument(userId: userId, environment: environment, offers: verdicts)
         return HTTPResponse.json(encoded: document.json)
     }
 
+    /// The reason every offer fails for a customer whose consent was rescinded.
+    static func consentReason(_ event: ConsentEvent) -> EligibilityReason {
+        EligibilityReason(criterion: "consentRescinded", required: .bool(false), actual: .bool(true),
+                          message: "Consent for this customer's use of the app was withdrawn on \(RFC3339.string(from: event.at)) "
+                            + "(app transaction \(event.appTransactionId)); no offer is signed for them.")
+    }
+
     struct HistoryDocument: Encodable {
         let userId: String
         let bundleId: String
+        /// Rescindings of consent in force for the user's app downloads, in every environment.
+        let consentRescinded: [ConsentEventDocument]
         let groups: [HistoryFacts]
         let transactions: [TransactionDocument]
         let renewals: [RenewalDocument]
@@ -96,8 +108,11 @@ struct UserHandler {
         let history = try history.history(userId: userId, bundleId: bundleId)
         let scopes = Set(history.transactions.map { Scope(group: $0.subscriptionGroupIdentifier, environment: $0.environment) })
         let groups = scopes.sorted().compactMap { history.facts(group: $0.group, environment: $0.environment, now: now) }
+        let rescinded = try AppStoreEnvironment.allCases.compactMap {
+            try consent.rescinded(history: history, environment: $0)
+        }
         let document = HistoryDocument(
-            userId: userId, bundleId: bundleId, groups: groups,
+            userId: userId, bundleId: bundleId, consentRescinded: rescinded.map(ConsentEventDocument.init), groups: groups,
             transactions: history.transactions
                 .sorted { ($0.purchaseDate, $0.transactionId, $0.environment.rawValue) < ($1.purchaseDate, $1.transactionId, $1.environment.rawValue) }
                 .map(TransactionDocument.init),

@@ -29,8 +29,8 @@ struct CopiedTable: Sendable {
     /// Every table of a deployment, in an order that keeps each chain's parts together:
     /// offers and their changes, history, the signature log with its gaps, checkpoints and
     /// recorded end, then the console's refusal counts, the App Store Server API's progress, the
-    /// retention and introductory-offer rules with their changes, and answered retention
-    /// requests. Not copied: `schema_migrations` (each engine numbers its own) and
+    /// retention and introductory-offer rules with their changes, answered retention
+    /// requests, and consent rescinded and cleared. Not copied: `schema_migrations` (each engine numbers its own) and
     /// `signature_log_probe` (always empty between probes). A table added to the schema is
     /// added here too (a test compares this list with the SQLite schema).
     static let all: [CopiedTable] = [
@@ -43,11 +43,12 @@ struct CopiedTable: Sendable {
         CopiedTable("transactions", key: ["environment", "transaction_id"], """
                     environment:t transaction_id:t original_transaction_id:t bundle_id:t product_id:t group_id:t user_id:t purchase_ms:i \
                     expires_ms:i revocation_ms:i revocation_reason:i revocation_type:t revocation_percentage:i is_upgraded:i ownership_type:t \
-                    transaction_reason:t offer_type:i offer_id:t offer_discount_type:t price:i storefront:t signed_date_ms:i signed_transaction:t
+                    transaction_reason:t offer_type:i offer_id:t offer_discount_type:t price:i storefront:t signed_date_ms:i signed_transaction:t \
+                    app_transaction_id:t offer_period:t billing_plan_type:t commitment_info:t advanced_commerce_info:t
                     """),
         CopiedTable("renewals", key: ["environment", "original_transaction_id"], """
                     environment:t original_transaction_id:t product_id:t auto_renew_status:i in_billing_retry:i grace_expires_ms:i \
-                    expiration_intent:i win_back_offer_ids:t signed_date_ms:i signed_renewal_info:t
+                    expiration_intent:i win_back_offer_ids:t signed_date_ms:i signed_renewal_info:t app_transaction_id:t
                     """),
         CopiedTable("signatures", key: ["seq"], """
                     seq:i nonce:t format:t bundle_id:t product_id:t offer_id:t user_id:t key_id:t timestamp_ms:i signature:t \
@@ -72,6 +73,8 @@ struct CopiedTable: Sendable {
                     request_identifier:t bundle_id:t environment:t original_transaction_id:t product_id:t user_locale:t user_id:t \
                     rule_id:t answer:t signature_nonce:t response_json:t signed_date_ms:i answered_at_ms:i
                     """),
+        CopiedTable("consent_events", key: ["id"],
+                    "id:i app_transaction_id:t environment:t bundle_id:t action:t at_ms:i recorded_at_ms:i notification_uuid:t actor:t reason:t"),
     ]
 
     /// Tables of the schema that are deliberately not copied.

@@ -1,7 +1,8 @@
 import Foundation
 import OfferSignerCore
 
-/// Verified App Store history, group-committed per process. Idempotent across instances: a
+/// Verified App Store history, group-committed per process. A `RESCIND_CONSENT` notification's
+/// rescinding is stored with it, in the same transaction (read through ``SQLConsentStore``). Idempotent across instances: a
 /// notification is inserted `ON CONFLICT DO NOTHING` on its `notificationUUID`, so when Apple
 /// delivers one to two instances at once the second insert waits for the first to commit and
 /// then changes nothing (the second instance answers it as a duplicate); transactions and
@@ -42,6 +43,15 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
                       .optional(notification.bundleId), .optional(notification.environment), .integer(notification.signedDate),
                       .integer(notification.receivedAt), .text(notification.signedPayload)])
             guard inserted == 1 else { return false }
+            if let appTransactionId = notification.rescindsConsentOf, let bundleId = notification.bundleId,
+               let environment = notification.environment.flatMap(AppStoreEnvironment.init(rawValue:)) {
+                _ = try db.change("""
+                    INSERT INTO consent_events (app_transaction_id, environment, bundle_id, action, at_ms, recorded_at_ms,
+                        notification_uuid) VALUES (?, ?, ?, 'rescind', ?, ?, ?)
+                    ON CONFLICT (notification_uuid) DO NOTHING
+                    """, [.text(appTransactionId), .text(environment.rawValue), .text(bundleId), .integer(notification.signedDate),
+                          .integer(notification.receivedAt), .text(notification.notificationUUID)])
+            }
             if let transaction { _ = try upsert(transaction, db) }
             if let renewal { _ = try upsert(renewal, db) }
             return true
@@ -60,8 +70,9 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
             INSERT INTO transactions (environment, transaction_id, original_transaction_id, bundle_id, product_id, group_id,
                 user_id, purchase_ms, expires_ms, revocation_ms, revocation_reason, revocation_type, revocation_percentage,
                 is_upgraded, ownership_type, transaction_reason, offer_type, offer_id, offer_discount_type, price, storefront,
-                signed_date_ms, signed_transaction)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                signed_date_ms, signed_transaction, app_transaction_id, offer_period, billing_plan_type, commitment_info,
+                advanced_commerce_info)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (environment, transaction_id) DO UPDATE SET original_transaction_id = excluded.original_transaction_id,
                 bundle_id = excluded.bundle_id, product_id = excluded.product_id, group_id = excluded.group_id,
                 user_id = excluded.user_id, purchase_ms = excluded.purchase_ms, expires_ms = excluded.expires_ms,
@@ -70,7 +81,10 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
                 is_upgraded = excluded.is_upgraded, ownership_type = excluded.ownership_type,
                 transaction_reason = excluded.transaction_reason, offer_type = excluded.offer_type, offer_id = excluded.offer_id,
                 offer_discount_type = excluded.offer_discount_type, price = excluded.price, storefront = excluded.storefront,
-                signed_date_ms = excluded.signed_date_ms, signed_transaction = excluded.signed_transaction
+                signed_date_ms = excluded.signed_date_ms, signed_transaction = excluded.signed_transaction,
+                app_transaction_id = excluded.app_transaction_id, offer_period = excluded.offer_period,
+                billing_plan_type = excluded.billing_plan_type, commitment_info = excluded.commitment_info,
+                advanced_commerce_info = excluded.advanced_commerce_info
             WHERE excluded.signed_date_ms > transactions.signed_date_ms
             """, [.text(t.environment.rawValue), .text(t.transactionId), .text(t.originalTransactionId), .text(t.bundleId),
                   .text(t.productId), .text(t.subscriptionGroupIdentifier), .optional(t.appAccountToken?.lowercased()),
@@ -80,7 +94,9 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
                   .optional(t.isUpgraded.map { $0 ? 1 : 0 }), .optional(t.inAppOwnershipType), .optional(t.transactionReason),
                   .optional(t.offerType.map(Int64.init)), .optional(t.offerIdentifier), .optional(t.offerDiscountType),
                   .optional(t.price.map(Int64.init)), .optional(t.storefront), .integer(t.signedDate.milliseconds),
-                  .text(stored.signedTransaction)]) == 1
+                  .text(stored.signedTransaction), .optional(t.appTransactionId), .optional(t.offerPeriod),
+                  .optional(t.billingPlanType), HistoryRows.jsonText(t.commitmentInfo),
+                  HistoryRows.jsonText(t.advancedCommerceInfo)]) == 1
     }
 
     /// Inserts the renewal info, or replaces the stored one of its subscription (same
@@ -89,19 +105,19 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
         let r = stored.renewal
         return try db.change("""
             INSERT INTO renewals (environment, original_transaction_id, product_id, auto_renew_status, in_billing_retry,
-                grace_expires_ms, expiration_intent, win_back_offer_ids, signed_date_ms, signed_renewal_info)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                grace_expires_ms, expiration_intent, win_back_offer_ids, signed_date_ms, signed_renewal_info, app_transaction_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (environment, original_transaction_id) DO UPDATE SET product_id = excluded.product_id,
                 auto_renew_status = excluded.auto_renew_status, in_billing_retry = excluded.in_billing_retry,
                 grace_expires_ms = excluded.grace_expires_ms, expiration_intent = excluded.expiration_intent,
                 win_back_offer_ids = excluded.win_back_offer_ids, signed_date_ms = excluded.signed_date_ms,
-                signed_renewal_info = excluded.signed_renewal_info
+                signed_renewal_info = excluded.signed_renewal_info, app_transaction_id = excluded.app_transaction_id
             WHERE excluded.signed_date_ms > renewals.signed_date_ms
             """, [.text(r.environment.rawValue), .text(r.originalTransactionId), .optional(r.productId),
                   .optional(r.autoRenewStatus.map(Int64.init)), .optional(r.isInBillingRetryPeriod.map { $0 ? 1 : 0 }),
                   .optional(r.gracePeriodExpiresDate?.milliseconds), .optional(r.expirationIntent.map(Int64.init)),
                   .text(WinBackOfferIds.encode(r.eligibleWinBackOfferIds)), .integer(r.signedDate.milliseconds),
-                  .text(stored.signedRenewalInfo)]) == 1
+                  .text(stored.signedRenewalInfo), .optional(r.appTransactionId)]) == 1
     }
 
     /// The user's transactions with every transaction of the same subscriptions (one without
@@ -173,20 +189,21 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
     /// The user's history in one statement (one round trip on the signing path): each row is a
     /// transaction (kind 0, its columns first) or a renewal info (kind 1, its columns after the
     /// transaction's). Parameters: the bundle ID twice, then the user ID.
-    private static let transactionColumnCount: Int32 = 22
+    private static let transactionColumnCount: Int32 = 27
     private static let historySQL = """
         WITH t AS (
             SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE bundle_id = ? AND (environment, original_transaction_id) IN
                 (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ? AND user_id = ?)
         )
         SELECT 0, t.*, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text,
-               NULL::bigint FROM t
+               NULL::bigint, NULL::text FROM t
         UNION ALL
         SELECT 1, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint,
                NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text,
-               NULL::bigint, NULL::text, NULL::text, NULL::bigint, \(HistoryRows.renewalColumns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
+               NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text,
+               \(HistoryRows.renewalColumns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
         FROM renewals r WHERE (r.environment, r.original_transaction_id) IN (SELECT environment, original_transaction_id FROM t)
-        ORDER BY 1, 2, 4, 3, 24, 25
+        ORDER BY 1, 2, 4, 3, 29, 30
         """
 
     public func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {

@@ -7,7 +7,8 @@ enum HistoryRows {
     static let transactionColumns = """
         environment, transaction_id, original_transaction_id, bundle_id, product_id, group_id, purchase_ms, expires_ms,
         revocation_ms, revocation_reason, revocation_type, revocation_percentage, is_upgraded, ownership_type,
-        transaction_reason, offer_type, offer_id, offer_discount_type, price, storefront, user_id, signed_date_ms
+        transaction_reason, offer_type, offer_id, offer_discount_type, price, storefront, user_id, signed_date_ms,
+        app_transaction_id, offer_period, billing_plan_type, commitment_info, advanced_commerce_info
         """
 
     /// A row of ``transactionColumns``; nil when its environment is not one this build knows.
@@ -22,12 +23,14 @@ enum HistoryRows {
             isUpgraded: row.optionalInt64(12).map { $0 != 0 }, offerType: row.optionalInt64(15).map(Int.init),
             offerIdentifier: row.optionalText(16), offerDiscountType: row.optionalText(17), price: row.optionalInt64(18).map(Int.init),
             storefront: row.optionalText(19), appAccountToken: row.optionalText(20), inAppOwnershipType: row.optionalText(13),
-            transactionReason: row.optionalText(14), signedDate: Date(milliseconds: row.int64(21)))
+            transactionReason: row.optionalText(14), signedDate: Date(milliseconds: row.int64(21)),
+            appTransactionId: row.optionalText(22), offerPeriod: row.optionalText(23), billingPlanType: row.optionalText(24),
+            commitmentInfo: row.optionalText(25).flatMap(Self.json), advancedCommerceInfo: row.optionalText(26).flatMap(Self.json))
     }
 
     static let renewalColumns = """
         environment, original_transaction_id, product_id, auto_renew_status, in_billing_retry, grace_expires_ms,
-        expiration_intent, win_back_offer_ids, signed_date_ms
+        expiration_intent, win_back_offer_ids, signed_date_ms, app_transaction_id
         """
 
     /// A row of ``renewalColumns``; nil when its environment is not one this build knows.
@@ -38,6 +41,16 @@ enum HistoryRows {
             autoRenewStatus: row.optionalInt64(3).map(Int.init), isInBillingRetryPeriod: row.optionalInt64(4).map { $0 != 0 },
             gracePeriodExpiresDate: row.optionalInt64(5).map(Date.init(milliseconds:)),
             expirationIntent: row.optionalInt64(6).map(Int.init), eligibleWinBackOfferIds: WinBackOfferIds.decode(row.text(7)),
-            signedDate: Date(milliseconds: row.int64(8)))
+            signedDate: Date(milliseconds: row.int64(8)), appTransactionId: row.optionalText(9))
+    }
+
+    /// A JSON column's value (written by ``jsonText(_:)``); nil when it does not decode.
+    static func json(_ text: String) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
+    /// The text a JSON column keeps for `value`.
+    static func jsonText(_ value: JSONValue?) -> SQLValue {
+        .optional(value?.encoded)
     }
 }

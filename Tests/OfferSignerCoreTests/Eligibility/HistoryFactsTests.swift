@@ -115,7 +115,7 @@ import Testing
         #expect(Set(object.keys) == [
             "subscriptionGroupIdentifier", "environment", "asOf", "isActive", "isInBillingRetry", "isLapsed",
             "paidDays", "latestEndDate", "daysSinceExpiry", "expirationIntent", "lastOfferRedemptionDate",
-            "redemptionsByOffer", "isRefunded", "storefront", "eligibleWinBackOfferIds",
+            "redemptionsByOffer", "isRefunded", "storefront", "eligibleWinBackOfferIds", "lastOffer", "lastOfferDateByType",
         ])
         #expect(object["environment"] as? String == "Production")
         #expect(object["expirationIntent"] is NSNull)
@@ -123,6 +123,8 @@ import Testing
         #expect(object["asOf"] as? String == "2026-02-05T00:00:00Z")
         #expect(object["paidDays"] as? Int == 300)
         #expect(object["lastOfferRedemptionDate"] is NSNull)
+        #expect(object["lastOffer"] is NSNull)
+        #expect(object["lastOfferDateByType"] as? [String: String] == [:])
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         #expect(try decoder.decode(HistoryFacts.self, from: data) == facts)

@@ -80,7 +80,7 @@ import Testing
         #expect(decision.failedCriteria == ["waitBetweenOffersDays"])
         #expect(decision.reason("waitBetweenOffersDays")?.actual == .int(50))
         #expect(decision.reason("waitBetweenOffersDays")?.message
-            == "Redeemed an offer 50 days ago; this offer needs at least 60 days since the last one.")
+            == "Took a promotional offer 50 days ago; this offer needs at least 60 days since the last one.")
         // 65 days after the redemption, 5 days into its third discounted period: eligible.
         #expect(T.evaluate(T.facts(history, now: 265), rule, now: 265).eligible)
     }
@@ -108,7 +108,7 @@ import Testing
             + T.monthly(from: 150, to: 240) + Self.payAsYouGo("second", from: 240)
         let expected = OfferRedemption.redemptions(in: history)
         #expect(expected.map(\.date) == [T.day(60), T.day(240)])
-        #expect(expected.allSatisfy { $0.offerType == .promotionalOffer && $0.offerIdentifier == T.offerId })
+        #expect(expected.allSatisfy { $0.knownOfferType == .promotionalOffer && $0.offerIdentifier == T.offerId })
         #expect(T.facts(history.reversed() + history, now: 400) == T.facts(history, now: 400))
     }
 }

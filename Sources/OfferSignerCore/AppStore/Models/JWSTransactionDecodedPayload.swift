@@ -66,6 +66,12 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     public var rawRevocationType: String?
     /// The refunded share of a prorated refund, in milliunits of a percent.
     public var revocationPercentage: Int32?
+    /// The billing plan as Apple sent it, e.g. `MONTHLY_COMMITMENT` for a commitment plan billed monthly.
+    public var rawBillingPlanType: String?
+    /// A commitment plan's terms (Apple's `commitmentInfo`), as sent.
+    public var commitmentInfo: JSONValue?
+    /// Advanced Commerce API data (Apple's `advancedCommerceInfo`), as sent.
+    public var advancedCommerceInfo: JSONValue?
 
     /// The product type, or nil when absent or not known yet.
     public var type: ProductType? { rawType.flatMap(ProductType.init(rawValue:)) }
@@ -99,6 +105,8 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         case rawTransactionReason = "transactionReason"
         case rawOfferDiscountType = "offerDiscountType"
         case rawRevocationType = "revocationType"
+        case rawBillingPlanType = "billingPlanType"
+        case commitmentInfo, advancedCommerceInfo
         case originalTransactionId, transactionId, webOrderLineItemId, bundleId, productId
         case subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, quantity
         case appAccountToken, signedDate, revocationDate, isUpgraded, offerIdentifier, storefront

@@ -21,4 +21,9 @@ public enum NotificationTypeV2: String, Codable, Hashable, Sendable, CaseIterabl
     case refundReversed = "REFUND_REVERSED"
     case externalPurchaseToken = "EXTERNAL_PURCHASE_TOKEN"
     case oneTimeCharge = "ONE_TIME_CHARGE"
+    /// A parent or guardian withdrew consent for a minor's use of the app; carries `appData`.
+    case rescindConsent = "RESCIND_CONSENT"
+    case metadataUpdate = "METADATA_UPDATE"
+    case migration = "MIGRATION"
+    case priceChange = "PRICE_CHANGE"
 }

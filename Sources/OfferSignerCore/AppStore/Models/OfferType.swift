@@ -6,4 +6,7 @@ public enum OfferType: Int32, Codable, Hashable, Sendable, CaseIterable {
     case promotionalOffer = 2
     case subscriptionOfferCode = 3
     case winBackOffer = 4
+    /// A retention offer the App Store itself chose, from those configured in App Store
+    /// Connect, when the subscriber cancelled (since 2026).
+    case retentionOffer = 5
 }

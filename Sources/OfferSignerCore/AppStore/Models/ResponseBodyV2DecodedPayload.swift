@@ -21,6 +21,8 @@ public struct ResponseBodyV2DecodedPayload: Codable, Hashable, Sendable {
     public var summary: NotificationSummary?
     /// The external purchase token (`EXTERNAL_PURCHASE_TOKEN` notifications).
     public var externalPurchaseToken: ExternalPurchaseToken?
+    /// The app and its signed app transaction (`RESCIND_CONSENT` notifications).
+    public var appData: AppData?
 
     /// The notification type, or nil for a type this code does not know yet.
     public var notificationType: NotificationTypeV2? { NotificationTypeV2(rawValue: rawNotificationType) }
@@ -30,6 +32,6 @@ public struct ResponseBodyV2DecodedPayload: Codable, Hashable, Sendable {
     enum CodingKeys: String, CodingKey {
         case rawNotificationType = "notificationType"
         case rawSubtype = "subtype"
-        case notificationUUID, version, signedDate, data, summary, externalPurchaseToken
+        case notificationUUID, version, signedDate, data, summary, externalPurchaseToken, appData
     }
 }

@@ -72,6 +72,7 @@ extension ResponseBodyV2DecodedPayload {
             ("summary.failedCount", summary?.failedCount, AppStoreValueRanges.nonNegative),
             ("externalPurchaseToken.tokenCreationDate", externalPurchaseToken?.tokenCreationDate, AppStoreValueRanges.date),
             ("externalPurchaseToken.appAppleId", externalPurchaseToken?.appAppleId, AppStoreValueRanges.nonNegative),
+            ("appData.appAppleId", appData?.appAppleId, AppStoreValueRanges.nonNegative),
         ])
     }
 }

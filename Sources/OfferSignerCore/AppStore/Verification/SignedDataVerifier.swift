@@ -105,7 +105,16 @@ public struct SignedDataVerifier: Sendable {
                 return decoded
             }
         }
-        return VerifiedNotification(payload: payload, transaction: transaction, renewalInfo: renewalInfo)
+        var appTransaction: JWSAppTransactionDecodedPayload?
+        if let signed = payload.appData?.signedAppTransactionInfo {
+            appTransaction = try nested("signedAppTransactionInfo") { () throws(SignedDataError) in
+                let decoded = try verifyAppTransaction(signed)
+                try checkSameSource(bundleId: decoded.bundleId, environment: decoded.rawReceiptType, as: subject)
+                return decoded
+            }
+        }
+        return VerifiedNotification(payload: payload, transaction: transaction, renewalInfo: renewalInfo,
+                                    appTransaction: appTransaction)
     }
 
     /// Verifies a signed transaction: its app must be configured and its environment accepted.

@@ -1,0 +1,55 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// Lifting a rescinded consent (`offer-signer consent clear`, `POST
+/// /v1/admin/consents/{appTransactionId}/clear`): recorded for good with who and why, after
+/// which the customer is offered what the rules allow again. The service does not decide
+/// whether consent was given again; the operator who clears it says why they may.
+public struct ConsentClearing: Sendable {
+    let consents: any ConsentStore
+    let clock: WallClock
+
+    public init(consents: any ConsentStore, clock: WallClock) {
+        self.consents = consents
+        self.clock = clock
+    }
+
+    /// Why a clearing was refused.
+    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The app transaction ID is empty, too long or not printable.
+        case invalidAppTransactionId
+        /// The reason is empty, longer than ``maxReasonLength`` or has control characters.
+        case invalidReason
+        /// No consent of this app download is rescinded now.
+        case notRescinded(appTransactionId: String)
+
+        public var description: String {
+            switch self {
+            case .invalidAppTransactionId:
+                "the app transaction ID must be 1–256 visible ASCII characters"
+            case .invalidReason:
+                "the reason must be 1–\(ConsentClearing.maxReasonLength) characters, without control characters"
+            case .notRescinded(let appTransactionId):
+                "no consent of app transaction \(appTransactionId) is rescinded"
+            }
+        }
+    }
+
+    /// The longest reason kept.
+    public static let maxReasonLength = 1000
+
+    /// Clears the consent rescinded for `appTransactionId` (in every environment), recording
+    /// `actor` and `reason`; the events recorded.
+    public func clear(appTransactionId: String, reason: String, by actor: String) throws -> [ConsentEvent] {
+        guard Identifier.isValid(appTransactionId) else { throw Refusal.invalidAppTransactionId }
+        let trimmed = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= Self.maxReasonLength,
+              !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw Refusal.invalidReason
+        }
+        let cleared = try consents.clear(appTransactionId: appTransactionId, by: actor, reason: trimmed, at: clock.now)
+        guard !cleared.isEmpty else { throw Refusal.notRescinded(appTransactionId: appTransactionId) }
+        return cleared
+    }
+}

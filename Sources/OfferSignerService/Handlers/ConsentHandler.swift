@@ -1,0 +1,52 @@
+import Foundation
+import OfferSignerApplication
+import OfferSignerCore
+import OfferSignerHTTP
+import OfferSignerStore
+
+/// Consent rescinded by the App Store (`RESCIND_CONSENT`) and cleared by operators:
+/// `GET /v1/admin/consents` lists every event (auditors, admins), `POST
+/// /v1/admin/consents/{appTransactionId}/clear` lifts one (admins), with who and why.
+struct ConsentHandler {
+    let consents: any ConsentStore
+    let clearing: ConsentClearing
+
+    struct ClearBody: Decodable {
+        let reason: String
+    }
+
+    struct Cleared: Encodable {
+        let cleared: [ConsentEventDocument]
+    }
+
+    /// Every rescinding and clearing, oldest first (`?bundleId=`, paged).
+    func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let limit = try AuditHandler.limit(request.query, max: 1000)
+        let after = try PageCursor.decode(request.query["cursor"])
+        let events = try consents.events(bundleId: request.query["bundleId"], afterId: after, limit: limit)
+        let next = events.count == limit ? events.last.map { PageCursor.encode($0.id) } : nil
+        return try HTTPResponse.json(Page(items: events.map(ConsentEventDocument.init), nextCursor: next))
+    }
+
+    /// Clears the rescinded consent of the app download, recording the caller and the reason.
+    func clear(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let appTransactionId = try context.parameters.require("appTransactionId")
+        let body = try request.decodeJSON(ClearBody.self)
+        do {
+            let cleared = try clearing.clear(appTransactionId: appTransactionId, reason: body.reason, by: context.callerName)
+            return try HTTPResponse.json(Cleared(cleared: cleared.map(ConsentEventDocument.init)))
+        } catch let refusal as ConsentClearing.Refusal {
+            switch refusal {
+            case .notRescinded: throw HTTPProblem.notFound(refusal.description)
+            case .invalidAppTransactionId, .invalidReason: throw HTTPProblem.invalidRequest(refusal.description)
+            }
+        }
+    }
+}
+
+extension ConsentHandler: RouteGroup {
+    func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
+        router.add("GET", "/v1/admin/consents", policy: .roles([.auditor]), query: ["bundleId", "limit", "cursor"], handler: list(_:_:))
+        router.add("POST", "/v1/admin/consents/{appTransactionId}/clear", policy: .roles([.admin]), handler: clear(_:_:))
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import OfferSignerCore
+
+/// Consent rescinded and cleared (`consent_events`), the same on both engines. A rescinding
+/// is inserted `ON CONFLICT DO NOTHING` on its notification's UUID, so Apple's retries and two
+/// instances receiving one notification record it once.
+public final class SQLConsentStore: ConsentStore, Sendable {
+    private let database: any SQLDatabase
+
+    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
+    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
+
+    init(_ database: any SQLDatabase) {
+        self.database = database
+    }
+
+    private static let columns = """
+        id, app_transaction_id, environment, bundle_id, action, at_ms, recorded_at_ms, notification_uuid, actor, reason
+        """
+
+    public func recordRescinded(_ event: ConsentEvent) throws -> Bool {
+        try database.inTransaction { db in
+            try Self.insert(event, db, onConflict: "ON CONFLICT (notification_uuid) DO NOTHING") == 1
+        }
+    }
+
+    public func clear(appTransactionId: String, by actor: String, reason: String, at now: Date) throws -> [ConsentEvent] {
+        try database.inTransaction { db in
+            let rescinded = ConsentEvent.inForce(try Self.events(of: [appTransactionId], environment: nil, db))
+                .filter { $0.action == .rescind }
+            return try rescinded.map { event in
+                let cleared = ConsentEvent(appTransactionId: event.appTransactionId, environment: event.environment,
+                                           bundleId: event.bundleId, action: .clear, at: max(now, event.at), recordedAt: now,
+                                           actor: actor, reason: reason)
+                _ = try Self.insert(cleared, db, onConflict: "")
+                return cleared
+            }
+        }
+    }
+
+    public func rescinded(appTransactionIds: [String], environment: AppStoreEnvironment) throws -> [ConsentEvent] {
+        guard !appTransactionIds.isEmpty else { return [] }
+        return try database.withReader { db in
+            ConsentEvent.inForce(try Self.events(of: appTransactionIds, environment: environment, db)).filter { $0.action == .rescind }
+        }
+    }
+
+    public func events(bundleId: String?, afterId: Int64, limit: Int) throws -> [ConsentEvent] {
+        var conditions = SQLConditions()
+        conditions.add("id > ?", .integer(afterId))
+        conditions.add("bundle_id", equals: bundleId)
+        return try database.withReader(.audit) { db in
+            try db.select("SELECT \(Self.columns) FROM consent_events WHERE \(conditions.sql) ORDER BY id LIMIT ?",
+                          conditions.values + [.limit(limit)]) { try Self.event($0) }
+        }
+    }
+
+    private static func events(of appTransactionIds: [String], environment: AppStoreEnvironment?,
+                               _ db: any SQLConnection) throws -> [ConsentEvent] {
+        var conditions = SQLConditions()
+        conditions.add(db.isOne(of: "app_transaction_id"), .textArray(appTransactionIds))
+        conditions.add("environment", equals: environment?.rawValue)
+        return try db.select("SELECT \(columns) FROM consent_events WHERE \(conditions.sql)", conditions.values) { try event($0) }
+    }
+
+    private static func insert(_ e: ConsentEvent, _ db: any SQLConnection, onConflict: String) throws -> Int {
+        try db.change("""
+            INSERT INTO consent_events (app_transaction_id, environment, bundle_id, action, at_ms, recorded_at_ms, notification_uuid,
+                actor, reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \(onConflict)
+            """, [.text(e.appTransactionId), .text(e.environment.rawValue), .text(e.bundleId), .text(e.action.rawValue),
+                  .integer(e.at.milliseconds), .integer(e.recordedAt.milliseconds), .optional(e.notificationUUID),
+                  .optional(e.actor), .optional(e.reason)])
+    }
+
+    private static func event(_ row: any StoreRow) throws -> ConsentEvent {
+        guard let environment = AppStoreEnvironment(rawValue: row.text(2)),
+              let action = ConsentEvent.Action(rawValue: row.text(4)) else {
+            throw UnreadableConsentEvent(id: row.int64(0))
+        }
+        return ConsentEvent(id: row.int64(0), appTransactionId: row.text(1), environment: environment, bundleId: row.text(3),
+                            action: action, at: Date(milliseconds: row.int64(5)), recordedAt: Date(milliseconds: row.int64(6)),
+                            notificationUUID: row.optionalText(7), actor: row.optionalText(8), reason: row.optionalText(9))
+    }
+}
+
+/// A `consent_events` row this build cannot read (an environment or action it does not know).
+struct UnreadableConsentEvent: Error, CustomStringConvertible {
+    let id: Int64
+    var description: String { "consent event \(id) names an environment or action this build does not know" }
+}
