@@ -166,3 +166,47 @@ import Testing
         #expect(throws: SignedDataError.invalidSignature) { try verifier.verifyNotification(tampered) }
     }
 }
+
+/// `RESCIND_CONSENT` and the other notifications that carry `appData` instead of `data`.
+@Suite struct AppDataNotificationTests {
+    let chain = AppStoreTestChain.make()
+
+    func rescind(appTransaction: [String: Any]?, environment: String = "Production") -> String {
+        var appData: [String: Any] = ["appAppleId": AppStoreTestSetup.appAppleId, "bundleId": AppStoreTestSetup.bundleId,
+                                      "environment": environment]
+        appData["signedAppTransactionInfo"] = appTransaction.map { AppStoreTestJWS.sign($0, chain: chain) }
+        return AppStoreTestJWS.sign(AppStoreTestSetup.notification(type: "RESCIND_CONSENT", extra: ["appData": appData]), chain: chain)
+    }
+
+    @Test func rescindConsentVerifiesWithItsAppTransaction() throws {
+        let verifier = try AppStoreTestSetup.verifier(roots: [chain.root])
+        let verified = try verifier.verifyNotification(rescind(appTransaction: AppTransactionVerificationTests.appTransaction()))
+        #expect(verified.payload.notificationType == .rescindConsent)
+        #expect(verified.payload.appData?.bundleId == AppStoreTestSetup.bundleId)
+        #expect(verified.appTransaction?.appTransactionId == "704289572911")
+        #expect(NotificationSubject(verified.payload).environment == "Production")
+    }
+
+    @Test func appTransactionOfAnotherEnvironmentOrUntrustedChainRefused() throws {
+        let verifier = try AppStoreTestSetup.verifier(roots: [chain.root])
+        #expect(throws: SignedDataError.nested(field: "signedAppTransactionInfo",
+                                               .environmentMismatch(expected: "Production", found: "Sandbox"))) {
+            try verifier.verifyNotification(rescind(appTransaction: AppTransactionVerificationTests.appTransaction(receiptType: "Sandbox")))
+        }
+        let other = AppStoreTestChain.make()
+        var appData: [String: Any] = ["appAppleId": AppStoreTestSetup.appAppleId, "bundleId": AppStoreTestSetup.bundleId,
+                                      "environment": "Production"]
+        appData["signedAppTransactionInfo"] = AppStoreTestJWS.sign(AppTransactionVerificationTests.appTransaction(), chain: other)
+        let payload = AppStoreTestJWS.sign(AppStoreTestSetup.notification(type: "RESCIND_CONSENT", extra: ["appData": appData]), chain: chain)
+        #expect(throws: SignedDataError.nested(field: "signedAppTransactionInfo", .untrustedChain)) {
+            try verifier.verifyNotification(payload)
+        }
+    }
+
+    @Test func appDataOfAnUnconfiguredAppRefused() throws {
+        let verifier = try AppStoreTestSetup.verifier(roots: [chain.root])
+        let appData: [String: Any] = ["appAppleId": AppStoreTestSetup.appAppleId, "bundleId": "com.example.unknown", "environment": "Production"]
+        let payload = AppStoreTestJWS.sign(AppStoreTestSetup.notification(type: "RESCIND_CONSENT", extra: ["appData": appData]), chain: chain)
+        #expect(throws: SignedDataError.self) { try verifier.verifyNotification(payload) }
+    }
+}

@@ -28,6 +28,36 @@ import Testing
         #expect(regular.isPaid)
     }
 
+    @Test func freePeriodsOfAnyOfferTypeAreUnpaidAndCommitmentMonthsArePaid() throws {
+        let freeCode = T.transaction("a", from: 0, to: 30, offerType: 3, offerId: "FREEMONTH", price: 0)
+        let freeRetention = T.transaction("b", from: 30, to: 60, offerType: 5, offerId: "stay", discount: "FREE_TRIAL", price: 0)
+        let futureTypeFree = T.transaction("c", from: 60, to: 90, offerType: 9, price: 0)
+        #expect(!freeCode.isPaid && !freeRetention.isPaid && !futureTypeFree.isPaid)
+        var commitment = [T.transaction("d", from: 90, to: 120), T.transaction("e", from: 120, to: 150)]
+        for index in commitment.indices {
+            commitment[index].billingPlanType = "MONTHLY_COMMITMENT"
+            commitment[index].commitmentInfo = .dictionary(["commitmentPeriodCount": .int(12)])
+        }
+        let facts = try #require(T.facts([freeCode, freeRetention, futureTypeFree] + commitment, now: 200))
+        #expect(facts.paidDays == 60)
+    }
+
+    @Test func theLastOfferIsOfAnyTypeButIntroductory() throws {
+        let history = [
+            T.transaction("trial", from: 0, to: 7, offerType: 1, discount: "FREE_TRIAL", price: 0, reason: "PURCHASE"),
+            T.transaction("code", from: 40, to: 70, offerType: 3, offerId: "SPRING", discount: "ONE_TIME", price: 100),
+            T.transaction("retain", from: 100, to: 130, offerType: 5, offerId: "stay-50", discount: "PAY_AS_YOU_GO", price: 4_990),
+            T.transaction("later", from: 160, to: 190, offerType: 7, offerId: "new-kind", price: 4_990),
+            T.transaction("intro-again", from: 200, to: 207, offerType: 1, price: 0, reason: "PURCHASE"),
+        ]
+        let facts = try #require(T.facts(history, now: 300))
+        #expect(facts.lastOffer == LastOffer(offerType: 7, offerIdentifier: "new-kind", date: T.day(160)))
+        #expect(facts.lastOfferDateByType == [3: T.day(40), 5: T.day(100), 7: T.day(160)])
+        #expect(facts.lastOfferDate(counting: [2, 4]) == nil)
+        #expect(facts.lastOfferDate(counting: [3, 5]) == T.day(100))
+        #expect(facts.redemptionsByOffer.isEmpty, "only promotional offers count per offer")
+    }
+
     @Test func overlappingTransactionsCountOnce() throws {
         let history = [
             T.transaction("a", from: 0, to: 100),
