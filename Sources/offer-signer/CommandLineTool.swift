@@ -37,12 +37,17 @@ enum CommandLineTool {
       audit accept-truncation --reason TEXT
                               Record, as a gap in the chain, records cut off the log's end
                               that no backup brings back; signing resumes after it.
+      consent clear --app-transaction-id ID --reason TEXT
+                              Lift the consent a RESCIND_CONSENT withdrew for an app download,
+                              recording who and why (offers are signed for the customer again).
+      consent list [--bundle-id ID]
+                              Print every consent rescinded and cleared.
       db migrate              Bring the database to this build's schema (serve does it at start).
       db copy --from PATH_OR_URL --to PATH_OR_URL
                               Copy a whole deployment between SQLite and PostgreSQL into an empty
                               database, then verify its chain.
 
-    offers, history, appstore and audit take the options of serve (--database, --keys,
+    offers, history, appstore, audit and consent take the options of serve (--database, --keys,
     --apple-roots, --environments) and the same OFFER_SIGNER_* variables; they refuse a
     database that does not exist (exit 2) and never create one.
 
@@ -64,6 +69,7 @@ enum CommandLineTool {
         case "appstore": return AppStoreCommand.run(rest)
         case "audit": return OfflineCommands.audit(rest)
         case "db": return DatabaseCommand.run(rest)
+        case "consent": return ConsentCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)
             return 0

@@ -29,7 +29,7 @@ struct AuditCommandLineTests {
         let commands: [[String]] = [
             ["audit", "verify"], ["audit", "verify", "--signatures"], ["audit", "export", "--format", "csv"], ["audit", "checkpoints"],
             ["audit", "accept-truncation", "--reason", "x"], ["offers", "list"], ["offers", "apply", rules.path],
-            ["history", "import", rules.path],
+            ["history", "import", rules.path], ["consent", "list"], ["consent", "clear", "--app-transaction-id", "1", "--reason", "x"],
         ]
         for command in commands {
             let outcome = try run(command + ["--database", missing, "--keys", env.keysPath])
@@ -104,5 +104,33 @@ struct AuditCommandLineTests {
         // The running service (this process) signs on after the gap.
         #expect(env.send("POST", "/v1/offers/sign", json: #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "later"}"#).status == 200)
         #expect(try env.signatureLog.signatures(matching: SignatureFilter(userId: "later"), afterSequence: 0, limit: 1).first?.sequence == 6)
+    }
+
+    @Test("consent clear lifts a RESCIND_CONSENT with the operator's reason; consent list shows both; a reason is required")
+    func consentClear() throws {
+        let env = try TestEnvironment()
+        try env.putOffer(TestEnvironment.demoRule())
+        let flow = AppStoreFlow(env: env)
+        flow.paidMonths("s", user: "child", from: -120, count: 2, extra: ["appTransactionId": "704289572911"])
+        let rescind = TestAppStore.sign([
+            "notificationType": "RESCIND_CONSENT", "notificationUUID": "c-1", "version": "2.0", "signedDate": TestAppStore.ms(env.now - 60),
+            "appData": ["appAppleId": 1234, "bundleId": TestEnvironment.bundleId, "environment": "Production",
+                        "signedAppTransactionInfo": TestAppStore.appTransaction(created: env.now - 3600)],
+        ])
+        #expect(env.send("POST", "/v1/notifications/appstore", role: nil, json: TestAppStore.json(["signedPayload": rescind])).status == 200)
+        let sign = #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "child"}"#
+        #expect(env.send("POST", "/v1/offers/sign", json: sign).code == "consent_rescinded")
+
+        let options = ["--database", env.database.path, "--keys", env.keysPath]
+        #expect(try run(["consent", "clear", "--app-transaction-id", "704289572911"] + options).status == 2, "a reason is required")
+        let unknown = try run(["consent", "clear", "--app-transaction-id", "1", "--reason", "x"] + options)
+        #expect(unknown.status == 1 && unknown.errors.contains("no consent of app transaction 1 is rescinded"))
+        let cleared = try run(["consent", "clear", "--app-transaction-id", "704289572911", "--reason", "guardian agreed again"] + options)
+        #expect(cleared.status == 0 && cleared.output.contains("cleared: app transaction 704289572911 (Production"), "\(cleared.errors)")
+        #expect(env.send("POST", "/v1/offers/sign", json: sign).status == 200)
+        let listed = try run(["consent", "list"] + options)
+        let lines = listed.output.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains("rescind") && lines[0].contains("notification c-1"))
+        #expect(lines[1].contains("clear") && lines[1].contains("cli:") && lines[1].contains("guardian agreed again"))
     }
 }
