@@ -370,14 +370,25 @@ def scenarios(service, console, facts):
         c.type("#user-id", facts["showcase"] + Keys.ENTER)
         c.wait("svg.chart")
         kinds = set(c.driver.execute_script("return [...document.querySelectorAll('svg.chart .seg, svg.chart .mark')].map(e => e.getAttribute('class'))"))
-        for kind in ("seg seg-trial", "seg seg-paid", "seg seg-offer", "seg seg-lapse", "mark mark-refund"):
+        for kind in ("seg seg-trial", "seg seg-paid", "seg seg-offer", "seg seg-code", "seg seg-retention", "seg seg-lapse", "mark mark-refund"):
             check(kind in kinds, f"the timeline shows {kind.split()[-1]}")
         verdict = c.wait_text(".verdicts", "winback_e2e")
         text = verdict.get_attribute("textContent")
         check("not eligible" in text and "refund" in text.lower(), "the verdict gives the reason in plain words")
         check("winback_spring: 1" in c.find(".facts").text, "the facts list the redemption")
+        check("App Store retention offer stay_half_price" in c.find(".facts").text, "the facts name the last offer taken, of any type")
         c.shot("06-user-timeline")
         c.docs_shot(os.path.join(ROOT, "docs", "console-user.png"))
+
+    def consent_rescinded():
+        c.open("#/users/" + facts["consentUser"])
+        notice = c.wait_text(".consent-notice", "Consent rescinded")
+        check(facts["consentDownload"] in notice.text, "the notice names the app download whose consent was withdrawn")
+        verdicts = c.wait_text(".verdicts", "Consent rescinded").get_attribute("textContent")
+        check("not eligible" in verdicts, "every offer is shown as not eligible")
+        c.shot("06b-user-consent-rescinded")
+        status, _, body = service.call("POST", "/v1/offers/sign", "client", {"productId": PRODUCT, "offerId": "winback_e2e", "userId": facts["consentUser"]})
+        check(status == 403 and json.loads(body)["code"] == "consent_rescinded", f"the sign endpoint refuses the customer ({status})")
 
     def activity():
         # Signatures and refusals through the public sign endpoint, then the charts.
@@ -672,7 +683,7 @@ def scenarios(service, console, facts):
         c.sign_out()
 
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
-            disable_and_enable, user_lookup, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
+            disable_and_enable, user_lookup, consent_rescinded, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
             retention_rules, introductory_rules, audit_sources_and_formats]
 
 

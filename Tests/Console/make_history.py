@@ -24,6 +24,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # The showcase user of the timeline (trial, paid months, a lapse, a promotional offer, a
 # refund, lapsed again) and the XSS probe: a user ID that is markup with an onerror handler.
 SHOWCASE = "6f0e3c52-2b8f-4f6a-9d7e-1f2a3b4c5d6e"
+# A customer whose parent withdrew consent (RESCIND_CONSENT for their app download).
+CONSENT_USER = "consent-000"
+CONSENT_DOWNLOAD = "704289572911"
+APP_APPLE_ID = 1234567890  # dev-setup's app
 XSS_USER = "<img src=x onerror=window.__xss=1>"
 
 
@@ -74,10 +78,17 @@ def main():
                 "storefront": extra.get("storefront", "USA"), "storefrontId": "143441", "price": 9990, "currency": "USD",
                 "appAccountToken": user,
             }
+            if extra.get("download"):
+                payload["appTransactionId"] = extra["download"]
             if kind == "trial":
                 payload.update({"offerType": 1, "offerDiscountType": "FREE_TRIAL", "price": 0})
             elif kind == "promo":
                 payload.update({"offerType": 2, "offerIdentifier": extra["offer"], "offerDiscountType": "PAY_AS_YOU_GO", "price": 4990})
+            elif kind == "code":
+                payload.update({"offerType": 3, "offerIdentifier": extra["offer"], "offerDiscountType": "ONE_TIME", "price": 2990})
+            elif kind == "retention":
+                payload.update({"offerType": 5, "offerIdentifier": extra["offer"], "offerDiscountType": "PAY_AS_YOU_GO",
+                                "price": 4990, "offerPeriod": "P1M"})
             if extra.get("refund"):
                 payload.update({"revocationDate": purchase + extra["refund"] * DAY, "revocationReason": 0, "revocationType": "REFUND_FULL"})
             lines.append({"signedTransactionInfo": signer.sign(payload)})
@@ -91,7 +102,7 @@ def main():
     def months(start, count, kind="paid", **extra):
         return [(start - 30 * i, 30, kind, extra) for i in range(count)]
 
-    expected = {"lapsedLong": 0, "active": 0, "recentlyLapsed": 0, "shortPayers": 0, "refunded": 0}
+    expected = {"lapsedLong": 0, "active": 0, "recentlyLapsed": 0, "shortPayers": 0, "refunded": 0, "consentRescinded": 0}
     # Paid 10 months, lapsed 100–190 days ago: eligible for a classic win-back rule.
     for i in range(12):
         subscription(f"lapsed-{i:03d}", months(400 + 10 * i, 10))
@@ -112,16 +123,30 @@ def main():
     for i in range(2):
         subscription(f"refunded-{i:03d}", months(420, 9) + [(150, 30, "paid", {"refund": 3})])
         expected["refunded"] += 1
-    # The showcase: a free week, eight paid months, a lapse, a promotional month, two paid, lapsed again.
+    # The showcase: a free week, eight paid months, a lapse, a promotional month, two paid (one
+    # refunded), an offer code, a paid month, the App Store's own retention offer, lapsed again.
     subscription(SHOWCASE, [(700, 7, "trial", {})] + months(693, 8) + [(400, 30, "promo", {"offer": "winback_spring"})]
-                 + months(370, 2) + [(300, 30, "paid", {"refund": 5})])
+                 + months(370, 2) + [(300, 30, "paid", {"refund": 5}), (240, 30, "code", {"offer": "SPRING26"}),
+                                     (210, 30, "paid", {}), (180, 30, "retention", {"offer": "stay_half_price"})])
+    # Consent rescinded: paid two months with their app download named, then the App Store's notice.
+    subscription(CONSENT_USER, months(180, 2, download=CONSENT_DOWNLOAD))
+    expected["consentRescinded"] += 1
+    app_transaction = {"receiptType": "Production", "appAppleId": APP_APPLE_ID, "bundleId": BUNDLE, "applicationVersion": "7.1",
+                       "receiptCreationDate": now - DAY, "originalPurchaseDate": now - 400 * DAY, "originalApplicationVersion": "1.0",
+                       "deviceVerification": "dGVzdA==", "deviceVerificationNonce": "48ccfa42-7431-4f22-9908-7e88983e105a",
+                       "appTransactionId": CONSENT_DOWNLOAD, "originalPlatform": "iOS"}
+    lines.append({"signedPayload": signer.sign({
+        "notificationType": "RESCIND_CONSENT", "notificationUUID": "5f1c7a3e-0c4b-4d2a-9e8f-1a2b3c4d5e6f", "version": "2.0",
+        "signedDate": now - DAY // 2,
+        "appData": {"appAppleId": APP_APPLE_ID, "bundleId": BUNDLE, "environment": "Production",
+                    "signedAppTransactionInfo": signer.sign(app_transaction)}})})
     # The XSS probe: a lapsed user whose ID is markup.
     subscription(XSS_USER, months(400, 10))
     with open(args.out, "w") as out:
         for line in lines:
             out.write(json.dumps(line) + "\n")
     expected.update({"lines": len(lines), "users": sum(v for k, v in expected.items() if k != "lines") + 2,
-                     "showcase": SHOWCASE, "xssUser": XSS_USER})
+                     "showcase": SHOWCASE, "xssUser": XSS_USER, "consentUser": CONSENT_USER, "consentDownload": CONSENT_DOWNLOAD})
     print(json.dumps(expected))
 
 

@@ -125,7 +125,7 @@ export function timeline({ title, description, lanes, from, to }) {
     label.style.left = `${100 * i / ticks}%`;
     axis.append(label);
   }
-  figure.append(axis, h('ul', { class: 'legend' }, [['paid', 'Paid'], ['trial', 'Free trial'], ['offer', 'Offer period'], ['lapse', 'Lapsed'], ['refund', 'Refund']]
+  figure.append(axis, h('ul', { class: 'legend' }, [['paid', 'Paid'], ['trial', 'Free trial'], ['offer', 'Offer period'], ['code', 'Offer code'], ['retention', 'App Store retention offer'], ['lapse', 'Lapsed'], ['refund', 'Refund']]
     .map(([kind, label]) => h('li', null, h('span', { class: ['swatch', `seg-${kind}`], 'aria-hidden': 'true' }), label))));
   return figure;
 }

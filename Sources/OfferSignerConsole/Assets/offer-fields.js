@@ -81,6 +81,7 @@ export const CRITERION_LABELS = {
   expirationIntents: 'Ended for another reason',
   appleWinBack: 'Apple win-back offer',
   maxSignaturesPerUserPerDay: 'Daily limit reached',
+  consentRescinded: 'Consent rescinded',
 };
 
 export function criterionLabel(name) {

@@ -5,7 +5,14 @@ import { timeline } from './charts.js';
 import { criterionLabel } from './offer-fields.js';
 
 const INTENTS = { 1: 'cancelled by the customer', 2: 'billing error', 3: 'declined a price increase', 4: 'product not available', 5: 'other reason' };
-const OFFER_TYPES = { 1: 'introductory offer', 2: 'promotional offer', 3: 'offer code', 4: 'win-back offer' };
+const OFFER_TYPES = { 1: 'introductory offer', 2: 'promotional offer', 3: 'offer code', 4: 'win-back offer', 5: 'App Store retention offer' };
+/** Timeline kinds of offer periods: offer codes and the App Store's own retention offers apart from the rest. */
+const OFFER_KINDS = { 3: 'code', 5: 'retention' };
+
+/** An offer in words: its type and identifier. */
+export function offerName(type, identifier) {
+  return `${OFFER_TYPES[type] || `offer of type ${type}`}${identifier ? ` ${identifier}` : ''}`;
+}
 
 /** Timeline lanes, one per subscription group: paid periods, trials, offers, refunds, lapses. */
 export function lanesFor(history, now) {
@@ -26,8 +33,8 @@ export function lanesFor(history, now) {
         segments.push({ start: coveredUntil, end: t.purchaseDate, kind: 'lapse', title: `Lapsed ${day(coveredUntil)} – ${day(t.purchaseDate)}` });
       }
       const free = t.offerType === 1 && (t.offerDiscountType === 'FREE_TRIAL' || t.price === 0);
-      const kind = free ? 'trial' : t.offerType ? 'offer' : 'paid';
-      const what = free ? 'Free trial' : t.offerType ? `${OFFER_TYPES[t.offerType] || 'offer'}${t.offerIdentifier ? ` ${t.offerIdentifier}` : ''}` : 'Paid';
+      const kind = free ? 'trial' : t.offerType ? OFFER_KINDS[t.offerType] || 'offer' : 'paid';
+      const what = free ? 'Free trial' : t.offerType ? offerName(t.offerType, t.offerIdentifier) : 'Paid';
       segments.push({ start: t.purchaseDate, end, kind, title: `${what}: ${day(t.purchaseDate)} – ${day(end)} (${t.productId})` });
       if (t.revocationDate) marks.push({ at: t.revocationDate, kind: 'refund', title: `Refunded or revoked ${dateTime(t.revocationDate)}` });
       coveredUntil = Math.max(coveredUntil ?? 0, end);
@@ -46,7 +53,7 @@ function factsList(facts) {
     ['Paid', plural(facts.paidDays, 'day')],
     ['Ended', facts.daysSinceExpiry === null || facts.daysSinceExpiry === undefined ? 'not ended (active)' : `${plural(facts.daysSinceExpiry, 'day')} ago, ${dateTime(facts.latestEndDate)}`],
     ['Why it ended', facts.expirationIntent ? INTENTS[facts.expirationIntent] || String(facts.expirationIntent) : 'unknown'],
-    ['Last offer redeemed', facts.lastOfferRedemptionDate ? dateTime(facts.lastOfferRedemptionDate) : 'never'],
+    ['Last offer taken', facts.lastOffer ? `${offerName(facts.lastOffer.offerType, facts.lastOffer.offerIdentifier)}, ${dateTime(facts.lastOffer.date)}` : 'never'],
     ['Redemptions by offer', Object.entries(facts.redemptionsByOffer || {}).map(([offer, count]) => `${offer}: ${count}`).join(', ') || 'none'],
     ['Refunded', yesNo(facts.isRefunded)],
     ['Storefront', facts.storefront || 'unknown'],
@@ -111,8 +118,13 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
   const lanes = lanesFor(history, now);
   const start = Math.min(...history.transactions.map(t => t.purchaseDate), now - 30 * 86400000);
   const eligible = offers.offers.filter(o => o.eligible).length;
+  const rescinded = history.consentRescinded || [];
   replace(results,
     h('h2', { class: 'user-title' }, 'User ', h('span', { class: 'user-id' }, history.userId)),
+    rescinded.length ? h('div', { class: 'notice notice-error consent-notice', role: 'status' },
+      h('strong', null, 'Consent rescinded. '),
+      rescinded.map(event => `A parent or guardian withdrew consent on ${dateTime(event.at)} (app transaction ${event.appTransactionId}, ${event.environment}). `),
+      'No offer is signed for this user until an admin clears it.') : null,
     h('section', { class: 'panel', 'aria-labelledby': 'timeline-title' },
       h('h3', { id: 'timeline-title' }, 'Subscription history'),
       lanes.length ? timeline({ title: `Subscription timeline of ${history.userId}`,
@@ -130,7 +142,8 @@ export async function renderUsers(main, { me, segments, query, navigate, href })
         { label: 'Purchased', value: t => dateTime(t.purchaseDate) },
         { label: 'Expires', value: t => dateTime(t.expiresDate) },
         { label: 'Product', value: t => t.productId },
-        { label: 'Offer', value: t => (t.offerType ? `${OFFER_TYPES[t.offerType] || t.offerType}${t.offerIdentifier ? ` ${t.offerIdentifier}` : ''}` : '—') },
+        { label: 'Offer', value: t => (t.offerType ? `${offerName(t.offerType, t.offerIdentifier)}${t.offerPeriod ? ` (${t.offerPeriod})` : ''}` : '—') },
+        { label: 'Plan', value: t => t.billingPlanType || '—' },
         { label: 'Refunded', value: t => (t.revocationDate ? dateTime(t.revocationDate) : '—') },
         { label: 'Storefront', value: t => t.storefront || '—' },
         { label: 'Environment', value: t => t.environment || '—' },
