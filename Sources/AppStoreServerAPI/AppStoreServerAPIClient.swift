@@ -75,7 +75,8 @@ public final class AppStoreServerAPIClient: Sendable {
     /// One page of a customer's transaction history: `GET /inApps/v2/history/{transactionId}`.
     ///
     /// - Parameters:
-    ///   - transactionId: any transaction of the customer (an original transaction ID or not).
+    ///   - transactionId: any transaction of the customer (an original transaction ID or not),
+    ///     or their app transaction ID.
     ///   - request: filters and order; pass the same on every page.
     ///   - revision: nil for the first page, then the previous page's `revision`.
     public func transactionHistoryPage(transactionId: String, request: TransactionHistoryRequest = TransactionHistoryRequest(),
@@ -129,6 +130,17 @@ public final class AppStoreServerAPIClient: Sendable {
                                 transactionId: transactionId, as: StatusResponse.self)
         try checkBundleId(response.bundleId)
         return response
+    }
+
+    // MARK: Get App Transaction Info
+
+    /// The customer's app transaction: `GET /inApps/v1/transactions/appTransactions/{transactionId}`.
+    ///
+    /// - Parameter transactionId: any transaction ID of the customer, or their app transaction ID.
+    public func appTransactionInfo(transactionId: String) throws(AppStoreServerAPIError) -> AppTransactionInfoResponse {
+        try Self.checkTransactionId(transactionId)
+        return try send(APIRequest(method: "GET", path: "/inApps/v1/transactions/appTransactions/" + transactionId, query: []),
+                        transactionId: transactionId, as: AppTransactionInfoResponse.self)
     }
 
     // MARK: Get Notification History

@@ -8,11 +8,19 @@ public struct MockCustomer: Sendable {
     public var transactionIds: Set<String>
     public var signedTransactions: [String]
     public var statuses: [MockStatus]
+    /// The customer's app transaction ID: Get Transaction History and Get App Transaction Info
+    /// accept it, Get All Subscription Statuses does not.
+    public var appTransactionId: String?
+    /// What Get App Transaction Info answers for the customer.
+    public var signedAppTransactionInfo: String?
 
-    public init(transactionIds: Set<String>, signedTransactions: [String], statuses: [MockStatus] = []) {
+    public init(transactionIds: Set<String>, signedTransactions: [String], statuses: [MockStatus] = [],
+                appTransactionId: String? = nil, signedAppTransactionInfo: String? = nil) {
         self.transactionIds = transactionIds
         self.signedTransactions = signedTransactions
         self.statuses = statuses
+        self.appTransactionId = appTransactionId
+        self.signedAppTransactionInfo = signedAppTransactionInfo
     }
 }
 
@@ -56,6 +64,7 @@ public struct MockNotification: Sendable {
 public enum MockEndpoint: Hashable, Sendable {
     case history(transactionId: String)
     case statuses(transactionId: String)
+    case appTransactionInfo(transactionId: String)
     case notifications
 
     /// "history", "statuses" or "notifications": the kind faults are queued for.
@@ -63,6 +72,7 @@ public enum MockEndpoint: Hashable, Sendable {
         switch self {
         case .history: "history"
         case .statuses: "statuses"
+        case .appTransactionInfo: "appTransactionInfo"
         case .notifications: "notifications"
         }
     }
@@ -70,7 +80,7 @@ public enum MockEndpoint: Hashable, Sendable {
     /// The transaction the request is about, for the history and statuses endpoints.
     public var transactionId: String? {
         switch self {
-        case .history(let id), .statuses(let id): id
+        case .history(let id), .statuses(let id), .appTransactionInfo(let id): id
         case .notifications: nil
         }
     }
@@ -109,6 +119,7 @@ public final class MockAppStore: Sendable {
         var customers: [MockCustomer] = []
         /// Customer index by each of their transaction IDs.
         var customerByTransaction: [String: Int] = [:]
+        var customerByAppTransaction: [String: Int] = [:]
         var notifications: [MockNotification] = []
         var faults: [String: [MockFault]] = [:]
         var standingFaults: [String: MockFault] = [:]
@@ -132,6 +143,7 @@ public final class MockAppStore: Sendable {
     public func add(_ customer: MockCustomer) {
         state.withLock { state in
             for id in customer.transactionIds { state.customerByTransaction[id] = state.customers.count }
+            if let id = customer.appTransactionId { state.customerByAppTransaction[id] = state.customers.count }
             state.customers.append(customer)
         }
     }
@@ -194,6 +206,8 @@ public final class MockAppStore: Sendable {
         switch (request.method, parts.count) {
         case ("GET", 4) where parts[0] == "inApps" && parts[1] == "v2" && parts[2] == "history": return .history(transactionId: parts[3])
         case ("GET", 4) where parts[0] == "inApps" && parts[1] == "v1" && parts[2] == "subscriptions": return .statuses(transactionId: parts[3])
+        case ("GET", 5) where parts[0...3] == ["inApps", "v1", "transactions", "appTransactions"]:
+            return .appTransactionInfo(transactionId: parts[4])
         case ("POST", 4) where parts == ["inApps", "v1", "notifications", "history"]: return .notifications
         default: return nil
         }
@@ -203,6 +217,7 @@ public final class MockAppStore: Sendable {
         switch endpoint {
         case .history(let transactionId): history(transactionId, request)
         case .statuses(let transactionId): statuses(transactionId, request)
+        case .appTransactionInfo(let transactionId): appTransactionInfo(transactionId)
         case .notifications: notifications(request)
         }
     }
@@ -211,7 +226,9 @@ public final class MockAppStore: Sendable {
 
     private func history(_ transactionId: String, _ request: MockHTTPRequest) -> MockHTTPResponse {
         state.withLock { state in
-            guard let index = state.customerByTransaction[transactionId] else { return Self.notFound }
+            guard let index = state.customerByTransaction[transactionId] ?? state.customerByAppTransaction[transactionId] else {
+                return Self.notFound
+            }
             let query = request.query.filter { $0.name != "revision" }.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
             var offset = 0
             if let revision = request.queryValue("revision") {
@@ -254,6 +271,14 @@ public final class MockAppStore: Sendable {
             }
             return .json(200, ["environment": environment, "bundleId": jwt.bundleId,
                                "appAppleId": TestSignedData.appAppleId, "data": data])
+        }
+    }
+
+    private func appTransactionInfo(_ transactionId: String) -> MockHTTPResponse {
+        state.withLock { state in
+            guard let index = state.customerByTransaction[transactionId] ?? state.customerByAppTransaction[transactionId],
+                  let signed = state.customers[index].signedAppTransactionInfo else { return Self.notFound }
+            return .json(200, ["signedAppTransactionInfo": signed])
         }
     }
 

@@ -149,6 +149,40 @@ struct BackfillTests {
         #expect(throws: CustomerHistorySync.Failure.self) { try sync.fetch(bundleId: TestEnvironment.bundleId, transactionId: "4000001") }
     }
 
+    @Test("an app transaction ID is backfilled like any transaction ID: the history by it, the statuses by a transaction of that history; with no subscription, Get App Transaction Info confirms it")
+    func appTransactionId() throws {
+        let harness = try AppStoreAPIHarness()
+        let ids = harness.addCustomer(user: "downloaded", firstId: 7_000_000, months: 2)
+        // The same customer, known by the app download: history and app transaction info accept it, statuses do not.
+        let transactions = (0..<2).map { index in
+            TestSignedData.transaction(id: ids[index], original: ids[0], purchased: harness.env.now.addingTimeInterval(Double(index - 3) * 30 * AppStoreAPIHarness.day),
+                                       appAccountToken: "downloaded", signed: harness.env.now.addingTimeInterval(-AppStoreAPIHarness.day))
+        }
+        let appTransaction = TestSignedData.sign([
+            "receiptType": "Production", "appAppleId": TestSignedData.appAppleId, "bundleId": TestSignedData.bundleId,
+            "applicationVersion": "7.1", "receiptCreationDate": TestSignedData.ms(harness.env.now.addingTimeInterval(-3600)),
+            "originalPurchaseDate": TestSignedData.ms(harness.env.now.addingTimeInterval(-400 * AppStoreAPIHarness.day)),
+            "originalApplicationVersion": "1.0", "appTransactionId": "700000000001", "originalPlatform": "iOS",
+        ])
+        harness.store.add(MockCustomer(transactionIds: ["7000100"], signedTransactions: transactions, statuses: [],
+                                       appTransactionId: "700000000001", signedAppTransactionInfo: appTransaction))
+        harness.store.add(MockCustomer(transactionIds: [], signedTransactions: [], appTransactionId: "700000000002",
+                                       signedAppTransactionInfo: appTransaction))
+        let sync = CustomerHistorySync(clients: harness.clients, ingestor: harness.ingestor)
+
+        harness.store.clearRequests()
+        let fetched = try sync.fetch(bundleId: TestEnvironment.bundleId, transactionId: "700000000001")
+        #expect(fetched.userIds == ["downloaded"] && fetched.transactionCount == 3 && fetched.renewalCount == 1, "two periods, and the latest with its renewal info from the statuses")
+        #expect(harness.store.requests.map(\.request.path) == ["/inApps/v2/history/700000000001", "/inApps/v1/subscriptions/\(ids[0])"],
+                "statuses are asked with a transaction of the history, never the app transaction ID")
+
+        harness.store.clearRequests()
+        let nothing = try sync.fetch(bundleId: TestEnvironment.bundleId, transactionId: "700000000002")
+        #expect(nothing.transactionCount == 0 && nothing.renewalCount == 0)
+        #expect(harness.store.requests.map(\.request.path) == ["/inApps/v2/history/700000000002",
+                                                               "/inApps/v1/transactions/appTransactions/700000000002"])
+    }
+
     @Test("progress: a bar on a terminal, plain lines otherwise")
     func progress() {
         let progress = BackfillProgress(total: 3000, done: 1200, errors: 3, elapsed: .seconds(60))

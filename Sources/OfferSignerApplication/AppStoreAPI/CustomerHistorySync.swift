@@ -78,23 +78,55 @@ package struct CustomerHistorySync: Sendable {
         }
     }
 
-    /// Fetches and verifies the history of the customer `transactionId` belongs to.
+    /// Fetches and verifies the history of the customer `transactionId` belongs to: any ID Apple
+    /// accepts for the customer (a transaction, an original transaction or the app transaction ID).
+    ///
+    /// The statuses are asked for with a transaction the history holds (the one asked for when it
+    /// is there, else the customer's newest subscription transaction), since Get All
+    /// Subscription Statuses takes only transaction IDs. A history without any subscription is
+    /// confirmed through Get App Transaction Info, whose app transaction is verified too.
     package func fetch(bundleId: String, transactionId: String) throws(Failure) -> Fetched {
         for environment in clients.environments {
             let client = try self.client(bundleId: bundleId, environment: environment)
             let history: TransactionHistory
-            let statuses: StatusResponse
             do {
                 history = try client.transactionHistory(transactionId: transactionId)
-                statuses = try client.allSubscriptionStatuses(transactionId: transactionId)
             } catch .transactionNotFound {
                 continue
             } catch {
                 throw .api(error)
             }
-            return try verify(history, statuses, bundleId: bundleId, environment: environment)
+            var collected = Collected(bundleId: bundleId, environment: environment, ingestor: ingestor)
+            try collected.verify(history)
+            guard let asked = collected.statusesTransaction(preferring: transactionId) else {
+                try confirmAppTransaction(transactionId, client: client)
+                return collected.fetched(transactionId: transactionId, requests: history.pages + 1)
+            }
+            let statuses: StatusResponse
+            do {
+                statuses = try client.allSubscriptionStatuses(transactionId: asked)
+            } catch {
+                throw .api(error)
+            }
+            try collected.verify(statuses)
+            return collected.fetched(transactionId: transactionId, requests: history.pages + 1)
         }
         throw .notFound(transactionId: transactionId)
+    }
+
+    /// Verifies the app transaction of a customer whose history holds no subscription.
+    private func confirmAppTransaction(_ transactionId: String, client: AppStoreServerAPIClient) throws(Failure) {
+        let response: AppTransactionInfoResponse
+        do {
+            response = try client.appTransactionInfo(transactionId: transactionId)
+        } catch {
+            throw .api(error)
+        }
+        do {
+            _ = try ingestor.verification.current.verifyAppTransaction(response.signedAppTransactionInfo)
+        } catch {
+            throw .refused(item: "signedAppTransactionInfo", reason: error.description)
+        }
     }
 
     /// Stores a fetched history in one transaction.
@@ -121,49 +153,38 @@ package struct CustomerHistorySync: Sendable {
             throw .api(.invalidArgument(error.description))
         }
     }
+}
 
-    private func verify(_ history: TransactionHistory, _ statuses: StatusResponse, bundleId: String,
-                        environment: AppStoreServerAPIEnvironment) throws(Failure) -> Fetched {
-        for (what, named) in [("history", history.rawEnvironment), ("statuses", statuses.rawEnvironment)] where named != environment.rawValue {
-            throw .refused(item: what, reason: "the response names environment \(named ?? "(none)"), the request went to \(environment.rawValue)")
-        }
-        var items: [HistoryItem] = []
-        var ids: Set<String> = []
-        var users: Set<String> = []
-        var ignored = 0
-        func take(_ item: String, _ verify: () throws(SignedItemRefusal) -> HistoryItem) throws(Failure) {
-            let verified: HistoryItem
-            do {
-                verified = try verify()
-            } catch {
-                switch error {
-                case .notASubscriptionTransaction, .renewalWithoutSubscription:
-                    ignored += 1
-                    return
-                case .invalidSignedData, .appTransactionWithoutDate, .appTransactionTooOld, .appTransactionFromTheFuture:
-                    throw .refused(item: item, reason: error.description)
-                }
-            }
-            switch verified {
-            case .transaction(let stored):
-                guard stored.transaction.bundleId == bundleId, stored.transaction.environment.rawValue == environment.rawValue else {
-                    throw .refused(item: item, reason: "a transaction of \(stored.transaction.bundleId) in \(stored.transaction.environment.rawValue), "
-                                   + "asked of \(bundleId) in \(environment.rawValue)")
-                }
-                ids.insert(stored.transaction.transactionId)
-                if let user = stored.transaction.appAccountToken { users.insert(user.lowercased()) }
-            case .renewal(let stored):
-                guard stored.renewal.environment.rawValue == environment.rawValue else {
-                    throw .refused(item: item, reason: "renewal info of \(stored.renewal.environment.rawValue), asked of \(environment.rawValue)")
-                }
-            case .notification:
-                break
-            }
-            items.append(verified)
-        }
+/// The verified items of one customer's history and statuses, gathered as they are fetched.
+private struct Collected {
+    let bundleId: String
+    let environment: AppStoreServerAPIEnvironment
+    let ingestor: HistoryIngestor
+    var items: [HistoryItem] = []
+    var ids: Set<String> = []
+    var originals: Set<String> = []
+    var users: Set<String> = []
+    var ignored = 0
+    /// The newest subscription transaction verified so far (by purchase date).
+    var newest: SubscriptionTransaction?
+
+    init(bundleId: String, environment: AppStoreServerAPIEnvironment, ingestor: HistoryIngestor) {
+        self.bundleId = bundleId
+        self.environment = environment
+        self.ingestor = ingestor
+    }
+
+    mutating func verify(_ history: TransactionHistory) throws(CustomerHistorySync.Failure) {
+        try checkEnvironment("history", history.rawEnvironment)
+        let ingestor = ingestor
         for (index, jws) in history.signedTransactions.enumerated() {
             try take("signedTransactions[\(index)]") { () throws(SignedItemRefusal) in try ingestor.verifyTransaction(jws) }
         }
+    }
+
+    mutating func verify(_ statuses: StatusResponse) throws(CustomerHistorySync.Failure) {
+        try checkEnvironment("statuses", statuses.rawEnvironment)
+        let ingestor = ingestor
         for (groupIndex, group) in statuses.data.enumerated() {
             for (index, last) in group.lastTransactions.enumerated() {
                 let place = "data[\(groupIndex)].lastTransactions[\(index)]"
@@ -171,8 +192,60 @@ package struct CustomerHistorySync: Sendable {
                 try take("\(place).signedRenewalInfo") { () throws(SignedItemRefusal) in try ingestor.verifyRenewal(last.signedRenewalInfo) }
             }
         }
-        return Fetched(transactionId: history.transactionId, environment: environment, items: items, transactionIds: ids,
-                       ignored: ignored, userIds: users, requests: history.pages + 1)
+    }
+
+    /// The transaction to ask the statuses with: `asked` when the history holds it, else the
+    /// newest subscription transaction's; nil when the history holds no subscription.
+    func statusesTransaction(preferring asked: String) -> String? {
+        if ids.contains(asked) || originals.contains(asked) { return asked }
+        return newest?.originalTransactionId
+    }
+
+    func fetched(transactionId: String, requests: Int) -> CustomerHistorySync.Fetched {
+        CustomerHistorySync.Fetched(transactionId: transactionId, environment: environment, items: items, transactionIds: ids,
+                                    ignored: ignored, userIds: users, requests: requests)
+    }
+
+    private func checkEnvironment(_ what: String, _ named: String?) throws(CustomerHistorySync.Failure) {
+        guard named == environment.rawValue else {
+            throw .refused(item: what, reason: "the response names environment \(named ?? "(none)"), the request went to \(environment.rawValue)")
+        }
+    }
+
+    private mutating func take(_ item: String, _ verify: () throws(SignedItemRefusal) -> HistoryItem) throws(CustomerHistorySync.Failure) {
+        let verified: HistoryItem
+        do {
+            verified = try verify()
+        } catch {
+            switch error {
+            case .notASubscriptionTransaction, .renewalWithoutSubscription:
+                ignored += 1
+                return
+            case .invalidSignedData, .appTransactionWithoutDate, .appTransactionTooOld, .appTransactionFromTheFuture:
+                throw .refused(item: item, reason: error.description)
+            }
+        }
+        switch verified {
+        case .transaction(let stored):
+            let transaction = stored.transaction
+            guard transaction.bundleId == bundleId, transaction.environment.rawValue == environment.rawValue else {
+                throw .refused(item: item, reason: "a transaction of \(transaction.bundleId) in \(transaction.environment.rawValue), "
+                               + "asked of \(bundleId) in \(environment.rawValue)")
+            }
+            ids.insert(transaction.transactionId)
+            originals.insert(transaction.originalTransactionId)
+            if let user = transaction.appAccountToken { users.insert(user.lowercased()) }
+            if newest.map({ ($0.purchaseDate, $0.transactionId) < (transaction.purchaseDate, transaction.transactionId) }) ?? true {
+                newest = transaction
+            }
+        case .renewal(let stored):
+            guard stored.renewal.environment.rawValue == environment.rawValue else {
+                throw .refused(item: item, reason: "renewal info of \(stored.renewal.environment.rawValue), asked of \(environment.rawValue)")
+            }
+        case .notification:
+            break
+        }
+        items.append(verified)
     }
 }
 
