@@ -147,4 +147,67 @@ struct SchemaMigrationTests {
             "\(error)".contains("newer than the version \(SQLiteSchema.latestVersion) this build knows")
         }
     }
+
+    @Test("a version-8 database gets the 2026 history fields filled from the stored JWS; rows without them stay empty")
+    func fromVersion8() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let connection = try SQLiteConnection(path: temp.path, readOnly: false)
+        try connection.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, summary TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)")
+        for migration in SQLiteSchema.migrations.prefix(8) {
+            try connection.execute(migration.sql)
+            try migration.backfill?(connection)
+            try connection.run("INSERT INTO schema_migrations VALUES (?, ?, 0)", [.integer(Int64(migration.version)), .text(migration.summary)])
+        }
+        let withFields = Self.jws(["transactionId": "t1", "appTransactionId": "704289572911", "offerPeriod": "P3M",
+                                   "billingPlanType": "MONTHLY_COMMITMENT", "commitmentInfo": ["commitmentPeriodCount": 12]])
+        for (id, jws) in [("t1", withFields), ("t2", Self.jws(["transactionId": "t2"])), ("t3", "not a jws")] {
+            try connection.run("""
+                INSERT INTO transactions (environment, transaction_id, original_transaction_id, bundle_id, product_id, group_id, user_id,
+                    purchase_ms, expires_ms, signed_date_ms, signed_transaction)
+                VALUES ('Production', ?, 'o1', 'com.a', 'p', 'g', 'u', 1, 2, 3, ?)
+                """, [.text(id), .text(jws)])
+        }
+        try connection.run("""
+            INSERT INTO renewals (environment, original_transaction_id, win_back_offer_ids, signed_date_ms, signed_renewal_info)
+            VALUES ('Production', 'o1', '[]', 3, ?)
+            """, [.text(Self.jws(["originalTransactionId": "o1", "appTransactionId": "704289572911"]))])
+
+        let database = try temp.open()
+        #expect(try SQLiteSchema.version(connection) == SQLiteSchema.latestVersion)
+        let store = SQLiteHistoryStore(database: database)
+        defer { store.close() }
+        let history = try store.history(userId: "u", bundleId: "com.a")
+        let byId = Dictionary(uniqueKeysWithValues: history.transactions.map { ($0.transactionId, $0) })
+        #expect(byId["t1"]?.appTransactionId == "704289572911" && byId["t1"]?.offerPeriod == "P3M")
+        #expect(byId["t1"]?.billingPlanType == "MONTHLY_COMMITMENT")
+        #expect(byId["t1"]?.commitmentInfo == .dictionary(["commitmentPeriodCount": .int(12)]))
+        #expect(byId["t2"]?.appTransactionId == nil && byId["t3"]?.appTransactionId == nil)
+        #expect(history.renewals.first?.appTransactionId == "704289572911")
+    }
+
+    @Test("a PostgreSQL database of version 2 gets the 2026 history fields filled from the stored JWS")
+    func postgreSQLFromVersion2() throws {
+        let database = try EngineDatabase(.postgreSQL)
+        defer { database.cleanup() }
+        guard case .postgreSQL(let url) = database.location else { return }
+        let connection = try PostgreSQLConnection(url: url, applicationName: "test", timeout: .seconds(10))
+        try connection.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, summary TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)")
+        for migration in PostgreSQLSchema.migrations.prefix(2) {
+            try connection.execute(migration.sql)
+            try connection.query("INSERT INTO schema_migrations VALUES ($1, $2, 0)", [.integer(Int64(migration.version)), .text(migration.summary)])
+        }
+        let jws = Self.jws(["transactionId": "t1", "appTransactionId": "704289572911", "advancedCommerceInfo": ["requestReferenceId": "r"]])
+        try connection.query("""
+            INSERT INTO transactions (environment, transaction_id, original_transaction_id, bundle_id, product_id, group_id, user_id,
+                purchase_ms, expires_ms, signed_date_ms, signed_transaction)
+            VALUES ('Production', 't1', 'o1', 'com.a', 'p', 'g', 'u', 1, 2, 3, $1)
+            """, [.text(jws)])
+        let stores = try database.open()
+        defer { stores.close() }
+        #expect(stores.schemaVersion == PostgreSQLSchema.latestVersion)
+        let transaction = try stores.history.history(userId: "u", bundleId: "com.a").transactions.first
+        #expect(transaction?.appTransactionId == "704289572911")
+        #expect(transaction?.advancedCommerceInfo == .dictionary(["requestReferenceId": .string("r")]))
+    }
 }

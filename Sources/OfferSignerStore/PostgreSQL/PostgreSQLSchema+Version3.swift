@@ -2,7 +2,8 @@ extension PostgreSQLSchema {
     /// Apple's data as it is in 2026, as SQLite's version 9 (it only adds).
     ///
     /// - `transactions` gains `app_transaction_id`, `offer_period`, `billing_plan_type` and the
-    ///   JSON of `commitment_info` and `advanced_commerce_info`; `renewals` gains `app_transaction_id`.
+    ///   JSON of `commitment_info` and `advanced_commerce_info`; `renewals` gains `app_transaction_id`;
+    ///   rows stored before are filled from their signed JWS (see ``HistoryFieldsBackfill``).
     /// - `consent_events` records each `RESCIND_CONSENT` (by notification, once) and each
     ///   clearing of it (who and why), per app download.
     static let version3 = PostgreSQLMigration(
@@ -29,5 +30,6 @@ extension PostgreSQLSchema {
         );
         CREATE INDEX consent_events_by_download ON consent_events (app_transaction_id, environment, at_ms);
         CREATE INDEX consent_events_by_app ON consent_events (bundle_id, id);
-        """)
+        """,
+        backfill: { db in try HistoryFieldsBackfill.run(db) })
 }

@@ -204,8 +204,17 @@ enum PostgreSQLSchema {
         }
         for migration in migrations where migration.version > current {
             try connection.execute("BEGIN")
-            do {
+            do throws(PostgreSQLError) {
                 try connection.execute(migration.sql)
+                if let backfill = migration.backfill {
+                    do {
+                        try backfill(connection)
+                    } catch let error as PostgreSQLError {
+                        throw error
+                    } catch {
+                        throw PostgreSQLError(message: "migration \(migration.version): \(error)")
+                    }
+                }
                 try connection.query("INSERT INTO schema_migrations (version, summary, applied_at_ms) VALUES ($1, $2, $3)",
                                      [.integer(Int64(migration.version)), .text(migration.summary), .integer(Date().milliseconds)])
                 try connection.execute("COMMIT")
@@ -230,4 +239,6 @@ struct PostgreSQLMigration: Sendable {
     let summary: String
     /// The statements of the step (run with the simple query protocol).
     let sql: String
+    /// Fills in what `sql` cannot, in the same transaction, after it.
+    var backfill: (@Sendable (PostgreSQLConnection) throws -> Void)? = nil
 }

@@ -3,7 +3,8 @@ extension SQLiteSchema {
     ///
     /// - `transactions` gains `app_transaction_id`, `offer_period`, `billing_plan_type` and the
     ///   JSON of `commitment_info` and `advanced_commerce_info`; `renewals` gains
-    ///   `app_transaction_id`. Rows stored before keep them empty (their signed JWS still has them).
+    ///   `app_transaction_id`, filled for rows stored before from their signed JWS (see
+    ///   ``HistoryFieldsBackfill``).
     /// - `consent_events` records each `RESCIND_CONSENT` (by notification, once) and each
     ///   clearing of it (who and why), per app download; the latest event of an app download
     ///   says whether its consent is rescinded.
@@ -31,5 +32,14 @@ extension SQLiteSchema {
         );
         CREATE INDEX consent_events_by_download ON consent_events(app_transaction_id, environment, at_ms);
         CREATE INDEX consent_events_by_app ON consent_events(bundle_id, id);
-        """)
+        """,
+        backfill: { db throws(SQLiteError) in
+            do {
+                try HistoryFieldsBackfill.run(db)
+            } catch let error as SQLiteError {
+                throw error
+            } catch {
+                throw SQLiteError(extendedCode: 1, message: "filling the 2026 history fields: \(error)", sql: nil)
+            }
+        })
 }
