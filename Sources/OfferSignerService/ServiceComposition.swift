@@ -29,7 +29,7 @@ public struct ServiceComposition: Sendable {
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
-                                 unknownUsers: unknownUsers,
+                                 unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser,
                                  clock: clock, metrics: metrics, logger: logger)
         let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,
                                            requests: stores.retentionRequests, issuer: issuer, clock: clock, logger: logger)

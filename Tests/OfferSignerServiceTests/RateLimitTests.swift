@@ -1,6 +1,8 @@
 import Foundation
 @testable import OfferSignerApplication
+import OfferSignerCore
 import OfferSignerHTTP
+import OfferSignerStore
 @testable import OfferSignerService
 import Testing
 
@@ -46,6 +48,53 @@ struct RateLimitTests {
         #expect(limited.status == 429 && limited.code == "rate_limited")
         #expect(Int(limited.response.headers["Retry-After"] ?? "") ?? 0 >= 1)
         #expect(sign("someone-else").status == 200)
+    }
+
+    @Test("the per-user limit counts what the proof proves: other spellings of one proof are refused or counted as one customer")
+    func provenCustomer() throws {
+        let env = try TestEnvironment()
+        env.rateLimits = RateLimits(signPerUser: RateLimit(count: 3, period: 60))
+        try env.putOffer(TestEnvironment.demoRule())
+        let proof = TestAppStore.transaction(id: "t2", original: "t1", user: nil, purchased: env.now - 40 * 86_400,
+                                             expires: env.now - 10 * 86_400, signed: env.now - 86_400, reason: "RENEWAL")
+        func sign(_ jws: String, user: String = "") -> TestResponse {
+            env.send("POST", "/v1/offers/sign", json: TestAppStore.json([
+                "productId": TestEnvironment.product, "offerId": "winback", "userId": user, "signedTransaction": jws]))
+        }
+        let parts = proof.split(separator: ".").map(String.init)
+        // Other spellings of the same bytes: padding, and stray bits past the last byte (64 bytes: 86
+        // characters, the last carrying 2 bits of data and 4 unused).
+        let padded = parts[0] + "." + parts[1] + "." + parts[2] + "=="
+        let last = parts[2].last!
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let strayBits = parts[0] + "." + parts[1] + "." + parts[2].dropLast() + String(alphabet[alphabet.firstIndex(of: last)! | 1])
+        for variant in [padded, strayBits] {
+            let refused = sign(variant)
+            #expect(refused.status == 400 && refused.code == "invalid_signed_data", "\(refused.text)")
+        }
+        // The other valid signature of the same data (s replaced by n − s) is the same customer.
+        let highS = parts[0] + "." + parts[1] + "." + Base64URL.encode(Self.otherValidSignature(Array(Base64URL.decode(parts[2])!)))
+        #expect(sign(proof).status == 200)
+        #expect(sign(highS).status == 200, "ECDSA accepts both; the limit must not be keyed on either text")
+        #expect(sign(proof, user: "someone").status == 200, "a user ID with the same proof is the same customer")
+        let limited = sign(highS, user: "someone-else")
+        #expect(limited.status == 429 && limited.code == "rate_limited", "\(limited.text)")
+        let before = try env.signatureLog.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 100).count
+        #expect(before == 3)
+    }
+
+    /// `r ‖ (n − s)`: the other signature ECDSA accepts for the same message and key.
+    static func otherValidSignature(_ raw: [UInt8]) -> [UInt8] {
+        let order: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                              0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51]
+        var s = Array(raw[32...])
+        var borrow = 0
+        for index in stride(from: 31, through: 0, by: -1) {
+            let difference = Int(order[index]) - Int(s[index]) - borrow
+            s[index] = UInt8((difference + 256) % 256)
+            borrow = difference < 0 ? 1 : 0
+        }
+        return Array(raw[..<32]) + s
     }
 
     @Test("behind a trusted proxy the client is the X-Forwarded-For address; an untrusted peer's header is ignored")

@@ -20,14 +20,20 @@ public struct OfferIssuer: Sendable {
     let recorder: SignatureRecorder
     /// Whether a customer's consent was rescinded (also asked by the retention responder).
     let consent: ConsentCheck
+    /// Requests per customer (nil: no limit), keyed on what binding proved, never on the text sent.
+    let customerLimit: TokenBucketLimiter?
     let clock: WallClock
 
     /// - Parameters:
     ///   - unknownUsers: fetches the history of users with none known
     ///     (`OFFER_SIGNER_FETCH_UNKNOWN_USERS`); nil when off.
+    ///   - customerLimit: requests per customer through the API (promotional offers and
+    ///     introductory eligibility; not the App Store's retention requests), nil for none.
     public init(keyRing: KeyRing, verification: AppStoreVerification, offers: any OfferStore, rules: any RuleStore,
                 history: any SubscriptionHistoryStore, consents: any ConsentStore, signatures: any SignatureLog,
-                activity: OfferActivity, unknownUsers: UnknownUserLookup?, clock: WallClock, metrics: Metrics, logger: Logger) {
+                activity: OfferActivity, unknownUsers: UnknownUserLookup?, customerLimit: TokenBucketLimiter? = nil,
+                clock: WallClock, metrics: Metrics, logger: Logger) {
+        self.customerLimit = customerLimit
         let eligibility = EligibilityCheck(history: history)
         consent = ConsentCheck(consents: consents)
         binder = CustomerBinder(keyRing: keyRing, proofs: ProofVerifier(verification: verification, clock: clock), history: history)
@@ -41,6 +47,7 @@ public struct OfferIssuer: Sendable {
     /// Signs `request`'s promotional offer when the customer is eligible, or says why not.
     public func issue(_ request: IssueRequest) throws(SignRefusal) -> IssuedOffer {
         let customer = try binder.bind(CustomerClaim(request))
+        if request.source == .api { try limit(customer) }
         let rule = try promotional.rule(request.offerId, productId: request.productId, bundleId: customer.app.bundleId)
         let now = clock.now
         try promotional.judge(customer, rule: rule, request: request, now: now)
@@ -56,6 +63,7 @@ public struct OfferIssuer: Sendable {
     /// why no signature was made.
     public func issue(_ request: IntroductoryOfferRequest) throws(SignRefusal) -> IssuedIntroductoryOffer {
         let customer = try binder.bind(CustomerClaim(request))
+        try limit(customer)
         let now = clock.now
         let (decision, rule) = try introductory.judge(customer, productId: request.productId, now: now)
         let eligibility = IntroductoryOfferEligibility(
@@ -65,5 +73,16 @@ public struct OfferIssuer: Sendable {
         let issued = try recorder.sign(eligibility, userId: customer.userId, app: customer.app, requestedBy: request.requestedBy,
                                        requestId: request.requestId)
         return IssuedIntroductoryOffer(issued: issued, decision: decision, ruleId: rule?.ruleId)
+    }
+
+    /// Takes a request of `customer` from the limit: the proven subscription when there is one
+    /// (many spellings of one proof, or many user IDs with it, are one customer), else the user.
+    private func limit(_ customer: BoundCustomer) throws(SignRefusal) {
+        guard let customerLimit else { return }
+        let key = customer.provenSubscription.map { "subscription \(customer.app.bundleId) \(customer.environment.rawValue) \($0)" }
+            ?? "user \(customer.app.bundleId) \(customer.userId)"
+        if let retry = customerLimit.take(key, now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9) {
+            throw .rateLimited(limit: customerLimit.rate, retryAfterSeconds: retry)
+        }
     }
 }

@@ -29,6 +29,8 @@ public enum SignRefusal: Error, Sendable {
     case consentRescinded(appTransactionId: String, since: Date)
     /// The JWS format needs the app's issuer ID, which the keys file does not give.
     case jwsUnavailable(bundleId: String)
+    /// The customer made more requests than the per-customer limit allows.
+    case rateLimited(limit: RateLimit, retryAfterSeconds: Int)
     /// The user has had `maxCount` signatures of the offer in the last 24 hours.
     case quotaExceeded(offerId: String, maxCount: Int, retryAfterSeconds: Int)
     /// The signature's record could not be made durable, so the signature was withheld.

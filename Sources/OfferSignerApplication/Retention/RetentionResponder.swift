@@ -129,6 +129,8 @@ public struct RetentionResponder: Sendable {
                      request, identifier)
             case .quotaExceeded(_, let maxCount, _):
                 note(rule, "the user has had \(maxCount) signatures of '\(offerId)' in 24 hours", request, identifier)
+            case .rateLimited:
+                note(rule, "the customer is over the request limit", request, identifier)
             case .consentRescinded:
                 // Consent was withdrawn while the rules were tried: Apple's default, nothing else.
                 return .noMessage

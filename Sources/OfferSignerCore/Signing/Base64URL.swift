@@ -45,4 +45,32 @@ public enum Base64URL {
         guard ok else { return nil }
         return Data(base64Encoded: Data(base64))
     }
+
+    /// Whether `text` is base64url exactly as a JWS encoder writes it: no padding, and the
+    /// bits of the last character beyond the encoded bytes zero. Decoding accepts other
+    /// spellings of the same bytes; signed data is checked with this so that one item has one
+    /// text (Apple's encoder writes nothing else).
+    public static func isCanonical<Bytes: Collection>(utf8 text: Bytes) -> Bool where Bytes.Element == UInt8 {
+        guard !text.contains(UInt8(ascii: "=")) else { return false }
+        let unusedBits: UInt8
+        switch text.count % 4 {
+        case 2: unusedBits = 0x0F
+        case 3: unusedBits = 0x03
+        default: return true
+        }
+        guard let last = text.reversed().first, let value = sextet(last) else { return false }
+        return value & unusedBits == 0
+    }
+
+    /// The six bits a base64url character stands for; nil outside the alphabet.
+    private static func sextet(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): 62
+        case UInt8(ascii: "_"): 63
+        default: nil
+        }
+    }
 }

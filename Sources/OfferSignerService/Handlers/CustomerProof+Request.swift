@@ -19,12 +19,4 @@ extension CustomerProof {
             if let value, value.isEmpty { throw .invalidRequest("'\(name)' must be a compact JWS, not empty") }
         }
     }
-
-    /// Whose requests the per-user rate limit counts together: the lowercased `userId`, or for
-    /// an empty one the transaction sent as proof (each customer without a token alike would
-    /// otherwise share one budget).
-    func rateLimitSubject(userId: String) -> String {
-        guard userId.isEmpty, let jws = signedTransaction else { return userId.lowercased() }
-        return "signedTransaction:" + SHA256Digest.hex(Array(jws.utf8))
-    }
 }

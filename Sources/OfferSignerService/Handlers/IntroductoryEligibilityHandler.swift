@@ -24,7 +24,6 @@ struct IntroductoryEligibilityHandler {
         try RateLimits.check(rateLimits.signPerAPIKey, context.callerName, what: "signing requests for this API key")
         let body = try request.decodeJSON(IntroductoryEligibilityRequest.self)
         try body.validate()
-        try RateLimits.check(rateLimits.signPerUser, body.rateLimitSubject, what: "signing requests for this user")
         let answer = try issuer.issue(IntroductoryOfferRequest(
             bundleId: body.bundleId, productId: body.productId, userId: body.userId, transactionId: body.transactionId,
             environment: body.environment, requestedBy: context.callerName, requestId: context.requestId, proof: body.proof,

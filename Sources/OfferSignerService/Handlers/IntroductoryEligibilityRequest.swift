@@ -39,8 +39,4 @@ struct IntroductoryEligibilityRequest: Decodable {
         }
         try proof.validate(userId: userId)
     }
-
-    /// Whose requests the per-user rate limit counts together, as for signing: the lowercased
-    /// `userId`, or for an empty one the transaction sent as proof.
-    var rateLimitSubject: String { proof.rateLimitSubject(userId: userId) }
 }

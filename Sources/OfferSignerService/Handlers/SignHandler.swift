@@ -14,7 +14,6 @@ struct SignHandler {
         try RateLimits.check(rateLimits.signPerAPIKey, context.callerName, what: "signing requests for this API key")
         let body = try SignRequest(plainJSON: request.body) ?? request.decodeJSON(SignRequest.self)
         try body.validate()
-        try RateLimits.check(rateLimits.signPerUser, body.rateLimitSubject, what: "signing requests for this user")
         let issued = try issuer.issue(IssueRequest(
             bundleId: body.bundleId, productId: body.productId, offerId: body.offerId, userId: body.userId, format: body.format,
             transactionId: body.transactionId, environment: body.environment, requestedBy: context.callerName,

@@ -38,6 +38,9 @@ extension SignRefusal: HTTPResponseError {
                             + "(RESCIND_CONSENT for app transaction \(appTransactionId)); no offer is signed for them")
         case .jwsUnavailable(let bundleId):
             .invalidRequest("the jws format is not available: \(bundleId) has no issuerId in the keys file")
+        case .rateLimited(let limit, let retryAfterSeconds):
+            .rateLimited("too many signing requests for this user (limit \(limit)); retry in \(retryAfterSeconds) s",
+                         retryAfterSeconds: retryAfterSeconds)
         case .quotaExceeded(let offerId, let maxCount, let retryAfterSeconds):
             .rateLimited("the user has had \(maxCount) signatures of offer '\(offerId)' in the last 24 hours",
                          retryAfterSeconds: retryAfterSeconds)

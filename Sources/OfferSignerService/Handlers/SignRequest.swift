@@ -86,9 +86,4 @@ struct SignRequest: Decodable {
         }
         try proof.validate(userId: userId)
     }
-
-    /// Whose sign requests the per-user rate limit counts together: the lowercased `userId`,
-    /// or for an empty one the transaction sent as proof (each customer without a token alike
-    /// would otherwise share one budget).
-    var rateLimitSubject: String { proof.rateLimitSubject(userId: userId) }
 }

@@ -24,6 +24,11 @@ struct CompactJWS {
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
         guard dots.count == 2 else { throw SignedDataError.notCompactJWS }
         let segments = [bytes[..<dots[0]], bytes[(dots[0] + 1)..<dots[1]], bytes[(dots[1] + 1)...]]
+        // One item, one text: another spelling of the same bytes (padding, stray low bits) is
+        // refused, so that nothing keyed on the text can be multiplied by re-encoding it.
+        guard Base64URL.isCanonical(utf8: segments[0]) else { throw SignedDataError.malformedHeader(Self.notCanonical) }
+        guard Base64URL.isCanonical(utf8: segments[1]) else { throw SignedDataError.malformedPayload(Self.notCanonical) }
+        guard Base64URL.isCanonical(utf8: segments[2]) else { throw SignedDataError.malformedSignature }
         guard let headerBytes = Base64URL.decode(utf8: segments[0]) else {
             throw SignedDataError.malformedHeader("is not base64url")
         }
@@ -42,4 +47,7 @@ struct CompactJWS {
         signature = Array(signatureBytes)
         signingInput = Array(bytes[..<dots[1]])
     }
+
+    private static let notCanonical = "is not base64url as a JWS writes it (padding, or non-zero bits past the last byte)"
+
 }
