@@ -622,6 +622,12 @@ def scenarios(service, console, facts):
         c.wait_text(".sign-in-card .notice-info", "no longer valid")
         check(c.driver.execute_script("return sessionStorage.length") == 0, "an invalid token is forgotten")
         c.console_errors(allow_network=(401,))
+        # Only the console's own notices: text in the URL is never shown, nor an unknown code.
+        for fragment in ("#/sign-in?message=" + urllib.parse.quote("Your account is locked: call +1 555 0100"),
+                         "#/sign-in?notice=constructor", "#/sign-in?notice=" + urllib.parse.quote("<b>phish</b>")):
+            c.open(fragment)
+            c.wait(".sign-in-form")
+            check(not c.all(".sign-in-card .notice-info"), f"no notice for {fragment}")
 
     def auditor():
         c.sign_in(service.tokens["auditor"])

@@ -30,6 +30,25 @@ struct OfflineToolTests {
         #expect(try env.offers.changes(bundleId: nil, offerId: nil, afterId: 0, limit: 10).map(\.apiKeyName) == ["cli:test", "cli:test"])
     }
 
+    @Test("one ID rule for every way in: an offer or rule ID with / is refused by offers apply and the admin API alike")
+    func slashInIds() throws {
+        let env = try TestEnvironment()
+        let file = env.folder.appendingPathComponent("slash.json")
+        try #"[{"offerId": "win/back", "bundleId": "com.example.app", "productIds": ["p1"]}]"#.write(to: file, atomically: true, encoding: .utf8)
+        #expect {
+            try OfferRulesFile(path: file.path, configuration: env.keyRing.current)
+        } throws: { error in
+            "\(error)".contains("'offerId' must be 1–256 visible ASCII characters other than /")
+        }
+        let retention = env.send("PUT", "/v1/admin/retention-rules/a", role: .marketing, json: #"""
+            {"ruleId": "a", "messageIdentifier": "11111111-1111-4111-8111-111111111111", "offerId": "win/back"}
+            """#)
+        #expect(retention.status == 400 && retention.text.contains("other than /"), "\(retention.text)")
+        let rule = OfferRule(offerId: "win/back", bundleId: TestEnvironment.bundleId, productIds: ["p1"])
+        #expect(rule.validationProblems() == ["'offerId' must be 1–256 visible ASCII characters other than /"])
+        #expect(OfferRule(offerId: "win.back-2026_a", bundleId: TestEnvironment.bundleId, productIds: ["p1"]).validationProblems().isEmpty)
+    }
+
     @Test("audit export: CSV with a header, NDJSON one record per line, filtered by time")
     func export() throws {
         let env = try TestEnvironment()

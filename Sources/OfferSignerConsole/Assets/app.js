@@ -62,11 +62,18 @@ function renderNav(current) {
   document.getElementById('topbar').hidden = false;
 }
 
-function signOut(message) {
+/** The only notices the sign-in page shows, by the code the URL carries: text in a URL is never shown. */
+const SIGN_IN_NOTICES = {
+  'client-token': 'This console is for marketing, support and audit staff; a client token only signs offers for apps.',
+  expired: 'Your session has ended: the token is no longer valid. Sign in again.',
+  'signed-out': 'You are signed out.',
+};
+
+function signOut(notice) {
   session.clear();
   me = null;
   document.getElementById('topbar').hidden = true;
-  const text = message ? `#/sign-in?${new URLSearchParams({ message })}` : '#/sign-in';
+  const text = notice ? `#/sign-in?${new URLSearchParams({ notice })}` : '#/sign-in';
   if (location.hash === text) render(); else location.hash = text;
 }
 
@@ -74,7 +81,8 @@ async function render() {
   const { segments, query } = route();
   if (!session.token) {
     document.getElementById('topbar').hidden = true;
-    return renderSignIn(main, { message: query.get('message'), onSignedIn });
+    const notice = query.get('notice');
+    return renderSignIn(main, { message: Object.hasOwn(SIGN_IN_NOTICES, notice ?? '') ? SIGN_IN_NOTICES[notice] : undefined, onSignedIn });
   }
   if (!me) {
     try {
@@ -85,7 +93,7 @@ async function render() {
       return;
     }
     if (me.role === 'client') {
-      return signOut('This console is for marketing, support and audit staff; a client token only signs offers for apps.');
+      return signOut('client-token');
     }
   }
   const first = PAGES.find(allowed);
@@ -126,8 +134,8 @@ function closeMenu() {
   document.getElementById('nav').classList.remove('open');
 }
 
-whenUnauthorized(() => signOut('Your session has ended: the token is no longer valid. Sign in again.'));
-document.getElementById('sign-out').addEventListener('click', () => signOut('You are signed out.'));
+whenUnauthorized(() => signOut('expired'));
+document.getElementById('sign-out').addEventListener('click', () => signOut('signed-out'));
 document.getElementById('menu-toggle').addEventListener('click', event => {
   const open = event.currentTarget.getAttribute('aria-expanded') !== 'true';
   event.currentTarget.setAttribute('aria-expanded', String(open));

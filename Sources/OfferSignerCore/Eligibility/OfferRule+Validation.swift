@@ -9,7 +9,7 @@ extension OfferRule {
                 problems.append("'\(name)' must be 1–256 visible ASCII characters")
             }
         }
-        identifier("offerId", offerId)
+        if !Identifier.isValidRuleId(offerId) { problems.append("'offerId' must be \(Identifier.ruleIdRequirement)") }
         identifier("bundleId", bundleId)
         if productIds.isEmpty { problems.append("'productIds' must list at least one product") }
         for (index, product) in productIds.enumerated() { identifier("productIds[\(index)]", product) }

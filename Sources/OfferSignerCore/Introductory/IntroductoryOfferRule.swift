@@ -88,9 +88,8 @@ public struct IntroductoryOfferRule: ManagedRule {
     /// Every reason the rule cannot be right, as sentences naming the field; empty when valid.
     public func validationProblems() -> [String] {
         var problems: [String] = []
-        for (name, value) in [("ruleId", ruleId), ("bundleId", bundleId)] where !Identifier.isValid(value) {
-            problems.append("'\(name)' must be 1–256 visible ASCII characters")
-        }
+        if !Identifier.isValidRuleId(ruleId) { problems.append("'ruleId' must be \(Identifier.ruleIdRequirement)") }
+        if !Identifier.isValid(bundleId) { problems.append("'bundleId' must be 1–256 visible ASCII characters") }
         if productIds == nil, subscriptionGroupIds == nil {
             problems.append("name the products ('productIds') or subscription groups ('subscriptionGroupIds') the rule applies to")
         }

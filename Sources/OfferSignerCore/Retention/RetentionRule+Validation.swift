@@ -5,9 +5,8 @@ extension RetentionRule {
     /// (That `offerId` names an offer of the app is checked where the offers are known.)
     public func validationProblems() -> [String] {
         var problems: [String] = []
-        for (name, value) in [("ruleId", ruleId), ("bundleId", bundleId)] where !Identifier.isValid(value) {
-            problems.append("'\(name)' must be 1–256 visible ASCII characters")
-        }
+        if !Identifier.isValidRuleId(ruleId) { problems.append("'ruleId' must be \(Identifier.ruleIdRequirement)") }
+        if !Identifier.isValid(bundleId) { problems.append("'bundleId' must be 1–256 visible ASCII characters") }
         RuleChecks.identifiers("productIds", productIds, into: &problems)
         if let locales {
             if locales.isEmpty { problems.append("'locales' must not be empty (leave it out to apply to every locale)") }
@@ -23,8 +22,8 @@ extension RetentionRule {
         if let alternateProductId, !Identifier.isValid(alternateProductId) {
             problems.append("'alternateProductId' must be 1–256 visible ASCII characters")
         }
-        if let offerId, !Identifier.isValid(offerId) {
-            problems.append("'offerId' must be 1–256 visible ASCII characters")
+        if let offerId, !Identifier.isValidRuleId(offerId) {
+            problems.append("'offerId' must be \(Identifier.ruleIdRequirement)")
         }
         if alternateProductId != nil, offerId != nil {
             problems.append("'alternateProductId' and 'offerId' exclude each other: a retention message suggests a plan or an offer")

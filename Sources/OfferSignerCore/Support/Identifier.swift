@@ -6,4 +6,14 @@ public enum Identifier {
     public static func isValid(_ text: String, maxLength: Int = 256) -> Bool {
         !text.isEmpty && text.utf8.count <= maxLength && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f }
     }
+
+    /// An identifier that names a rule in the admin API's paths (offer IDs, rule IDs): as
+    /// ``isValid(_:maxLength:)`` without `/`, which no URL can carry inside one path segment.
+    /// The same rule holds whichever way a rule comes in (API, console, `offers apply`).
+    public static func isValidRuleId(_ text: String) -> Bool {
+        isValid(text) && !text.utf8.contains(UInt8(ascii: "/"))
+    }
+
+    /// What ``isValidRuleId(_:)`` requires, for refusals.
+    public static let ruleIdRequirement = "1–256 visible ASCII characters other than /"
 }
