@@ -93,27 +93,43 @@ public final class AppStoreServerAPIClient: Sendable {
         return page
     }
 
+    /// Reads a customer's transaction history page after page, following `revision` with the
+    /// same query parameters, handing each page to `onPage`, until `hasMore` is false or
+    /// `onPage` returns false. Returns the number of pages read. Only one page is held at a
+    /// time: what `onPage` keeps is the caller's to bound.
+    @discardableResult
+    public func transactionHistory(transactionId: String, request: TransactionHistoryRequest = TransactionHistoryRequest(),
+                                   onPage: (HistoryResponse) throws(AppStoreServerAPIError) -> Bool) throws(AppStoreServerAPIError) -> Int {
+        var revision: String?
+        var seen: Set<String> = []
+        var pages = 0
+        while true {
+            let page = try transactionHistoryPage(transactionId: transactionId, request: request, revision: revision)
+            pages += 1
+            guard try onPage(page), page.hasMore else { return pages }
+            guard seen.insert(page.revision).inserted else {
+                throw AppStoreServerAPIError.malformedResponse("the history of \(transactionId) repeats revision '\(page.revision)'")
+            }
+            guard pages < configuration.maxPages else {
+                throw AppStoreServerAPIError.malformedResponse("the history of \(transactionId) has more than \(configuration.maxPages) pages")
+            }
+            revision = page.revision
+        }
+    }
+
     /// A customer's whole transaction history: every page, following `revision` until `hasMore`
     /// is false, with the same query parameters on every page.
     public func transactionHistory(transactionId: String, request: TransactionHistoryRequest = TransactionHistoryRequest())
         throws(AppStoreServerAPIError) -> TransactionHistory {
         var history = TransactionHistory(transactionId: transactionId, signedTransactions: [], bundleId: nil, rawEnvironment: nil, pages: 0)
-        var revision: String?
-        var seen: Set<String> = []
-        while true {
-            let page = try transactionHistoryPage(transactionId: transactionId, request: request, revision: revision)
-            if history.pages == 0 { (history.bundleId, history.rawEnvironment) = (page.bundleId, page.rawEnvironment) }
-            history.pages += 1
+        history.pages = try transactionHistory(transactionId: transactionId, request: request) { page in
+            if history.signedTransactions.isEmpty && history.bundleId == nil {
+                (history.bundleId, history.rawEnvironment) = (page.bundleId, page.rawEnvironment)
+            }
             history.signedTransactions += page.signedTransactions
-            guard page.hasMore else { return history }
-            guard seen.insert(page.revision).inserted else {
-                throw AppStoreServerAPIError.malformedResponse("the history of \(transactionId) repeats revision '\(page.revision)'")
-            }
-            guard history.pages < configuration.maxPages else {
-                throw AppStoreServerAPIError.malformedResponse("the history of \(transactionId) has more than \(configuration.maxPages) pages")
-            }
-            revision = page.revision
+            return true
         }
+        return history
     }
 
     // MARK: Get All Subscription Statuses

@@ -23,9 +23,11 @@ enum CommandLineTool {
       offers list             List the offer rules.
       history import FILE|-   Verify and store NDJSON signed App Store data (one item per line).
       appstore backfill --transaction-ids FILE|- [--bundle-id ID] [--concurrency N]
+                        [--max-duration SECONDS] [--max-transactions-per-customer N]
                               Fetch, verify and store the App Store history of the customer of
                               each transaction ID (one per line); a rerun resumes.
       appstore recover --from TIME [--to TIME] [--bundle-id ID] [--environment ENV]
+                       [--max-pages N] [--max-duration SECONDS]
                               Store the notifications of Apple's Notification History for the
                               window that are not stored yet.
       audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures]

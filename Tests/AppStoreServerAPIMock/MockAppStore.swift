@@ -13,9 +13,13 @@ public struct MockCustomer: Sendable {
     public var appTransactionId: String?
     /// What Get App Transaction Info answers for the customer.
     public var signedAppTransactionInfo: String?
+    /// A broken or hostile App Store: every history page says `hasMore` with a new revision and
+    /// repeats the customer's transactions, for ever.
+    public var endlessHistory = false
 
     public init(transactionIds: Set<String>, signedTransactions: [String], statuses: [MockStatus] = [],
-                appTransactionId: String? = nil, signedAppTransactionInfo: String? = nil) {
+                appTransactionId: String? = nil, signedAppTransactionInfo: String? = nil, endlessHistory: Bool = false) {
+        self.endlessHistory = endlessHistory
         self.transactionIds = transactionIds
         self.signedTransactions = signedTransactions
         self.statuses = statuses
@@ -236,6 +240,14 @@ public final class MockAppStore: Sendable {
                     return .error(400, code: 4000005, message: "Invalid request revision.")
                 }
                 offset = known.offset
+            }
+            if state.customers[index].endlessHistory {
+                let revision = UUID().uuidString
+                state.revisions[revision] = (index, 0, query)
+                return .json(200, [
+                    "revision": revision, "hasMore": true, "bundleId": jwt.bundleId, "appAppleId": TestSignedData.appAppleId,
+                    "environment": environment, "signedTransactions": state.customers[index].signedTransactions,
+                ])
             }
             var transactions = state.customers[index].signedTransactions
             let products = Set(request.queryValues("productId"))

@@ -183,6 +183,34 @@ struct BackfillTests {
                                                                "/inApps/v1/transactions/appTransactions/700000000002"])
     }
 
+    @Test("a history that pages for ever is refused at the per-customer limit, nothing of it stored; the run goes on with the next ID")
+    func endlessHistory() throws {
+        let harness = try AppStoreAPIHarness()
+        let good = harness.addCustomer(user: "fine", firstId: 7_100_000)
+        let page = (0..<20).map { index in
+            TestSignedData.transaction(id: String(7_200_000 + index), original: "7200000",
+                                       purchased: harness.env.now.addingTimeInterval(Double(index - 30) * 30 * AppStoreAPIHarness.day),
+                                       appAccountToken: "endless")
+        }
+        harness.store.add(MockCustomer(transactionIds: ["7200000"], signedTransactions: page, endlessHistory: true))
+        var sync = CustomerHistorySync(clients: harness.clients, ingestor: harness.ingestor)
+        sync.limits = HistoryFetchLimits(maxTransactions: 200)
+        #expect {
+            try sync.fetch(bundleId: TestEnvironment.bundleId, transactionId: "7200000")
+        } throws: { error in
+            "\(error)".contains("more than 200 transactions")
+        }
+        #expect(harness.store.requests.count == 11, "ten pages of 20 held, the eleventh over the limit, then stopped")
+
+        var backfill = HistoryBackfill(sync: sync, progressStore: harness.syncStore, bundleId: TestEnvironment.bundleId, clock: harness.env.clock)
+        backfill.workers = 2
+        let summary = try backfill.run(HistoryBackfill.read(Self.lines(["7200000", good[0]])))
+        #expect(summary.fetched == 1 && summary.failedCount == 1)
+        #expect(summary.failures.first?.reason.contains("too large") == true)
+        #expect(try harness.count("SELECT COUNT(*) FROM transactions WHERE user_id = 'endless'") == 0)
+        #expect(try harness.count("SELECT COUNT(*) FROM transactions WHERE user_id = 'fine'") == 3)
+    }
+
     @Test("progress: a bar on a terminal, plain lines otherwise")
     func progress() {
         let progress = BackfillProgress(total: 3000, done: 1200, errors: 3, elapsed: .seconds(60))

@@ -50,7 +50,7 @@ struct RecoveryTests {
 
         let outcome = try harness.recovery.recover(bundleId: TestEnvironment.bundleId, environment: .production,
                                                    from: now - 30 * Self.day, to: now)
-        #expect(outcome.found == 8 && outcome.stored == 2 && outcome.duplicates == 6 && outcome.refused.isEmpty && outcome.complete)
+        #expect(outcome.found == 8 && outcome.stored == 2 && outcome.duplicates == 6 && outcome.refusedCount == 0 && outcome.complete)
         #expect(harness.verdicts("came-back")["winback"] == ["requireLapsed"])
         #expect(harness.verdicts("refunded")["winback"] == ["excludeRefunded"])
         #expect(try harness.count("SELECT COUNT(*) FROM notifications") == 8)
@@ -76,8 +76,25 @@ struct RecoveryTests {
         harness.store.add(Self.listed(genuine, transactionId: "f1", type: "DID_RENEW", at: now - Self.day, delivered: false))
         harness.store.add(Self.listed(String(tampered), transactionId: "f1", type: "REFUND", at: now - Self.day + 1, delivered: false))
         let outcome = try harness.recovery.recover(bundleId: TestEnvironment.bundleId, environment: .production, from: now - 2 * Self.day, to: now)
-        #expect(outcome.found == 2 && outcome.stored == 1 && outcome.refused.count == 1)
+        #expect(outcome.found == 2 && outcome.stored == 1 && outcome.refusedCount == 1 && outcome.refusals.count == 1)
         #expect(try harness.count("SELECT COUNT(*) FROM notifications") == 1)
+    }
+
+    @Test("a history of forgeries is counted, not held: 60 refusals keep 20 reasons; --max-pages stops a window short, unrecorded")
+    func boundedRefusalsAndPages() throws {
+        let harness = try AppStoreAPIHarness()
+        let now = harness.env.now
+        let forged = TestAppStore.forged(TestAppStore.notification(transaction: nil, signed: now - Self.day))
+        for index in 0..<60 {
+            harness.store.add(Self.listed(forged, transactionId: "f\(index)", type: "DID_RENEW", at: now - Self.day + Double(index), delivered: false))
+        }
+        let outcome = try harness.recovery.recover(bundleId: TestEnvironment.bundleId, environment: .production, from: now - 2 * Self.day, to: now)
+        #expect(outcome.found == 60 && outcome.refusedCount == 60 && outcome.refusals.count == NotificationRecovery.keptRefusals)
+        #expect(AppStoreTool.describe(outcome).last == "  … and 40 more refused")
+
+        let short = try harness.recovery.recover(bundleId: TestEnvironment.bundleId, environment: .production, from: now - 2 * Self.day,
+                                                 to: now, maxPages: 1)
+        #expect(short.pages == 1 && !short.complete, "one page read of the several the window has")
     }
 
     @Test("the scheduled recovery starts where the last window ended (less the overlap), and records each window")

@@ -48,6 +48,23 @@ struct UnknownUserLookupTests {
         #expect(harness.store.requests.count == 2, "the user is known now")
     }
 
+    @Test("on: a history that pages for ever stops at the request's deadline: no fetch goes on once the request was answered")
+    func endlessHistoryStopsAtDeadline() throws {
+        let harness = try harness(lookup: true, timeout: .milliseconds(400))
+        let ids = harness.addCustomer(user: "endless", firstId: 8_200_000)
+        harness.store.add(MockCustomer(transactionIds: ["8200900"], signedTransactions: [
+            TestSignedData.transaction(id: ids[0], original: ids[0], purchased: harness.env.now.addingTimeInterval(-90 * 86_400),
+                                       appAccountToken: "endless"),
+        ], endlessHistory: true))
+        let response = sign(harness.env, user: "endless", transactionId: "8200900")
+        #expect(response.code == "not_eligible", "answered on what is known when the fetch runs late")
+        Thread.sleep(forTimeInterval: 1)
+        let afterAnswer = harness.store.requests.count
+        Thread.sleep(forTimeInterval: 1)
+        #expect(harness.store.requests.count == afterAnswer, "the fetch stopped at the deadline (\(afterAnswer) requests, then \(harness.store.requests.count))")
+        #expect(try harness.count("SELECT COUNT(*) FROM transactions WHERE transaction_id = '\(ids[0])'") == 0, "nothing of it stored")
+    }
+
     @Test("on: another customer's transaction lends no history; a repeated unknown transaction is not fetched again")
     func noBorrowing() throws {
         let harness = try harness(lookup: true)
@@ -74,7 +91,7 @@ struct UnknownUserLookupTests {
         let calls = Atomic<Int>(0)
         let delay: TimeInterval
         init(delay: TimeInterval) { self.delay = delay }
-        func fetchHistory(bundleId: String, transactionId: String) throws {
+        func fetchHistory(bundleId: String, transactionId: String, deadline: ContinuousClock.Instant) throws {
             calls.add(1, ordering: .relaxed)
             Thread.sleep(forTimeInterval: delay)
         }

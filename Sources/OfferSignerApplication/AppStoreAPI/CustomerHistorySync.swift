@@ -15,6 +15,8 @@ package struct CustomerHistorySync: Sendable {
     let ingestor: HistoryIngestor
     /// Another timeout and retry policy than the clients' (a caller with a deadline).
     var policy: (timeout: Duration, retry: AppStoreServerAPIRetryPolicy)?
+    /// How much of one customer's history is held before it is stored.
+    var limits = HistoryFetchLimits()
 
     package init(clients: AppStoreAPIClients, ingestor: HistoryIngestor,
                  policy: (timeout: Duration, retry: AppStoreServerAPIRetryPolicy)? = nil) {
@@ -61,6 +63,10 @@ package struct CustomerHistorySync: Sendable {
         case api(AppStoreServerAPIError)
         /// A signed item did not verify, or is not about this app and environment.
         case refused(item: String, reason: String)
+        /// The history is larger than ``HistoryFetchLimits`` allows (no real one is): nothing stored.
+        case tooLarge(String)
+        /// The caller's deadline passed before the history was read: nothing stored.
+        case deadlinePassed
 
         package var description: String {
             switch self {
@@ -68,6 +74,8 @@ package struct CustomerHistorySync: Sendable {
             case .unavailable(let reason): reason.description
             case .api(let error): error.description
             case .refused(let item, let reason): "\(item): \(reason)"
+            case .tooLarge(let what): "the history is too large to hold: \(what)"
+            case .deadlinePassed: "the deadline passed before the history was read"
             }
         }
 
@@ -85,22 +93,35 @@ package struct CustomerHistorySync: Sendable {
     /// is there, else the customer's newest subscription transaction), since Get All
     /// Subscription Statuses takes only transaction IDs. A history without any subscription is
     /// confirmed through Get App Transaction Info, whose app transaction is verified too.
-    package func fetch(bundleId: String, transactionId: String) throws(Failure) -> Fetched {
+    ///
+    /// Each page is verified as it arrives and only what verified is kept, within ``limits``;
+    /// past `deadline` the fetch stops at the next page (nothing stored).
+    package func fetch(bundleId: String, transactionId: String, deadline: ContinuousClock.Instant? = nil) throws(Failure) -> Fetched {
         for environment in clients.environments {
             let client = try self.client(bundleId: bundleId, environment: environment)
-            let history: TransactionHistory
+            var collected = Collected(bundleId: bundleId, environment: environment, ingestor: ingestor, limits: limits)
+            var failure: Failure?
+            let pages: Int
             do {
-                history = try client.transactionHistory(transactionId: transactionId)
+                pages = try client.transactionHistory(transactionId: transactionId) { page in
+                    do throws(Failure) {
+                        try collected.verify(page)
+                        if let deadline, ContinuousClock.now >= deadline { throw .deadlinePassed }
+                        return true
+                    } catch {
+                        failure = error
+                        return false
+                    }
+                }
             } catch .transactionNotFound {
                 continue
             } catch {
                 throw .api(error)
             }
-            var collected = Collected(bundleId: bundleId, environment: environment, ingestor: ingestor)
-            try collected.verify(history)
+            if let failure { throw failure }
             guard let asked = collected.statusesTransaction(preferring: transactionId) else {
                 try confirmAppTransaction(transactionId, client: client)
-                return collected.fetched(transactionId: transactionId, requests: history.pages + 1)
+                return collected.fetched(transactionId: transactionId, requests: pages + 1)
             }
             let statuses: StatusResponse
             do {
@@ -109,7 +130,7 @@ package struct CustomerHistorySync: Sendable {
                 throw .api(error)
             }
             try collected.verify(statuses)
-            return collected.fetched(transactionId: transactionId, requests: history.pages + 1)
+            return collected.fetched(transactionId: transactionId, requests: pages + 1)
         }
         throw .notFound(transactionId: transactionId)
     }
@@ -160,7 +181,10 @@ private struct Collected {
     let bundleId: String
     let environment: AppStoreServerAPIEnvironment
     let ingestor: HistoryIngestor
+    let limits: HistoryFetchLimits
     var items: [HistoryItem] = []
+    /// Bytes of signed data held.
+    var signedBytes = 0
     var ids: Set<String> = []
     var originals: Set<String> = []
     var users: Set<String> = []
@@ -168,19 +192,33 @@ private struct Collected {
     /// The newest subscription transaction verified so far (by purchase date).
     var newest: SubscriptionTransaction?
 
-    init(bundleId: String, environment: AppStoreServerAPIEnvironment, ingestor: HistoryIngestor) {
+    init(bundleId: String, environment: AppStoreServerAPIEnvironment, ingestor: HistoryIngestor, limits: HistoryFetchLimits) {
         self.bundleId = bundleId
         self.environment = environment
         self.ingestor = ingestor
+        self.limits = limits
     }
 
-    mutating func verify(_ history: TransactionHistory) throws(CustomerHistorySync.Failure) {
-        try checkEnvironment("history", history.rawEnvironment)
+    /// Verifies one page of history and keeps what verified, within the limits.
+    mutating func verify(_ page: HistoryResponse) throws(CustomerHistorySync.Failure) {
+        try checkEnvironment("history", page.rawEnvironment)
         let ingestor = ingestor
-        for (index, jws) in history.signedTransactions.enumerated() {
-            try take("signedTransactions[\(index)]") { () throws(SignedItemRefusal) in try ingestor.verifyTransaction(jws) }
+        let offset = transactionsSeen
+        for (index, jws) in page.signedTransactions.enumerated() {
+            try take("signedTransactions[\(offset + index)]") { () throws(SignedItemRefusal) in try ingestor.verifyTransaction(jws) }
+            signedBytes += jws.utf8.count
+        }
+        transactionsSeen += page.signedTransactions.count
+        if transactionsSeen > limits.maxTransactions {
+            throw .tooLarge("more than \(limits.maxTransactions) transactions")
+        }
+        if signedBytes > limits.maxSignedBytes {
+            throw .tooLarge("more than \(limits.maxSignedBytes >> 20) MiB of signed transactions")
         }
     }
+
+    /// Transactions of the history read so far (verified or ignored).
+    private var transactionsSeen = 0
 
     mutating func verify(_ statuses: StatusResponse) throws(CustomerHistorySync.Failure) {
         try checkEnvironment("statuses", statuses.rawEnvironment)
@@ -251,7 +289,7 @@ private struct Collected {
 
 extension CustomerHistorySync: HistoryFetcher {
     /// Fetches, verifies and stores; for the signing use case's unknown users.
-    package func fetchHistory(bundleId: String, transactionId: String) throws {
-        _ = try store(try fetch(bundleId: bundleId, transactionId: transactionId))
+    package func fetchHistory(bundleId: String, transactionId: String, deadline: ContinuousClock.Instant) throws {
+        _ = try store(try fetch(bundleId: bundleId, transactionId: transactionId, deadline: deadline))
     }
 }

@@ -37,8 +37,10 @@ package struct NotificationRecovery: Sendable {
         var stored = 0
         /// Of those, already stored (by the webhook or an earlier recovery).
         var duplicates = 0
-        /// Of those, refused by verification (nothing stored), with the reason.
-        var refused: [String] = []
+        /// Of those, refused by verification (nothing stored).
+        var refusedCount = 0
+        /// The reasons of the first ``keptRefusals`` refusals (the rest are only counted).
+        var refusals: [String] = []
         var pages = 0
         /// Whether the window was read to its end (and so recorded).
         var complete = false
@@ -63,13 +65,17 @@ package struct NotificationRecovery: Sendable {
         }
     }
 
+    /// Refusal reasons kept per window: a history of forgeries page after page is counted, not held.
+    static let keptRefusals = 20
+
     /// How long Apple keeps notification history: 180 days in production, 30 in the sandbox.
     static func retention(_ environment: AppStoreServerAPIEnvironment) -> TimeInterval {
         (environment == .production ? 180 : 30) * 86_400
     }
 
-    /// Recovers `from`..<`to` of `bundleId` in `environment`. `shouldStop` is polled between pages.
-    func recover(bundleId: String, environment: AppStoreServerAPIEnvironment, from: Date, to: Date,
+    /// Recovers `from`..<`to` of `bundleId` in `environment`. `shouldStop` is polled between
+    /// pages; after `maxPages` pages the window stops there too (incomplete, not recorded).
+    func recover(bundleId: String, environment: AppStoreServerAPIEnvironment, from: Date, to: Date, maxPages: Int? = nil,
                  shouldStop: () -> Bool = { false }) throws(Failure) -> Outcome {
         let now = ingestor.clock.now
         // A little inside Apple's limit, so the request is not refused for a start that has just left it.
@@ -96,7 +102,8 @@ package struct NotificationRecovery: Sendable {
                     do throws(SignedItemRefusal) {
                         items.append(try ingestor.verifyNotification(item.signedPayload))
                     } catch {
-                        outcome.refused.append(error.description)
+                        outcome.refusedCount += 1
+                        if outcome.refusals.count < Self.keptRefusals { outcome.refusals.append(error.description) }
                     }
                 }
                 do {
@@ -107,7 +114,7 @@ package struct NotificationRecovery: Sendable {
                     storageFailure = "\(error)"
                     return false
                 }
-                if page.hasMore && shouldStop() {
+                if page.hasMore && (shouldStop() || maxPages.map { outcome.pages >= $0 } ?? false) {
                     stopped = true
                     return false
                 }

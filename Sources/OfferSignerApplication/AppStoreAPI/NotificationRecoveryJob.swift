@@ -67,10 +67,10 @@ package final class NotificationRecoveryJob: Sendable {
             "bundleId": .string(outcome.bundleId), "environment": .string(outcome.environment.rawValue),
             "from": .string(RFC3339.string(from: outcome.start)), "to": .string(RFC3339.string(from: outcome.end)),
             "found": .int(outcome.found), "stored": .int(outcome.stored), "duplicates": .int(outcome.duplicates),
-            "refused": .int(outcome.refused.count),
+            "refused": .int(outcome.refusedCount),
         ]
-        if let reason = outcome.refused.first { fields["firstRefusal"] = .string(reason) }
-        logger.log(outcome.stored > 0 || !outcome.refused.isEmpty ? .warning : .info,
+        if let reason = outcome.refusals.first { fields["firstRefusal"] = .string(reason) }
+        logger.log(outcome.stored > 0 || outcome.refusedCount > 0 ? .warning : .info,
                    outcome.stored > 0 ? "missed notifications recovered" : "notification history checked", fields)
     }
 }

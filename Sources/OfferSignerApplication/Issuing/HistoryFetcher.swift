@@ -2,6 +2,7 @@
 /// transaction IDs. The signing use case knows only this; the App Store Server API is behind it.
 public protocol HistoryFetcher: Sendable {
     /// Fetches, verifies and stores the history of the customer `transactionId` belongs to,
-    /// throwing when it could not (not found, unreachable, refused).
-    func fetchHistory(bundleId: String, transactionId: String) throws
+    /// throwing when it could not (not found, unreachable, refused, or `deadline` passed first:
+    /// the fetch stops then, so no work goes on for a request that was answered already).
+    func fetchHistory(bundleId: String, transactionId: String, deadline: ContinuousClock.Instant) throws
 }

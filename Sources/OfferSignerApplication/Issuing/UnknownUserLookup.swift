@@ -64,12 +64,13 @@ public final class UnknownUserLookup: Sendable {
         }
         guard admitted else { return .skipped }
         let pending = Pending()
+        let deadline = now + timeout
         // A thread of its own (at most `maxInFlight` at once): the fetch blocks on the network,
         // and a blocked worker of the shared dispatch pool would hold up other work.
         NamedThread.start("unknown-user-lookup") { [self] in
             let outcome: Outcome
             do {
-                try fetcher.fetchHistory(bundleId: bundleId, transactionId: transactionId)
+                try fetcher.fetchHistory(bundleId: bundleId, transactionId: transactionId, deadline: deadline)
                 outcome = .fetched
             } catch {
                 logger.log(.warning, "history of an unknown user not fetched", [

@@ -34,19 +34,23 @@ public struct AppStoreTool: Sendable {
     }
 
     public static let usage = """
-        appstore backfill --transaction-ids FILE|- [--bundle-id ID] [--concurrency N] [serve options]
-        appstore recover --from TIME [--to TIME] [--bundle-id ID] [--environment Production|Sandbox] [serve options]
+        appstore backfill --transaction-ids FILE|- [--bundle-id ID] [--concurrency N] [--max-duration SECONDS]
+                          [--max-transactions-per-customer N] [serve options]
+        appstore recover --from TIME [--to TIME] [--bundle-id ID] [--environment Production|Sandbox] [--max-duration SECONDS]
+                         [--max-pages N] [serve options]
         """
 
     /// Runs `appstore <arguments>`; returns the exit code (0 done, 1 failures or interrupted, 2 usage).
     public func run(_ arguments: [String]) -> Int32 {
         switch arguments.first {
         case "backfill":
-            return withSetup(Array(arguments.dropFirst()), own: ["--transaction-ids", "--bundle-id", "--concurrency"]) { options, setup in
+            return withSetup(Array(arguments.dropFirst()), own: ["--transaction-ids", "--bundle-id", "--concurrency", "--max-duration",
+                                                                         "--max-transactions-per-customer"]) { options, setup in
                 try backfill(options, setup)
             }
         case "recover":
-            return withSetup(Array(arguments.dropFirst()), own: ["--from", "--to", "--bundle-id", "--environment"]) { options, setup in
+            return withSetup(Array(arguments.dropFirst()), own: ["--from", "--to", "--bundle-id", "--environment", "--max-duration",
+                                                                         "--max-pages"]) { options, setup in
                 try recover(options, setup)
             }
         default:
@@ -128,15 +132,24 @@ public struct AppStoreTool: Sendable {
             }
             workers = value
         }
+        let budget = try RunBudget(options)
+        var sync = CustomerHistorySync(clients: setup.clients, ingestor: setup.ingestor)
+        if let text = options["--max-transactions-per-customer"] {
+            guard let value = Int(text), (1...10_000_000).contains(value) else {
+                throw UsageError(description: "--max-transactions-per-customer takes a number from 1 to 10000000")
+            }
+            sync.limits.maxTransactions = value
+            sync.limits.maxSignedBytes = max(sync.limits.maxSignedBytes, value * 4096)
+        }
         let lines = path == "-" ? LineReader(handle: .standardInput) : try LineReader(url: URL(fileURLWithPath: path))
         let input = HistoryBackfill.read(lines)
-        var backfill = HistoryBackfill(sync: CustomerHistorySync(clients: setup.clients, ingestor: setup.ingestor),
-                                       progressStore: setup.syncStore, bundleId: bundleId, clock: clock)
+        var backfill = HistoryBackfill(sync: sync, progressStore: setup.syncStore, bundleId: bundleId, clock: clock)
         backfill.workers = workers
         errors("backfill of \(bundleId): \(input.transactionIds.count) transaction IDs, \(workers) workers, "
                + "at most \(Self.number(setup.settings.appStoreAPIRate)) requests/s per environment\n")
         var display = ProgressDisplay(isTerminal: isTerminal, every: progressEvery, write: errors)
-        let summary = try backfill.run(input, shouldStop: shouldStop) { display.show($0) }
+        let shouldStop = self.shouldStop
+        let summary = try backfill.run(input, shouldStop: { shouldStop() || budget.isSpent }) { display.show($0) }
         display.finish()
         for line in Self.describe(summary, bundleId: bundleId) { output(line) }
         return summary.complete ? 0 : 1
@@ -197,14 +210,22 @@ public struct AppStoreTool: Sendable {
             }
             environments = [environment]
         }
+        let budget = try RunBudget(options)
+        var maxPages: Int?
+        if let text = options["--max-pages"] {
+            guard let value = Int(text), value >= 1 else { throw UsageError(description: "--max-pages takes a number of pages, at least 1") }
+            maxPages = value
+        }
         let recovery = NotificationRecovery(clients: setup.clients, ingestor: setup.ingestor, syncStore: setup.syncStore)
+        let shouldStop = self.shouldStop
         var failed = false
         for bundleId in bundleIds {
             for environment in environments {
                 do {
-                    let outcome = try recovery.recover(bundleId: bundleId, environment: environment, from: from, to: to, shouldStop: shouldStop)
+                    let outcome = try recovery.recover(bundleId: bundleId, environment: environment, from: from, to: to, maxPages: maxPages,
+                                                       shouldStop: { shouldStop() || budget.isSpent })
                     for line in Self.describe(outcome) { output(line) }
-                    failed = failed || !outcome.complete || !outcome.refused.isEmpty
+                    failed = failed || !outcome.complete || outcome.refusedCount > 0
                 } catch {
                     output("\(bundleId) \(environment.rawValue): \(error.description)")
                     failed = true
@@ -218,12 +239,13 @@ public struct AppStoreTool: Sendable {
     static func describe(_ outcome: NotificationRecovery.Outcome) -> [String] {
         var lines = ["\(outcome.bundleId) \(outcome.environment.rawValue) \(RFC3339.string(from: outcome.start)) to "
                      + "\(RFC3339.string(from: outcome.end)): \(outcome.found) notifications, \(outcome.stored) new and stored, "
-                     + "\(outcome.duplicates) already stored, \(outcome.refused.count) refused"]
+                     + "\(outcome.duplicates) already stored, \(outcome.refusedCount) refused"]
         if let requested = outcome.requestedStart {
             lines.append("  Apple keeps \(Int(NotificationRecovery.retention(outcome.environment) / 86_400)) days of notification history "
                          + "in \(outcome.environment.rawValue): the time from \(RFC3339.string(from: requested)) to the window's start cannot be recovered")
         }
-        for reason in outcome.refused.prefix(20) { lines.append("  refused: \(reason)") }
+        for reason in outcome.refusals { lines.append("  refused: \(reason)") }
+        if outcome.refusedCount > outcome.refusals.count { lines.append("  … and \(outcome.refusedCount - outcome.refusals.count) more refused") }
         if !outcome.complete { lines.append("  interrupted: the window was not read to its end; run the command again") }
         return lines
     }

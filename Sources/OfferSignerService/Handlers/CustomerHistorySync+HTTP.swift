@@ -20,7 +20,9 @@ extension CustomerHistorySync.Failure: HTTPResponseError {
             return problem
         case .api(.invalidArgument):
             return .invalidRequest(description)
-        case .api, .refused:
+        case .deadlinePassed:
+            return .unavailable(description)
+        case .api, .refused, .tooLarge:
             return HTTPProblem(status: 502, code: "appstore_api_failed", title: "App Store Server API failed", detail: description)
         }
     }
