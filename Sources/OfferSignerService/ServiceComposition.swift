@@ -26,13 +26,15 @@ public struct ServiceComposition: Sendable {
     public init(keyRing: KeyRing, verification: AppStoreVerification, stores: StoreSet, activity: OfferActivity,
                 checkpointer: AuditCheckpointer? = nil, appStoreAPI: AppStoreAPIClients? = nil, unknownUsers: UnknownUserLookup? = nil,
                 rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2),
+                retentionMaxAge: Int = RetentionResponder.defaultMaxRequestAge,
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
                                  unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser,
                                  clock: clock, metrics: metrics, logger: logger)
         let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,
-                                           requests: stores.retentionRequests, issuer: issuer, clock: clock, logger: logger)
+                                           requests: stores.retentionRequests, issuer: issuer, clock: clock, logger: logger,
+                                           maxRequestAge: retentionMaxAge)
         let ingestor = HistoryIngestor(verification: verification, history: stores.history, clock: clock)
         let groups: [any RouteGroup] = [
             SignHandler(issuer: issuer, rateLimits: rateLimits),

@@ -25,6 +25,8 @@ public final class ServiceRuntime: Sendable {
     private let checkpointer: AuditCheckpointer
     /// The scheduled recovery of missed notifications (`OFFER_SIGNER_RECOVER_INTERVAL`), when on.
     private let recoveryJob: NotificationRecoveryJob?
+    /// Prunes answered retention requests older than `OFFER_SIGNER_RETENTION_KEEP_DAYS`.
+    private let retentionPruning: PeriodicTask
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -78,7 +80,9 @@ public final class ServiceRuntime: Sendable {
             appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup,
             rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                    notificationsPerAddress: settings.notificationRatePerAddress),
-            trustedProxies: Set(settings.trustedProxies), logger: logger)
+            trustedProxies: Set(settings.trustedProxies), retentionMaxAge: settings.retentionRequestMaxAge, logger: logger)
+        retentionPruning = RetentionAnswerPruner(requests: database.retentionRequests, keepDays: settings.retentionKeepDays,
+                                                 clock: .system, logger: logger).task()
         self.database = database
         self.stores = stores
         self.keyRing = keyRing
@@ -104,6 +108,7 @@ public final class ServiceRuntime: Sendable {
         activity.startFlushing()
         checkpointer.start()
         recoveryJob?.start()
+        retentionPruning.start()
         logger.log(.info, "offer-signer listening", [
             "listen": .string("\(listen.host):\(server.port)"), "database": .string(location.description), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
@@ -144,6 +149,7 @@ public final class ServiceRuntime: Sendable {
     /// Stops accepting, lets running requests finish, signs the last checkpoint, then closes the log.
     public func stop() {
         recoveryJob?.stop()
+        retentionPruning.stop()
         server.stop()
         activity.stop()
         checkpointer.stop()

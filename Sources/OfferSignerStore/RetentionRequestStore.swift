@@ -1,15 +1,18 @@
 import Foundation
 import OfferSignerCore
 
-/// The Retention Messaging requests this service answered, by the App Store's
-/// `requestIdentifier`: a repeated request gets the recorded answer again instead of a second
-/// signature.
+/// The Retention Messaging requests this service answered, by app, environment and the App
+/// Store's `requestIdentifier`: a repeated request gets the recorded answer again instead of a
+/// second signature. Answers are kept for a configured number of days, then pruned.
 public protocol RetentionRequestStore: Sendable {
-    /// The answer recorded for `requestIdentifier` (lowercased), if any.
-    func answered(requestIdentifier: String) throws -> AnsweredRetentionRequest?
+    /// The answer recorded for `requestIdentifier` (lowercased) of the app in the environment, if any.
+    func answered(bundleId: String, environment: AppStoreEnvironment, requestIdentifier: String) throws -> AnsweredRetentionRequest?
     /// Records `request` durably (group-committed with concurrent callers) and returns it; when
-    /// a request of the same identifier was recorded first, that one is kept and returned.
+    /// a request of the same app, environment and identifier was recorded first, that one is
+    /// kept and returned.
     func record(_ request: AnsweredRetentionRequest) throws -> AnsweredRetentionRequest
+    /// Deletes up to `limit` answers given before `cutoff`, oldest first; how many it deleted.
+    func prune(answeredBefore cutoff: Date, limit: Int) throws -> Int
 }
 
 /// One answered Retention Messaging request.

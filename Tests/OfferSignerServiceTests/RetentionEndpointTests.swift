@@ -90,7 +90,7 @@ struct RetentionEndpointTests {
         #expect(logged.requestId == identifier.lowercased() && logged.apiKeyName == "app-store")
         #expect(try env.signatureLog.verifyIntegrity().ok)
 
-        let recorded = try #require(try env.retentionRequestStore.answered(requestIdentifier: identifier.lowercased()))
+        let recorded = try #require(try env.retentionRequestStore.answered(bundleId: TestEnvironment.bundleId, environment: .production, requestIdentifier: identifier.lowercased()))
         #expect(recorded.answer == .promotionalOffer && recorded.ruleId == "save" && recorded.signatureNonce == nonce)
         #expect(recorded.responseJSON == response.text && recorded.userId == Self.user && recorded.originalTransactionId == "sub1")
     }
@@ -266,6 +266,56 @@ struct RetentionEndpointTests {
         #expect((ask(env, appAppleId: 1234).json["message"] as? [String: Any])?["messageIdentifier"] as? String == Self.plainMessage)
         #expect((ask(env, product: TestEnvironment.otherProduct, appAppleId: 5678).json["message"] as? [String: Any])?["messageIdentifier"]
                 as? String == Self.fallbackMessage)
+    }
+
+    @Test("a request identifier is an app's and environment's: another app reusing it gets its own answer; another subscription reusing it is refused (409)")
+    func identifierPerApp() throws {
+        let (env, _) = try lapsedSubscriber(secondApp: true)
+        try put(env, offerRule())
+        try put(env, RetentionRule(ruleId: "b", bundleId: TestEnvironment.otherBundleId, messageIdentifier: Self.plainMessage))
+        let identifier = "5E8B1E0A-3C1D-4F6A-9B2C-7D8E9F0A1B2C"
+        let first = ask(env, requestIdentifier: identifier)
+        #expect(first.json["promotionalOffer"] != nil, "\(first.text)")
+        let otherApp = ask(env, requestIdentifier: identifier, product: TestEnvironment.otherProduct, appAppleId: 5678)
+        #expect(otherApp.status == 200 && otherApp.json["promotionalOffer"] == nil, "app A's signed offer is never app B's answer")
+        #expect((otherApp.json["message"] as? [String: Any])?["messageIdentifier"] as? String == Self.plainMessage)
+        let otherSubscription = ask(env, original: "sub2", requestIdentifier: identifier)
+        #expect(otherSubscription.status == 409 && otherSubscription.code == "request_identifier_reused", "\(otherSubscription.text)")
+        #expect(ask(env, requestIdentifier: identifier).text == first.text, "the same request still gets its answer")
+    }
+
+    @Test("a request signed outside the window (older than 5 minutes, or over a minute ahead) is refused as stale, nothing signed")
+    func staleOrFuture() throws {
+        let (env, _) = try lapsedSubscriber()
+        try put(env, offerRule())
+        for signed in [env.now - 30 * 86_400, env.now - 301, env.now + 120] {
+            let payload = TestAppStore.realtimeRequest(original: "sub1", requestIdentifier: UUID().uuidString, signed: signed)
+            let response = send(env, payload)
+            #expect(response.status == 400 && response.code == "stale_request", "\(signed): \(response.text)")
+        }
+        #expect(try env.signatureLog.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 10).isEmpty)
+        let recent = TestAppStore.realtimeRequest(original: "sub1", requestIdentifier: UUID().uuidString, signed: env.now - 290)
+        #expect(send(env, recent).json["promotionalOffer"] != nil)
+    }
+
+    @Test("answers older than the kept days are pruned in batches; newer ones stay and still answer their repeats")
+    func pruning() throws {
+        let (env, _) = try lapsedSubscriber()
+        try put(env, RetentionRule(ruleId: "a", bundleId: TestEnvironment.bundleId, messageIdentifier: Self.plainMessage))
+        for index in 0..<2_500 {
+            _ = try env.retentionRequestStore.record(AnsweredRetentionRequest(
+                requestIdentifier: "old-\(index)", bundleId: TestEnvironment.bundleId, environment: .production, originalTransactionId: "sub1",
+                productId: TestEnvironment.product, userLocale: "en-US", userId: nil, ruleId: "a", answer: .message, signatureNonce: nil,
+                responseJSON: "{}", signedDate: 0, answeredAt: env.now - 31 * 86_400))
+        }
+        let identifier = UUID().uuidString
+        let kept = ask(env, requestIdentifier: identifier)
+        let pruner = RetentionAnswerPruner(requests: env.retentionRequestStore, keepDays: 30, clock: env.clock, logger: .silent)
+        #expect(pruner.pruneOnce() == 2_500)
+        #expect(pruner.pruneOnce() == 0)
+        #expect(try env.retentionRequestStore.answered(bundleId: TestEnvironment.bundleId, environment: .production,
+                                                       requestIdentifier: identifier.lowercased()) != nil)
+        #expect(ask(env, requestIdentifier: identifier).text == kept.text)
     }
 
     @Test("sandbox requests are answered from sandbox history only")

@@ -102,7 +102,7 @@ struct DatabaseCopyTests {
             #expect(try stores.signatures.signature(nonce: "nonce-5")?.record.source == .retention)
             #expect(try stores.rules.changes(RetentionRule.self, bundleId: nil, ruleId: nil, afterId: 0, limit: 10).map(\.action)
                     == ["create", "disable"])
-            #expect(try stores.retentionRequests.answered(requestIdentifier: "0f3c5e4a-5bd8-4b6e-9d0c-1f2e3a4b5c6d")?.signatureNonce == "nonce-5")
+            #expect(try stores.retentionRequests.answered(bundleId: "com.example.app", environment: .sandbox, requestIdentifier: "0f3c5e4a-5bd8-4b6e-9d0c-1f2e3a4b5c6d")?.signatureNonce == "nonce-5")
             #expect(try stores.consents.events(bundleId: nil, afterId: 0, limit: 10).map(\.action) == [.rescind, .clear])
             #expect(history.transactions.first?.commitmentInfo == .dictionary(["commitmentPeriodCount": .int(12), "note": .string("a \"quoted\" {1}")]))
             #expect(history.renewals.first?.appTransactionId == "app-1")

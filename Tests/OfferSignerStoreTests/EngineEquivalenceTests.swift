@@ -108,12 +108,16 @@ struct EngineEquivalenceTests {
         let request = AnsweredRetentionRequest(requestIdentifier: "req-1", bundleId: "com.a", environment: .sandbox, originalTransactionId: "1000",
                                                productId: "p", userLocale: "en-US", userId: nil, ruleId: "save", answer: .promotionalOffer,
                                                signatureNonce: "nonce", responseJSON: "{\"first\":1}", signedDate: 5, answeredAt: t0)
-        note("answered, none", try store.answered(requestIdentifier: "req-1") as Any)
+        note("answered, none", try store.answered(bundleId: "com.a", environment: .sandbox, requestIdentifier: "req-1") as Any)
         note("record", try store.record(request))
         var second = request
         second.responseJSON = "{\"second\":2}"
         note("record again", try store.record(second))
-        note("answered", try store.answered(requestIdentifier: "req-1") as Any)
+        note("answered", try store.answered(bundleId: "com.a", environment: .sandbox, requestIdentifier: "req-1") as Any)
+        note("answered, other app", try store.answered(bundleId: "com.b", environment: .sandbox, requestIdentifier: "req-1") as Any)
+        note("prune, none old enough", try store.prune(answeredBefore: t0, limit: 10))
+        note("prune", try store.prune(answeredBefore: t0 + 1, limit: 10))
+        note("answered after prune", try store.answered(bundleId: "com.a", environment: .sandbox, requestIdentifier: "req-1") as Any)
     }
 
     static func sync(_ store: any AppStoreSyncStore, _ note: Note) {

@@ -136,10 +136,16 @@ struct RetentionStoresTests {
                                      answer: .promotionalOffer, signatureNonce: "nonce", responseJSON: json, signedDate: 5,
                                      answeredAt: Self.t0)
         }
-        #expect(try store.answered(requestIdentifier: "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9") == nil)
+        #expect(try store.answered(bundleId: "com.a", environment: .sandbox, requestIdentifier: "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9") == nil)
         #expect(try store.record(answer("{\"first\":1}")) == answer("{\"first\":1}"))
         #expect(try store.record(answer("{\"second\":2}")).responseJSON == "{\"first\":1}")
-        #expect(try store.answered(requestIdentifier: "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9") == answer("{\"first\":1}"))
+        #expect(try store.answered(bundleId: "com.a", environment: .sandbox, requestIdentifier: "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9") == answer("{\"first\":1}"))
+        // Another app (or environment) reusing the identifier has its own answer, never this one.
+        var otherApp = answer("{\"other\":1}")
+        otherApp.bundleId = "com.b"
+        #expect(try store.answered(bundleId: "com.b", environment: .sandbox, requestIdentifier: "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9") == nil)
+        #expect(try store.answered(bundleId: "com.a", environment: .production, requestIdentifier: "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9") == nil)
+        #expect(try store.record(otherApp).responseJSON == "{\"other\":1}")
         let concurrent = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 16) { index in
             var request = answer("{\"n\":\(index)}")

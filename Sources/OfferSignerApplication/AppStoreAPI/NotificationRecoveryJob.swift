@@ -2,7 +2,6 @@ import AppStoreServerAPI
 import Dispatch
 import Foundation
 import OfferSignerCore
-import Synchronization
 
 /// The scheduled recovery of missed notifications inside `serve` (`OFFER_SIGNER_RECOVER_INTERVAL`):
 /// on start and then every interval, for every app that can call the App Store Server API and
@@ -10,49 +9,36 @@ import Synchronization
 /// outage longer than Apple's retries is healed without an operator.
 package final class NotificationRecoveryJob: Sendable {
     private let recovery: NotificationRecovery
-    private let interval: Duration
     private let logger: Logger
-    private let stopping = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    private let started = Atomic<Bool>(false)
+    private let task: PeriodicTask
 
     package init(recovery: NotificationRecovery, interval: Duration, logger: Logger) {
         self.recovery = recovery
-        self.interval = interval
         self.logger = logger
-    }
-
-    /// Starts the job's thread; the first round runs at once.
-    package func start() {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        NamedThread.start("notification-recovery") { [self] in
-            while !stopping.load(ordering: .acquiring) {
-                runOnce()
-                let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-                _ = wake.wait(timeout: .now() + seconds)
-            }
-            finished.signal()
+        task = PeriodicTask(name: "notification-recovery", interval: interval) { task in
+            Self.round(recovery, logger: logger) { task.isStopping }
         }
     }
 
+    /// Starts the job's thread; the first round runs at once.
+    package func start() { task.start() }
+
     /// Stops the job, letting a page being read finish, and waits for its thread.
-    package func stop() {
-        guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
-        finished.wait()
+    package func stop() { task.stop() }
+
+    /// One round now, on the caller's thread.
+    func runOnce() {
+        Self.round(recovery, logger: logger) { [task] in task.isStopping }
     }
 
     /// One round: every app and environment, each on its own so that one failing does not hold up the rest.
-    func runOnce() {
+    private static func round(_ recovery: NotificationRecovery, logger: Logger, isStopping: () -> Bool) {
         for bundleId in recovery.clients.bundleIds {
             for environment in recovery.clients.environments {
-                guard !stopping.load(ordering: .acquiring) else { return }
+                guard !isStopping() else { return }
                 do {
-                    let outcome = try recovery.recoverSinceLast(bundleId: bundleId, environment: environment) {
-                        stopping.load(ordering: .acquiring)
-                    }
-                    log(outcome)
+                    let outcome = try recovery.recoverSinceLast(bundleId: bundleId, environment: environment, shouldStop: isStopping)
+                    log(outcome, logger)
                 } catch {
                     logger.log(.error, "missed notifications not recovered; the next round tries the same window again", [
                         "bundleId": .string(bundleId), "environment": .string(environment.rawValue), "reason": .string(error.description),
@@ -62,7 +48,7 @@ package final class NotificationRecoveryJob: Sendable {
         }
     }
 
-    private func log(_ outcome: NotificationRecovery.Outcome) {
+    private static func log(_ outcome: NotificationRecovery.Outcome, _ logger: Logger) {
         var fields: [String: JSONValue] = [
             "bundleId": .string(outcome.bundleId), "environment": .string(outcome.environment.rawValue),
             "from": .string(RFC3339.string(from: outcome.start)), "to": .string(RFC3339.string(from: outcome.end)),

@@ -39,6 +39,10 @@ public struct ServiceSettings: Sendable, Equatable {
     public var fetchUnknownUsers = false
     /// Seconds a signed app transaction sent as proof may be old (by its `receiptCreationDate`).
     public var appTransactionMaxAge = AppStoreVerification.defaultAppTransactionMaxAge
+    /// Seconds a Retention Messaging request may be old (by its `signedDate`) and still be answered.
+    public var retentionRequestMaxAge = RetentionResponder.defaultMaxRequestAge
+    /// Days answered Retention Messaging requests are kept before they are pruned.
+    public var retentionKeepDays = 30
 
     public init() {}
 
@@ -98,6 +102,12 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_FETCH_UNKNOWN_USERS", flag: "--fetch-unknown-users") { $0.fetchUnknownUsers = try onOff($1) },
         Setting(variable: "OFFER_SIGNER_APP_TRANSACTION_MAX_AGE", flag: "--app-transaction-max-age") {
             $0.appTransactionMaxAge = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_RETENTION_MAX_AGE", flag: "--retention-max-age") {
+            $0.retentionRequestMaxAge = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_RETENTION_KEEP_DAYS", flag: "--retention-keep-days") {
+            $0.retentionKeepDays = try positive($1)
         },
     ]
 

@@ -7,6 +7,12 @@ public enum RetentionRefusal: Error, Sendable {
     /// The signed payload did not verify, or is for an app or environment this service does
     /// not serve.
     case invalidSignedData(SignedDataError)
+    /// The request was signed outside the accepted window around now (a replay of an old
+    /// request, or a clock far off): `signedDate`, milliseconds since 1970.
+    case outsideWindow(signedDate: Int64, maxAgeSeconds: Int)
+    /// The identifier was answered before for another subscription of the app: a repeat must
+    /// be the same request.
+    case identifierReused(requestIdentifier: String)
     /// The offer's signature could not be made durable, so none was issued.
     case logUnavailable(reason: String)
     /// The database cannot be reached now (PostgreSQL down or restarting).

@@ -20,12 +20,19 @@ public struct RetentionResponder: Sendable {
     let issuer: OfferIssuer
     let clock: WallClock
     let logger: Logger
+    /// How old (by its `signedDate`) a request may be; older ones are refused as replays.
+    let maxRequestAge: Int
+    /// How far ahead of this clock a request's `signedDate` may be.
+    static let maxClockAhead: Int64 = 60_000
+    /// Five minutes: Apple waits only briefly for an answer, so an older request is no live one.
+    public static let defaultMaxRequestAge = 300
     /// Requests being answered now, by identifier (one instance per router: share it).
     private let inFlight = SingleFlight<RetentionAnswer, RetentionRefusal>()
 
     public init(verification: AppStoreVerification, rules: any RuleStore, offers: any OfferStore,
                 history: any SubscriptionHistoryStore, requests: any RetentionRequestStore, issuer: OfferIssuer, clock: WallClock,
-                logger: Logger) {
+                logger: Logger, maxRequestAge: Int = RetentionResponder.defaultMaxRequestAge) {
+        self.maxRequestAge = maxRequestAge
         self.verification = verification
         self.rules = rules
         self.offers = offers
@@ -45,17 +52,28 @@ public struct RetentionResponder: Sendable {
             throw .invalidSignedData(error)
         }
         let identifier = request.payload.requestIdentifier.lowercased()
-        return try inFlight.run(identifier) { () throws(RetentionRefusal) in try answer(request, identifier: identifier) }
+        let now = clock.now.milliseconds
+        let signed = request.payload.signedDate
+        guard signed >= now - Int64(maxRequestAge) * 1000, signed <= now + Self.maxClockAhead else {
+            throw .outsideWindow(signedDate: signed, maxAgeSeconds: maxRequestAge)
+        }
+        let key = [request.bundleId, request.environment.rawValue, identifier].joined(separator: "\u{0}")
+        return try inFlight.run(key) { () throws(RetentionRefusal) in try answer(request, identifier: identifier) }
     }
 
     private func answer(_ request: VerifiedRealtimeRequest, identifier: String) throws(RetentionRefusal) -> RetentionAnswer {
         let recorded: AnsweredRetentionRequest?
         do {
-            recorded = try requests.answered(requestIdentifier: identifier)
+            recorded = try requests.answered(bundleId: request.bundleId, environment: request.environment, requestIdentifier: identifier)
         } catch {
             throw .store(error)
         }
-        if let recorded { return RetentionAnswer(repeating: recorded) }
+        if let recorded {
+            guard recorded.originalTransactionId == request.payload.originalTransactionId else {
+                throw .identifierReused(requestIdentifier: identifier)
+            }
+            return RetentionAnswer(repeating: recorded)
+        }
 
         let payload = request.payload
         let userId: String

@@ -69,7 +69,7 @@ struct CopiedTable: Sendable {
                     "kind:t bundle_id:t rule_id:t rule_json:t version:i created_at_ms:i updated_at_ms:i"),
         CopiedTable("managed_rule_changes", key: ["id"],
                     "id:i kind:t bundle_id:t rule_id:t version:i action:t api_key_name:t changed_at_ms:i before_json:t after_json:t"),
-        CopiedTable("retention_requests", key: ["request_identifier"], """
+        CopiedTable("retention_requests", key: ["bundle_id", "environment", "request_identifier"], """
                     request_identifier:t bundle_id:t environment:t original_transaction_id:t product_id:t user_locale:t user_id:t \
                     rule_id:t answer:t signature_nonce:t response_json:t signed_date_ms:i answered_at_ms:i
                     """),

@@ -3,8 +3,8 @@ import OfferSignerCore
 
 /// Answered Retention Messaging requests (`retention_requests`). Records from many threads are
 /// group-committed, as signatures are, so an answer costs no sync of its own. Idempotent
-/// across instances: a request is inserted `ON CONFLICT DO NOTHING` on its
-/// `requestIdentifier`, so when the App Store's request reaches two instances at once the
+/// across instances: a request is inserted `ON CONFLICT DO NOTHING` on its app, environment
+/// and `requestIdentifier`, so when the App Store's request reaches two instances at once the
 /// second insert waits for the first to commit and then returns the first answer.
 public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
     private let database: any SQLDatabase
@@ -25,8 +25,18 @@ public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
     /// Stops the writer once the records already waiting are written.
     public func close() { committer.close() }
 
-    public func answered(requestIdentifier: String) throws -> AnsweredRetentionRequest? {
-        try database.withReader { db in try Self.find(requestIdentifier, db) }
+    public func answered(bundleId: String, environment: AppStoreEnvironment, requestIdentifier: String) throws -> AnsweredRetentionRequest? {
+        try database.withReader { db in try Self.find(bundleId, environment.rawValue, requestIdentifier, db) }
+    }
+
+    public func prune(answeredBefore cutoff: Date, limit: Int) throws -> Int {
+        try database.inTransaction { db in
+            try db.change("""
+                DELETE FROM retention_requests WHERE (bundle_id, environment, request_identifier) IN (
+                    SELECT bundle_id, environment, request_identifier FROM retention_requests WHERE answered_at_ms < ?
+                    ORDER BY answered_at_ms LIMIT ?)
+                """, [.integer(cutoff.milliseconds), .limit(limit)])
+        }
     }
 
     public func record(_ request: AnsweredRetentionRequest) throws -> AnsweredRetentionRequest {
@@ -39,20 +49,23 @@ public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
         let inserted = try db.change("""
             INSERT INTO retention_requests (\(RetentionRequestRows.columns))
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (request_identifier) DO NOTHING
+            ON CONFLICT (bundle_id, environment, request_identifier) DO NOTHING
             """, [.text(r.requestIdentifier), .text(r.bundleId), .text(r.environment.rawValue), .text(r.originalTransactionId),
                   .text(r.productId), .text(r.userLocale), .optional(r.userId), .optional(r.ruleId), .text(r.answer.rawValue),
                   .optional(r.signatureNonce), .text(r.responseJSON), .integer(r.signedDate), .integer(r.answeredAt.milliseconds)])
         if inserted == 1 { return request }
-        guard let first = try find(request.requestIdentifier, db) else {
+        guard let first = try find(request.bundleId, request.environment.rawValue, request.requestIdentifier, db) else {
             throw UnreadableRetentionRequest(requestIdentifier: request.requestIdentifier, problem: "it was neither inserted nor found")
         }
         return first
     }
 
-    private static func find(_ requestIdentifier: String, _ db: any SQLConnection) throws -> AnsweredRetentionRequest? {
-        try db.first("SELECT \(RetentionRequestRows.columns) FROM retention_requests WHERE request_identifier = ?",
-                     [.text(requestIdentifier)]) { try RetentionRequestRows.answered($0) }
+    private static func find(_ bundleId: String, _ environment: String, _ requestIdentifier: String,
+                             _ db: any SQLConnection) throws -> AnsweredRetentionRequest? {
+        try db.first("""
+            SELECT \(RetentionRequestRows.columns) FROM retention_requests
+            WHERE bundle_id = ? AND environment = ? AND request_identifier = ?
+            """, [.text(bundleId), .text(environment), .text(requestIdentifier)]) { try RetentionRequestRows.answered($0) }
     }
 }
 

@@ -179,6 +179,7 @@ enum SQLiteSchema {
         """),
         version8,
         version9,
+        version10,
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
