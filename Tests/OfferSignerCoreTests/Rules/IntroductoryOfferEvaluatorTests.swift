@@ -103,7 +103,7 @@ struct IntroductoryOfferEvaluatorTests {
         let bad = IntroductoryOfferRule(ruleId: "", bundleId: "b", productIds: [], allowAgain: EligibilityCriteria(
             minPaidDays: -1, maxRedemptionsPerUser: 1, storefronts: ["us"]), storefronts: ["usa"])
         let problems = bad.validationProblems()
-        #expect(problems.contains("'ruleId' must be 1–256 visible ASCII characters"))
+        #expect(problems.contains("'ruleId' must be 1–256 visible ASCII characters other than /"))
         #expect(problems.contains { $0.hasPrefix("'productIds' must not be empty") })
         #expect(problems.contains("'storefronts' entry 'usa' is not an ISO 3166-1 alpha-3 code such as USA"))
         #expect(problems.contains("'allowAgain.minPaidDays' must be between 0 and 36500 days"))
