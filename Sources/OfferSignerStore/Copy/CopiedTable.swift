@@ -29,8 +29,8 @@ struct CopiedTable: Sendable {
     /// Every table of a deployment, in an order that keeps each chain's parts together:
     /// offers and their changes, history, the signature log with its gaps, checkpoints and
     /// recorded end, then the console's refusal counts, the App Store Server API's progress, the
-    /// retention and introductory-offer rules with their changes, and answered retention
-    /// requests. Not copied: `schema_migrations` (each engine numbers its own) and
+    /// retention and introductory-offer rules with their changes, answered retention
+    /// requests, and the offers' outcomes (matched redemptions, holdout decisions). Not copied: `schema_migrations` (each engine numbers its own) and
     /// `signature_log_probe` (always empty between probes). A table added to the schema is
     /// added here too (a test compares this list with the SQLite schema).
     static let all: [CopiedTable] = [
@@ -72,6 +72,12 @@ struct CopiedTable: Sendable {
                     request_identifier:t bundle_id:t environment:t original_transaction_id:t product_id:t user_locale:t user_id:t \
                     rule_id:t answer:t signature_nonce:t response_json:t signed_date_ms:i answered_at_ms:i
                     """),
+        CopiedTable("offer_redemptions", key: ["id"], """
+                    id:i environment:t transaction_id:t bundle_id:t offer_id:t offer_type:i original_transaction_id:t group_id:t \
+                    app_account_token:t purchase_ms:i refunded:i retained:i ends_ms:i revenue_json:t signature_nonce:t managed:i updated_at_ms:i
+                    """),
+        CopiedTable("offer_holdouts", key: ["bundle_id", "offer_id", "user_key"],
+                    "bundle_id:t offer_id:t user_key:t environment:t decided_at_ms:i percent:i"),
     ]
 
     /// Tables of the schema that are deliberately not copied.

@@ -174,6 +174,7 @@ enum PostgreSQLSchema {
         );
         """),
         version2,
+        version3,
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own

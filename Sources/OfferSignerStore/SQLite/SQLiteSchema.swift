@@ -178,6 +178,7 @@ enum SQLiteSchema {
         CREATE INDEX signatures_by_offer_time ON signatures(offer_id, timestamp_ms);
         """),
         version8,
+        version9,
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
