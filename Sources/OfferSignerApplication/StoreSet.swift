@@ -12,20 +12,23 @@ public struct StoreSet: Sendable {
     public let retentionRequests: any RetentionRequestStore
     /// Signed checkpoints of the signature log kept beside it (nil: none are kept).
     public let checkpoints: (any CheckpointStore)?
+    /// Redemptions matched to signatures, and holdout decisions.
+    public let outcomes: any OutcomeStore
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
-                retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?) {
+                retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, outcomes: any OutcomeStore) {
         self.offers = offers
         self.signatures = signatures
         self.history = history
         self.rules = rules
         self.retentionRequests = retentionRequests
         self.checkpoints = checkpoints
+        self.outcomes = outcomes
     }
 
     /// The stores of one opened database.
     public init(_ stores: Stores) {
         self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
-                  retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints)
+                  retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints, outcomes: stores.outcomes)
     }
 }

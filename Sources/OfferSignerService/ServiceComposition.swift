@@ -29,9 +29,12 @@ public struct ServiceComposition: Sendable {
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, signatures: stores.signatures, activity: activity, unknownUsers: unknownUsers,
-                                 clock: clock, metrics: metrics, logger: logger)
+                                 holdouts: stores.outcomes, clock: clock, metrics: metrics, logger: logger)
         let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,
                                            requests: stores.retentionRequests, issuer: issuer, clock: clock, logger: logger)
+        if let tracking = stores.history as? OutcomeTrackingHistoryStore {
+            UnmatchedRedemptionReport.attach(to: tracking, metrics: metrics, logger: logger)
+        }
         let ingestor = HistoryIngestor(verification: verification, history: stores.history, clock: clock)
         let groups: [any RouteGroup] = [
             SignHandler(issuer: issuer, rateLimits: rateLimits),
@@ -48,6 +51,9 @@ public struct ServiceComposition: Sendable {
             AuditHandler(keyRing: keyRing, signatures: stores.signatures, offers: stores.offers, checkpoints: stores.checkpoints,
                          checkpointer: checkpointer, integrityRuns: integrityRuns),
             StatsHandler(keyRing: keyRing, offers: stores.offers, activity: activity, clock: clock),
+            OutcomesHandler(keyRing: keyRing, offers: stores.offers, appStore: verification,
+                            outcomes: OfferOutcomes(offers: stores.offers, history: stores.history, outcomes: stores.outcomes),
+                            store: stores.outcomes, clock: clock),
             OperationsHandler(keyRing: keyRing, signatures: stores.signatures, metrics: metrics),
             CallerHandler(keyRing: keyRing, appStore: verification),
             ConsoleHandler(),

@@ -37,12 +37,15 @@ enum CommandLineTool {
       audit accept-truncation --reason TEXT
                               Record, as a gap in the chain, records cut off the log's end
                               that no backup brings back; signing resumes after it.
+      outcomes report --bundle-id ID --offer-id ID [--from T] [--to T] [--environment ENV] [--format json|csv]
+                              What became of an offer's signatures and redemptions, and its holdout.
+      outcomes rebuild        Derive every redemption and its match again from the history and the log.
       db migrate              Bring the database to this build's schema (serve does it at start).
       db copy --from PATH_OR_URL --to PATH_OR_URL
                               Copy a whole deployment between SQLite and PostgreSQL into an empty
                               database, then verify its chain.
 
-    offers, history, appstore and audit take the options of serve (--database, --keys,
+    offers, history, appstore, audit and outcomes take the options of serve (--database, --keys,
     --apple-roots, --environments) and the same OFFER_SIGNER_* variables; they refuse a
     database that does not exist (exit 2) and never create one.
 
@@ -64,6 +67,7 @@ enum CommandLineTool {
         case "appstore": return AppStoreCommand.run(rest)
         case "audit": return OfflineCommands.audit(rest)
         case "db": return DatabaseCommand.run(rest)
+        case "outcomes": return OutcomesCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)
             return 0

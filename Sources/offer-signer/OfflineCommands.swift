@@ -139,7 +139,7 @@ enum OfflineCommands {
     }
 
     /// Resolves the settings, opens the database and runs `body`, turning errors into messages.
-    private static func run(_ arguments: [String], _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
+    static func run(_ arguments: [String], _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
         do {
             return run(try CommandLineOptions(arguments, allowed: ServiceSettings.flags), body)
         } catch {
@@ -150,7 +150,7 @@ enum OfflineCommands {
 
     /// `run` with the options already parsed. A missing database is a usage error (exit 2):
     /// these tools never create one.
-    private static func run(_ options: CommandLineOptions, _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
+    static func run(_ options: CommandLineOptions, _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
         do {
             let settings = try ServiceSettings.resolve(options: options, environment: ProcessInfo.processInfo.environment)
             let stores = try OfflineStores(location: try settings.databaseLocation)
@@ -167,7 +167,7 @@ enum OfflineCommands {
         }
     }
 
-    private static func usage(_ text: String) -> Int32 {
+    static func usage(_ text: String) -> Int32 {
         printError("usage: offer-signer \(text)")
         return 2
     }

@@ -23,12 +23,15 @@ public struct OfferIssuer: Sendable {
     /// - Parameters:
     ///   - unknownUsers: fetches the history of users with none known
     ///     (`OFFER_SIGNER_FETCH_UNKNOWN_USERS`); nil when off.
+    ///   - holdouts: where users held out of offers are recorded (nil: nowhere).
     public init(keyRing: KeyRing, verification: AppStoreVerification, offers: any OfferStore, rules: any RuleStore,
                 history: any SubscriptionHistoryStore, signatures: any SignatureLog, activity: OfferActivity,
-                unknownUsers: UnknownUserLookup?, clock: WallClock, metrics: Metrics, logger: Logger) {
+                unknownUsers: UnknownUserLookup?, holdouts: (any OutcomeStore)? = nil, clock: WallClock, metrics: Metrics,
+                logger: Logger) {
         let eligibility = EligibilityCheck(history: history)
         binder = CustomerBinder(keyRing: keyRing, proofs: ProofVerifier(verification: verification, clock: clock), history: history)
-        promotional = PromotionalOfferJudge(offers: offers, eligibility: eligibility, activity: activity, unknownUsers: unknownUsers)
+        promotional = PromotionalOfferJudge(offers: offers, eligibility: eligibility, activity: activity, unknownUsers: unknownUsers,
+                                            holdouts: holdouts)
         introductory = IntroductoryOfferJudge(rules: rules, eligibility: eligibility)
         recorder = SignatureRecorder(signatures: signatures, activity: activity, clock: clock, metrics: metrics, logger: logger)
         self.clock = clock

@@ -13,6 +13,7 @@ public final class OfflineStores {
     public var history: any SubscriptionHistoryStore { stores.history }
     public var checkpoints: any CheckpointStore { stores.checkpoints }
     public var sync: any AppStoreSyncStore { stores.sync }
+    public var outcomes: any OutcomeStore { stores.outcomes }
 
     public init(location: DatabaseLocation) throws(StartupError) {
         if case .sqlite(let path) = location {

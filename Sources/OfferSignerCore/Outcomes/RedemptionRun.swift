@@ -25,7 +25,8 @@ public struct RedemptionRun: Hashable, Sendable {
     public var endsAt: Date
     /// Prices (milli-units of the currency) of the run's periods and of the full-price periods
     /// after it up to the subscription's next offer, refunded periods left out; by currency
-    /// (`USD`), as `currencies` named them; a period of unknown currency counts under `""`.
+    /// (`USD`), as `currencies` named them; a period of unknown currency counts under `XXX`
+    /// (ISO 4217 for "no currency").
     public var revenue: [String: Int]
 
     public init(offerType: OfferType, offerIdentifier: String?, bundleId: String, environment: AppStoreEnvironment,
@@ -45,6 +46,9 @@ public struct RedemptionRun: Hashable, Sendable {
         self.endsAt = endsAt
         self.revenue = revenue
     }
+
+    /// Where revenue of a period without a known currency is counted.
+    public static let unknownCurrency = "XXX"
 
     /// The outcome at `now`.
     public func outcome(at now: Date) -> RedemptionOutcome {
@@ -78,7 +82,7 @@ public struct RedemptionRun: Hashable, Sendable {
                 let paidAfter = after.filter { $0.isPaid }
                 var revenue: [String: Int] = [:]
                 for period in run + paidAfter where !period.isRefund {
-                    if let price = period.price { revenue[currencies[period.transactionId] ?? "", default: 0] += price }
+                    if let price = period.price { revenue[currencies[period.transactionId] ?? Self.unknownCurrency, default: 0] += price }
                 }
                 let endsAt = periods[index...].map(\.endDate).max() ?? first.endDate
                 found.append(RedemptionRun(
