@@ -58,7 +58,22 @@ struct OutcomesHandler {
             if let next { response.headers.set("X-Next-Cursor", next) }
             return response
         }
-        return try HTTPResponse.json(Page(items: documents, nextCursor: next))
+        return try HTTPResponse.json(RedemptionPage(items: documents, next: next))
+    }
+
+    /// A page of redemptions: `next` as the issue names it, and `nextCursor` as the other audit lists do.
+    struct RedemptionPage: Encodable {
+        let items: [RedemptionDocument]
+        let next: String?
+
+        enum Keys: String, CodingKey { case items, next, nextCursor }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(items, forKey: .items)
+            try c.encode(next, forKey: .next)
+            try c.encode(next, forKey: .nextCursor)
+        }
     }
 
     /// The RFC 3339 time of query parameter `name`; nil when absent.
