@@ -18,7 +18,7 @@ struct SignatureLogTests {
     func diskFull() throws {
         let temp = TemporaryDatabase()
         defer { temp.cleanup() }
-        let database = try temp.open(maxPageCount: 40)
+        let database = try temp.open(maxPageCount: 50)
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         var committed: [String] = []
