@@ -48,7 +48,8 @@ export function outcomesPanel(offer, { environments = ['Production'] } = {}) {
 
   async function load() {
     replace(body, h('p', { class: 'loading' }, 'Loading…'));
-    const to = new Date();
+    // Up to the next whole second: the service reads times in whole seconds, and a redemption of this second counts.
+    const to = new Date(Math.ceil((Date.now() + 1) / 1000) * 1000);
     const from = new Date(to.getTime() - Number(select.value) * 86400000);
     let result;
     try {
