@@ -34,6 +34,14 @@ public protocol OutcomeStore: Sendable {
     /// `bundleId` and `environment`; users without one are left out.
     func latestPurchases(userKeys: [String], bundleId: String, groupId: String, environment: AppStoreEnvironment) throws -> [String: Int64]
 
+    /// Users by their first decision about the offer (see ``firstDecisions(bundleId:offerId:environment:before:)``)
+    /// made in `from..<to` (ms), and how many of each group returned: had a transaction of
+    /// `groupId` in `bundleId` and `environment` whose `purchaseDate` is after that decision
+    /// (for a `transaction:` user, of that subscription; none when `groupId` is nil). Counted
+    /// by the database, so that a large offer's users are never held in memory.
+    func decisionReturns(bundleId: String, offerId: String, environment: AppStoreEnvironment, groupId: String?,
+                         from: Int64, to: Int64) throws -> DecisionReturns
+
     /// Signatures of the offer with timestamps in `from..<to` (ms).
     func signatureCount(bundleId: String, offerId: String, from: Int64, to: Int64) throws -> Int
 }
@@ -126,5 +134,20 @@ public struct UserDecision: Sendable, Hashable {
         self.userKey = userKey
         self.decidedAt = decidedAt
         self.heldOut = heldOut
+    }
+}
+
+/// How many users were treated (signed) and held out of an offer, and how many of each returned.
+public struct DecisionReturns: Sendable, Hashable {
+    public var treatedUsers: Int
+    public var treatedReturned: Int
+    public var holdoutUsers: Int
+    public var holdoutReturned: Int
+
+    public init(treatedUsers: Int = 0, treatedReturned: Int = 0, holdoutUsers: Int = 0, holdoutReturned: Int = 0) {
+        self.treatedUsers = treatedUsers
+        self.treatedReturned = treatedReturned
+        self.holdoutUsers = holdoutUsers
+        self.holdoutReturned = holdoutReturned
     }
 }

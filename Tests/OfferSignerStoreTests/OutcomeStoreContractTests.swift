@@ -112,6 +112,15 @@ struct OutcomeStoreContract {
         let latest = try stores.outcomes.latestPurchases(userKeys: ["a", "b", "transaction:o5"], bundleId: Self.bundle, groupId: "g1",
                                                          environment: .production)
         #expect(latest == ["b": ms + 100_000, "transaction:o5": ms + 200_000])
+        #expect(try stores.outcomes.decisionReturns(bundleId: Self.bundle, offerId: "winback", environment: .production, groupId: "g1",
+                                                    from: ms, to: ms + 60_000)
+                == DecisionReturns(treatedUsers: 2, treatedReturned: 1, holdoutUsers: 1, holdoutReturned: 1))
+        #expect(try stores.outcomes.decisionReturns(bundleId: Self.bundle, offerId: "winback", environment: .production, groupId: "g1",
+                                                    from: ms + 6_000, to: ms + 60_000)
+                == DecisionReturns(treatedUsers: 2, treatedReturned: 1))
+        #expect(try stores.outcomes.decisionReturns(bundleId: Self.bundle, offerId: "winback", environment: .production, groupId: nil,
+                                                    from: ms, to: ms + 60_000)
+                == DecisionReturns(treatedUsers: 2, holdoutUsers: 1))
     }
 }
 }

@@ -62,25 +62,10 @@ public struct OfferOutcomes: Sendable {
             after = last.id
         }
 
-        let decisions = try outcomes.firstDecisions(bundleId: bundleId, offerId: offerId, environment: environment, before: end)
-            .filter { $0.decidedAt >= start }
-        var latest: [String: Int64] = [:]
-        if let group = try subscriptionGroup(of: rule, environment: environment) {
-            latest = try outcomes.latestPurchases(userKeys: decisions.map(\.userKey), bundleId: bundleId, groupId: group,
-                                                  environment: environment)
-        }
-        var holdout = OutcomeReport.GroupReturns(users: 0, returned: 0)
-        var treated = OutcomeReport.GroupReturns(users: 0, returned: 0)
-        for decision in decisions {
-            let returned = (latest[decision.userKey] ?? .min) > decision.decidedAt
-            if decision.heldOut {
-                holdout.users += 1
-                if returned { holdout.returned += 1 }
-            } else {
-                treated.users += 1
-                if returned { treated.returned += 1 }
-            }
-        }
+        let returns = try outcomes.decisionReturns(bundleId: bundleId, offerId: offerId, environment: environment,
+                                                   groupId: try subscriptionGroup(of: rule, environment: environment), from: start, to: end)
+        let holdout = OutcomeReport.GroupReturns(users: returns.holdoutUsers, returned: returns.holdoutReturned)
+        let treated = OutcomeReport.GroupReturns(users: returns.treatedUsers, returned: returns.treatedReturned)
         return OutcomeReport(
             bundleId: bundleId, offerId: offerId, environment: environment, from: RFC3339.string(from: from), to: RFC3339.string(from: to),
             signed: try outcomes.signatureCount(bundleId: bundleId, offerId: offerId, from: start, to: end), redemptions: redemptions,

@@ -249,6 +249,59 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
         return latest
     }
 
+    public func decisionReturns(bundleId: String, offerId: String, environment: AppStoreEnvironment, groupId: String?,
+                                from: Int64, to: Int64) throws -> DecisionReturns {
+        let group = groupId ?? ""
+        let rows = try database.withReader(.audit) { db in
+            try db.select(Self.decisionReturnsSQL, [
+                .text(offerId), .integer(to), .text(bundleId),
+                .text(bundleId), .text(offerId), .text(environment.rawValue), .integer(to),
+                .text(bundleId), .text(environment.rawValue), .text(group),
+                .text(bundleId), .text(environment.rawValue), .text(group),
+                .integer(from),
+            ]) { ($0.int64(0), $0.int(1), $0.int(2)) }
+        }
+        var returns = DecisionReturns()
+        for (held, users, returned) in rows {
+            if held == 1 {
+                returns.holdoutUsers = users
+                returns.holdoutReturned = returned
+            } else {
+                returns.treatedUsers = users
+                returns.treatedReturned = returned
+            }
+        }
+        return returns
+    }
+
+    /// Each user's first decision (`s`: first signature, `h`: first holdout; the earlier wins,
+    /// a signature on a tie), then per group the users decided in the period and those with a
+    /// purchase of the group after their decision (by app account token, or for `transaction:`
+    /// users by subscription: each an indexed lookup).
+    static let decisionReturnsSQL = """
+        WITH s AS (
+            SELECT CASE WHEN user_id = '' THEN 'transaction:' || COALESCE(transaction_id, '') ELSE user_id END AS user_key,
+                   MIN(timestamp_ms) AS at
+            FROM signatures WHERE offer_id = ? AND timestamp_ms < ? AND bundle_id = ? GROUP BY 1
+        ), h AS (
+            SELECT user_key, decided_at_ms AS at FROM offer_holdouts
+            WHERE bundle_id = ? AND offer_id = ? AND environment = ? AND decided_at_ms < ?
+        ), d AS (
+            SELECT s.user_key AS user_key, s.at AS at, 0 AS held FROM s LEFT JOIN h ON h.user_key = s.user_key
+            WHERE h.at IS NULL OR s.at <= h.at
+            UNION ALL
+            SELECT h.user_key, h.at, 1 FROM h LEFT JOIN s ON s.user_key = h.user_key WHERE s.at IS NULL OR h.at < s.at
+        )
+        SELECT d.held, COUNT(*), COALESCE(SUM(CASE
+            WHEN d.user_key NOT LIKE 'transaction:%' AND EXISTS (SELECT 1 FROM transactions t
+                WHERE t.bundle_id = ? AND t.user_id = d.user_key AND t.environment = ? AND t.group_id = ? AND t.purchase_ms > d.at) THEN 1
+            WHEN d.user_key LIKE 'transaction:%' AND EXISTS (SELECT 1 FROM transactions t
+                WHERE t.original_transaction_id = substr(d.user_key, 13) AND t.bundle_id = ? AND t.environment = ? AND t.group_id = ?
+                AND t.purchase_ms > d.at) THEN 1
+            ELSE 0 END), 0)
+        FROM d WHERE d.at >= ? GROUP BY d.held
+        """
+
     public func signatureCount(bundleId: String, offerId: String, from: Int64, to: Int64) throws -> Int {
         try database.withReader(.audit) { db in
             try db.first("""
