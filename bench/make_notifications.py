@@ -9,6 +9,11 @@ the leaf of the test chain made by bench/run.sh (x5c = [leaf, intermediate, root
 the raw 64-byte R||S signature, as Apple signs. Every notification is about a new user
 `bench-notify-%08d` with a new subscription, so each one stores a new transaction.
 
+With `--redeem-offer OFFER`, notification i is instead seeded user `bench-user-%08d`'s
+purchase of a new subscription under promotional offer OFFER (pay as you go, 4.99), dated
+`--redeem-after-minutes` after generation: a redemption for the outcomes benchmark, which
+the service matches against the signature the signing load gave that user.
+
 Generation is not part of the timed run. Needs the `cryptography` package.
 """
 import argparse
@@ -31,6 +36,8 @@ def main():
     parser.add_argument("--product", default="com.example.app.pro_monthly")
     parser.add_argument("--group", default="21000001")
     parser.add_argument("--no-renewal", action="store_true", help="leave out signedRenewalInfo")
+    parser.add_argument("--redeem-offer", help="make each notification a seeded user's redemption of this promotional offer")
+    parser.add_argument("--redeem-after-minutes", type=int, default=30, help="the redemptions' purchaseDate, in minutes after now")
     args = parser.parse_args()
 
     started = time.monotonic()
@@ -39,8 +46,8 @@ def main():
     now_ms = int(time.time() * 1000)
     with open(args.out, "w") as out:
         for i in range(args.count):
-            original = "3%014d" % i
-            purchase = now_ms - DAY_MS
+            original = ("6%014d" if args.redeem_offer else "3%014d") % i
+            purchase = now_ms + args.redeem_after_minutes * 60_000 if args.redeem_offer else now_ms - DAY_MS
             transaction = {
                 "transactionId": original, "originalTransactionId": original, "webOrderLineItemId": "4%014d" % i,
                 "bundleId": args.bundle, "productId": args.product, "subscriptionGroupIdentifier": args.group,
@@ -50,6 +57,9 @@ def main():
                 "transactionReason": "PURCHASE", "storefront": "USA", "storefrontId": "143441",
                 "price": 9990, "currency": "USD", "appTransactionId": "5%014d" % i,
             }
+            if args.redeem_offer:
+                transaction.update({"appAccountToken": "bench-user-%08d" % i, "offerType": 2, "offerIdentifier": args.redeem_offer,
+                                    "offerDiscountType": "PAY_AS_YOU_GO", "price": 4990})
             data = {"appAppleId": args.app_apple_id, "bundleId": args.bundle, "bundleVersion": "1.0",
                     "environment": "Production", "signedTransactionInfo": sign(transaction), "status": 1}
             if not args.no_renewal:

@@ -17,6 +17,7 @@ BENCH_THREADS=${BENCH_THREADS:-2}             # wrk threads
 BENCH_NOTIFICATIONS=${BENCH_NOTIFICATIONS:-20000}
 BENCH_NOTIFY_TIMEOUT=${BENCH_NOTIFY_TIMEOUT:-120}   # seconds: upper bound of the ingestion run
 BENCH_RETENTION_REQUESTS=${BENCH_RETENTION_REQUESTS:-10000}   # signed Retention Messaging requests, each posted once
+BENCH_REDEMPTIONS=${BENCH_REDEMPTIONS:-10000} # notifications carrying a signed user's redemption of the bench offer (issue 22)
 BENCH_OPENSSL_SECONDS=${BENCH_OPENSSL_SECONDS:-3}
 BENCH_COMPARE=${BENCH_COMPARE:-0}
 BENCH_USERS_SMALL=${BENCH_USERS_SMALL:-1000}
@@ -49,13 +50,15 @@ for tool in wrk openssl python3 curl; do
 done
 [ -x "$BIN" ] || die "$BIN is missing: run 'make bench' (or 'swift build -c release') first"
 for n in BENCH_USERS BENCH_DURATION BENCH_WARMUP BENCH_CONNECTIONS BENCH_THREADS BENCH_NOTIFICATIONS \
-         BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL BENCH_RETENTION_REQUESTS; do
+         BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL BENCH_RETENTION_REQUESTS BENCH_REDEMPTIONS; do
     [[ ${!n} =~ ^[0-9]+$ ]] && [ "${!n}" -gt 0 ] || die "$n must be a positive whole number (got '${!n}')"
 done
 [[ $BENCH_STAGE_SECONDS =~ ^[0-9]+$ ]] || die "BENCH_STAGE_SECONDS must be a whole number (got '$BENCH_STAGE_SECONDS')"
 [ "$BENCH_CONNECTIONS" -ge "$BENCH_THREADS" ] || die "BENCH_CONNECTIONS must be >= BENCH_THREADS"
 [ "$BENCH_NOTIFICATIONS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_NOTIFICATIONS must be >= BENCH_CONNECTIONS"
 [ "$BENCH_RETENTION_REQUESTS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_RETENTION_REQUESTS must be >= BENCH_CONNECTIONS"
+[ "$BENCH_REDEMPTIONS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_REDEMPTIONS must be >= BENCH_CONNECTIONS"
+[ "$BENCH_REDEMPTIONS" -le "$BENCH_USERS" ] || die "BENCH_REDEMPTIONS must be <= BENCH_USERS (each is a seeded user's)"
 if ! python3 -c 'import cryptography' 2>/dev/null; then
     echo "bench: the Python 'cryptography' package is missing; trying pip install --user cryptography"
     python3 -m pip install --quiet --user cryptography \
@@ -208,6 +211,11 @@ thread_ticks() {
     echo "$total"
 }
 # cpu_per_request TICKS_BEFORE TICKS_AFTER WRK_OUTFILE: the service's CPU microseconds per request of that run.
+# cpu_per_stored TICKS_BEFORE TICKS_AFTER WRK_OUTFILE: the service's CPU microseconds per stored item of a notify.lua run.
+cpu_per_stored() {
+    awk -v a="$1" -v b="$2" -v n="$(wrk_value "$3" stored)" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { if (n + 0 > 0) printf "%.0f", (b - a) * 1e6 / hz / n; else print "?" }'
+}
 cpu_per_request() {
     awk -v a="$1" -v b="$2" -v n="$(wrk_value "$3" requests)" -v hz="$(getconf CLK_TCK)" \
         'BEGIN { if (n + 0 > 0) printf "%.0f", (b - a) * 1e6 / hz / n; else print "?" }'
@@ -330,6 +338,11 @@ EOF
 echo "chain: root -> intermediate (1.2.840.113635.100.6.2.1) -> leaf (1.2.840.113635.100.6.11.1), P-256, x509_strict OK"
 python3 "$BENCH/make_notifications.py" --chain "$CHAIN" --count "$BENCH_NOTIFICATIONS" --out "$WORK/notifications.ndjson" \
     --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP" || die "could not generate the notifications"
+# Redemptions of the bench offer by the first seeded users, dated 30 minutes from now: after the
+# signing load's signature for each of them, within its 24 hours.
+python3 "$BENCH/make_notifications.py" --chain "$CHAIN" --count "$BENCH_REDEMPTIONS" --out "$WORK/redemptions.ndjson" \
+    --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP" --redeem-offer "$OFFER" --redeem-after-minutes 30 \
+    || die "could not generate the redemption notifications"
 python3 "$BENCH/make_realtime.py" --chain "$CHAIN" --count $((BENCH_RETENTION_REQUESTS + 1)) --users "$BENCH_USERS" \
     --out "$WORK/realtime-all.ndjson" --product "$PRODUCT" || die "could not generate the retention requests"
 head -n "$BENCH_RETENTION_REQUESTS" "$WORK/realtime-all.ndjson" >"$WORK/realtime.ndjson"
@@ -384,11 +397,14 @@ SIGN_SOCKET_ERRORS=$(socket_errors "$WORK/wrk-sign.txt")
 [ -n "$SIGN_RPS" ] || die "no figures in wrk's output"
 RSS_AFTER_SIGN=$(peak_rss_mb)
 
-NOTIFY_RATE=skipped NOTIFY_STORED=skipped NOTIFY_FAILED=- NOTIFY_SOCKET_ERRORS=- NOTIFY_P99=skipped
+NOTIFY_RATE=skipped NOTIFY_STORED=skipped NOTIFY_FAILED=- NOTIFY_SOCKET_ERRORS=- NOTIFY_P99=skipped NOTIFY_CPU_US=skipped
+REDEEM_RATE=skipped REDEEM_STORED=skipped REDEEM_FAILED=- REDEEM_P99=skipped REDEEM_CPU_US=skipped MATCH_CPU_US=skipped
+OUTCOMES_S=skipped OUTCOMES_REDEMPTIONS=- OUTCOMES_MATCHED=- OUTCOMES_TREATED=- REBUILD_S=skipped
 RETENTION_RATE=skipped RETENTION_OFFERS=skipped RETENTION_OTHER=- RETENTION_FAILED=- RETENTION_P50=skipped RETENTION_P99=skipped
 if [ "$BENCH_SIGN_ONLY" != 1 ]; then
 # ---------------------------------------------------------------- 6. notification ingestion
 say "6. notification ingestion: POST /v1/notifications/appstore, $BENCH_NOTIFICATIONS notifications, each once"
+NOTIFY_TICKS_BEFORE=$(cpu_ticks)
 THREADS=$BENCH_THREADS BODIES=$WORK/notifications.ndjson \
     run_wrk "$WORK/wrk-notify.txt" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_NOTIFY_TIMEOUT}s" --timeout 10s \
     -s "$BENCH/notify.lua" "$URL" || { cat "$WORK/wrk-notify.txt" >&2; die "wrk failed during ingestion"; }
@@ -399,6 +415,8 @@ NOTIFY_FAILED=$(wrk_value "$WORK/wrk-notify.txt" failed)
 NOTIFY_COMPLETE=$(wrk_value "$WORK/wrk-notify.txt" complete)
 NOTIFY_P99=$(wrk_value "$WORK/wrk-notify.txt" p99_ms)
 NOTIFY_SOCKET_ERRORS=$(socket_errors "$WORK/wrk-notify.txt")
+NOTIFY_CPU_US=$(cpu_per_stored "$NOTIFY_TICKS_BEFORE" "$(cpu_ticks)" "$WORK/wrk-notify.txt")
+echo "service CPU per stored notification: $NOTIFY_CPU_US µs"
 [ "$NOTIFY_COMPLETE" = true ] || echo "bench: warning: not every notification was answered within ${BENCH_NOTIFY_TIMEOUT} s" >&2
 
 # ---------------------------------------------------------------- 6b. Retention Messaging
@@ -418,6 +436,34 @@ RETENTION_P50=$(wrk_value "$WORK/wrk-retention.txt" p50_ms)
 RETENTION_P99=$(wrk_value "$WORK/wrk-retention.txt" p99_ms)
 [ "$(wrk_value "$WORK/wrk-retention.txt" complete)" = true ] \
     || echo "bench: warning: not every retention request was answered within ${BENCH_NOTIFY_TIMEOUT} s" >&2
+
+# ---------------------------------------------------------------- 6c. outcomes (issue 22)
+say "6c. outcomes: $BENCH_REDEMPTIONS notifications carrying signed users' redemptions, then the outcomes query"
+REDEEM_TICKS_BEFORE=$(cpu_ticks)
+THREADS=$BENCH_THREADS BODIES=$WORK/redemptions.ndjson \
+    run_wrk "$WORK/wrk-redeem.txt" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_NOTIFY_TIMEOUT}s" --timeout 10s \
+    -s "$BENCH/notify.lua" "$URL" || { cat "$WORK/wrk-redeem.txt" >&2; die "wrk failed during the redemption run"; }
+cat "$WORK/wrk-redeem.txt"
+REDEEM_RATE=$(wrk_value "$WORK/wrk-redeem.txt" stored_per_s)
+REDEEM_STORED=$(wrk_value "$WORK/wrk-redeem.txt" stored)
+REDEEM_FAILED=$(( $(wrk_value "$WORK/wrk-redeem.txt" failed) + $(socket_errors "$WORK/wrk-redeem.txt") ))
+REDEEM_P99=$(wrk_value "$WORK/wrk-redeem.txt" p99_ms)
+REDEEM_CPU_US=$(cpu_per_stored "$REDEEM_TICKS_BEFORE" "$(cpu_ticks)" "$WORK/wrk-redeem.txt")
+MATCH_CPU_US=$(awk -v a="$REDEEM_CPU_US" -v b="$NOTIFY_CPU_US" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.0f", a - b; else print "?" }')
+echo "service CPU per redemption notification: $REDEEM_CPU_US µs ($MATCH_CPU_US µs more than a notification without an offer)"
+OUTCOMES_TIMES=()
+# The redemptions are dated 30 minutes ahead: the period ends a day from now and starts 90 days before that.
+OUTCOMES_TO=$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)
+for i in 1 2 3 4 5; do
+    OUTCOMES_TIMES+=("$(curl -s -o "$WORK/outcomes.json" -w '%{time_total}' --max-time 120 \
+        -H "Authorization: Bearer $MARKETING_TOKEN" "$URL/v1/stats/offers/$OFFER/outcomes?to=$OUTCOMES_TO")")
+done
+OUTCOMES_S=$(printf '%s\n' "${OUTCOMES_TIMES[@]}" | sort -n | sed -n 3p)
+cat "$WORK/outcomes.json"; echo
+OUTCOMES_REDEMPTIONS=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["redemptions"])' "$WORK/outcomes.json" 2>/dev/null || echo "?")
+OUTCOMES_MATCHED=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["matched"])' "$WORK/outcomes.json" 2>/dev/null || echo "?")
+OUTCOMES_TREATED=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["treated"]["users"])' "$WORK/outcomes.json" 2>/dev/null || echo "?")
+echo "GET /v1/stats/offers/$OFFER/outcomes: median of 5 ${OUTCOMES_S} s (${OUTCOMES_TIMES[*]}); $OUTCOMES_REDEMPTIONS redemptions, $OUTCOMES_MATCHED matched, $OUTCOMES_TREATED treated users"
 fi
 
 # ---------------------------------------------------------------- 7. peak RSS
@@ -425,6 +471,13 @@ say "7. peak RSS"
 RSS_END=$(peak_rss_mb)
 echo "VmHWM: ${RSS_AFTER_SIGN} MB after the signing load, ${RSS_END} MB after ingestion and the retention run"
 stop_server
+if [ "$BENCH_SIGN_ONLY" != 1 ]; then
+    say "7b. offer-signer outcomes rebuild on the database the runs left"
+    REBUILD_T0=$(date +%s%N)
+    "$BIN" outcomes rebuild --database "$WORK/db.sqlite" 2>/dev/null || die "outcomes rebuild failed"
+    REBUILD_S=$(awk -v a="$REBUILD_T0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+    echo "rebuilt in $REBUILD_S s"
+fi
 
 # ---------------------------------------------------------------- optional: history size
 SMALL_P99="" SMALL_RPS="" SMALL_NON2XX="" P99_RATIO=""
@@ -500,6 +553,13 @@ N_FMT=$(fmt_users "$BENCH_USERS")
     echo "| notification ingestion: verified notifications stored/s | $NOTIFY_RATE | >= 2000 | $(meets "$NOTIFY_RATE" ">=" 2000) |"
     echo "| notification ingestion: stored / failed / socket errors | $NOTIFY_STORED / $NOTIFY_FAILED / $NOTIFY_SOCKET_ERRORS | all stored | $(meets "$NOTIFY_STORED" "==" "$BENCH_NOTIFICATIONS") |"
     echo "| notification ingestion: p99 latency (ms) | $NOTIFY_P99 | | |"
+    echo "| notification ingestion: service CPU µs per notification | $NOTIFY_CPU_US | | |"
+    echo "| outcomes (issue 22): redemption notifications stored/s, each matched to its signature | $REDEEM_RATE | | |"
+    echo "| outcomes: redemption notifications stored / failed; p99 latency (ms) | $REDEEM_STORED / $REDEEM_FAILED; $REDEEM_P99 | all stored | $(meets "$REDEEM_STORED" "==" "$BENCH_REDEMPTIONS") |"
+    echo "| outcomes: service CPU µs per redemption notification; more than without an offer (the matching) | $REDEEM_CPU_US; $MATCH_CPU_US | | |"
+    echo "| outcomes: \`GET /v1/stats/offers/{offerId}/outcomes\` over 90 days, median of 5 (s) | $OUTCOMES_S | | |"
+    echo "| outcomes: its redemptions / matched / treated users | $OUTCOMES_REDEMPTIONS / $OUTCOMES_MATCHED / $OUTCOMES_TREATED | all matched | $(meets "$OUTCOMES_MATCHED" "==" "$BENCH_REDEMPTIONS") |"
+    echo "| outcomes: \`offer-signer outcomes rebuild\` of the whole database (s) | $REBUILD_S | | |"
     echo "| retention (issue 15): requests answered/s | $RETENTION_RATE | | |"
     echo "| retention: promotional offers / other answers / failed | $RETENTION_OFFERS / $RETENTION_OTHER / $RETENTION_FAILED | all offers | $(meets "$RETENTION_OFFERS" "==" "$BENCH_RETENTION_REQUESTS") |"
     echo "| retention: p50 latency (ms) | $RETENTION_P50 | | |"

@@ -14,9 +14,12 @@ public struct StoreSet: Sendable {
     public let checkpoints: (any CheckpointStore)?
     /// Consent rescinded and cleared, per app download.
     public let consents: any ConsentStore
+    /// Redemptions matched to signatures, and holdout decisions.
+    public let outcomes: any OutcomeStore
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
-                retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore) {
+                retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore,
+                outcomes: any OutcomeStore) {
         self.consents = consents
         self.offers = offers
         self.signatures = signatures
@@ -24,12 +27,13 @@ public struct StoreSet: Sendable {
         self.rules = rules
         self.retentionRequests = retentionRequests
         self.checkpoints = checkpoints
+        self.outcomes = outcomes
     }
 
     /// The stores of one opened database.
     public init(_ stores: Stores) {
         self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
                   retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints,
-                  consents: stores.consents)
+                  consents: stores.consents, outcomes: stores.outcomes)
     }
 }

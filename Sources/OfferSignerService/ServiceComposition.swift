@@ -30,11 +30,14 @@ public struct ServiceComposition: Sendable {
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
-                                 unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser,
+                                 unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser, holdouts: stores.outcomes,
                                  clock: clock, metrics: metrics, logger: logger)
         let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,
                                            requests: stores.retentionRequests, issuer: issuer, clock: clock, logger: logger,
                                            maxRequestAge: retentionMaxAge)
+        if let tracking = stores.history as? OutcomeTrackingHistoryStore {
+            UnmatchedRedemptionReport.attach(to: tracking, metrics: metrics, logger: logger)
+        }
         let ingestor = HistoryIngestor(verification: verification, history: stores.history, clock: clock)
         let groups: [any RouteGroup] = [
             SignHandler(issuer: issuer, rateLimits: rateLimits),
@@ -52,6 +55,9 @@ public struct ServiceComposition: Sendable {
             AuditHandler(keyRing: keyRing, signatures: stores.signatures, offers: stores.offers, checkpoints: stores.checkpoints,
                          checkpointer: checkpointer, integrityRuns: integrityRuns),
             StatsHandler(keyRing: keyRing, offers: stores.offers, activity: activity, clock: clock),
+            OutcomesHandler(keyRing: keyRing, offers: stores.offers, appStore: verification,
+                            outcomes: OfferOutcomes(offers: stores.offers, history: stores.history, outcomes: stores.outcomes),
+                            store: stores.outcomes, clock: clock),
             OperationsHandler(keyRing: keyRing, signatures: stores.signatures, metrics: metrics),
             CallerHandler(keyRing: keyRing, appStore: verification),
             ConsentHandler(consents: stores.consents, clearing: ConsentClearing(consents: stores.consents, clock: clock)),

@@ -8,7 +8,10 @@ public final class Stores: Sendable {
     public let location: DatabaseLocation
     public let offers: any OfferStore
     public let signatures: any RepairableSignatureLog
-    public let history: any SubscriptionHistoryStore
+    /// The history, its writes keeping ``outcomes`` up to date.
+    public let history: OutcomeTrackingHistoryStore
+    /// Redemptions matched to signatures, and holdout decisions.
+    public var outcomes: any OutcomeStore { history.outcomes }
     public let checkpoints: any CheckpointStore
     /// App Store Server API backfill progress and recovered notification windows.
     public let sync: any AppStoreSyncStore
@@ -32,7 +35,7 @@ public final class Stores: Sendable {
     }
 
     private init(location: DatabaseLocation, offers: any OfferStore, signatures: any RepairableSignatureLog,
-                 history: any SubscriptionHistoryStore, checkpoints: any CheckpointStore, sync: any AppStoreSyncStore,
+                 history: OutcomeTrackingHistoryStore, checkpoints: any CheckpointStore, sync: any AppStoreSyncStore,
                  activity: any OfferActivityStore, rules: any RuleStore, retentionRequests: any RetentionRequestStore,
                  consents: any ConsentStore, schemaVersion: Int, engine: Engine, close: @escaping @Sendable () -> Void) {
         self.engine = engine
@@ -65,7 +68,7 @@ public final class Stores: Sendable {
             let retentionRequests = SQLiteRetentionRequestStore(database: database)
             let version = try database.read { db in try SQLiteSchema.version(db) }
             return Stores(location: location, offers: try SQLiteOfferStore(database: database), signatures: signatures,
-                          history: history, checkpoints: SQLiteCheckpointStore(database: database),
+                          history: OutcomeTrackingHistoryStore(history, outcomes: SQLiteOutcomeStore(database: database)), checkpoints: SQLiteCheckpointStore(database: database),
                           sync: SQLiteAppStoreSyncStore(database: database), activity: SQLiteOfferActivityStore(database: database),
                           rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequests,
                           consents: SQLConsentStore(database: database), schemaVersion: version,
@@ -80,7 +83,8 @@ public final class Stores: Sendable {
             let signatures = try PostgreSQLSignatureLog(database: database)
             let history = PostgreSQLHistoryStore(database: database)
             let retentionRequests = PostgreSQLRetentionRequestStore(database: database)
-            return Stores(location: location, offers: offers, signatures: signatures, history: history,
+            return Stores(location: location, offers: offers, signatures: signatures,
+                          history: OutcomeTrackingHistoryStore(history, outcomes: PostgreSQLOutcomeStore(database: database)),
                           checkpoints: PostgreSQLCheckpointStore(database: database),
                           sync: PostgreSQLAppStoreSyncStore(database: database), activity: PostgreSQLOfferActivityStore(database: database),
                           rules: PostgreSQLRuleStore(database: database), retentionRequests: retentionRequests,

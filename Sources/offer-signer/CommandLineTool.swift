@@ -44,12 +44,15 @@ enum CommandLineTool {
                               recording who and why (offers are signed for the customer again).
       consent list [--bundle-id ID]
                               Print every consent rescinded and cleared.
+      outcomes report --bundle-id ID --offer-id ID [--from T] [--to T] [--environment ENV] [--format json|csv]
+                              What became of an offer's signatures and redemptions, and its holdout.
+      outcomes rebuild        Derive every redemption and its match again from the history and the log.
       db migrate              Bring the database to this build's schema (serve does it at start).
       db copy --from PATH_OR_URL --to PATH_OR_URL
                               Copy a whole deployment between SQLite and PostgreSQL into an empty
                               database, then verify its chain.
 
-    offers, history, appstore, audit and consent take the options of serve (--database, --keys,
+    offers, history, appstore, audit, consent and outcomes take the options of serve (--database, --keys,
     --apple-roots, --environments) and the same OFFER_SIGNER_* variables; they refuse a
     database that does not exist (exit 2) and never create one.
 
@@ -72,6 +75,7 @@ enum CommandLineTool {
         case "audit": return OfflineCommands.audit(rest)
         case "db": return DatabaseCommand.run(rest)
         case "consent": return ConsentCommand.run(rest)
+        case "outcomes": return OutcomesCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)
             return 0

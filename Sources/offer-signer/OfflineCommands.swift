@@ -139,7 +139,7 @@ enum OfflineCommands {
     }
 
     /// Resolves the settings, opens the database and runs `body`, turning errors into messages.
-    private static func run(_ arguments: [String], _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
+    static func run(_ arguments: [String], _ body: (ServiceSettings, OfflineStores) throws -> Int32) -> Int32 {
         do {
             return run(try CommandLineOptions(arguments, allowed: ServiceSettings.flags), body)
         } catch {

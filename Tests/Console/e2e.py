@@ -688,9 +688,73 @@ def scenarios(service, console, facts):
         check(c.driver.execute_script("return window.__xss") is None and not c.all("main img"), "the markup user ID is text in the log")
         c.sign_out()
 
+
+    def outcomes_and_holdout():
+        # lapsed-000 was signed winback_e2e a moment ago; its redemption arrives now (within 24 hours: matched).
+        sys.path.insert(0, HERE)
+        import make_history
+        signer = make_history.Signer(CHAIN)
+        now = int(time.time() * 1000)
+        payload = {"transactionId": "29999999000001", "originalTransactionId": "29999999000001", "bundleId": "com.example.app",
+                   "productId": PRODUCT, "subscriptionGroupIdentifier": GROUP, "purchaseDate": now, "originalPurchaseDate": now,
+                   "expiresDate": now + 30 * 86_400_000, "quantity": 1, "type": "Auto-Renewable Subscription",
+                   "inAppOwnershipType": "PURCHASED", "signedDate": now, "environment": "Production", "transactionReason": "PURCHASE",
+                   "storefront": "USA", "storefrontId": "143441", "price": 4990, "currency": "USD", "appAccountToken": "lapsed-000",
+                   "offerType": 2, "offerIdentifier": "winback_e2e", "offerDiscountType": "PAY_AS_YOU_GO"}
+        line = json.dumps({"signedTransactionInfo": signer.sign(payload)}).encode() + b"\n"
+        status, _, body = service.call("POST", "/v1/admin/history/import", "admin", line, content_type="application/x-ndjson")
+        check(status == 200 and json.loads(body)["accepted"] == 1, f"the redemption was imported ({body!r})")
+        c.sign_in(service.tokens["marketing"])
+        c.wait_text("#nav", "Offers")
+        c.open("#/offers/edit/winback_e2e")
+        c.wait_text("#outcomes-headline", "1 redemption from")
+        check(c.find("#outcomes-matched").text == "1" and c.find("#outcomes-unmatched").text.startswith("0"),
+              "the redemption is matched to its signature")
+        check(c.find("#outcomes-inOffer").text == "1", "the redemption is still in the offer")
+        check("USD 4.99" in c.find("#outcomes-revenue").text, f"the revenue is shown ({c.find('#outcomes-revenue').text})")
+        check("No holdout comparison yet" in c.find("#outcomes-lift").text, "without a holdout there is no comparison, said in plain words")
+        c.shot("23-outcomes", at="#outcomes")
+        # The holdout field: refused above 50 beside the field, saved at 20.
+        c.type("#f-holdoutPercent", "60")
+        c.click_text("button", "Save changes")
+        c.wait_text("#f-holdoutPercent-error", "between 0 and 50")
+        c.console_errors(allow_network=(400,))
+        c.type("#f-holdoutPercent", "20")
+        c.click_text("button", "Save changes")
+        c.wait_text(".history", "Holdout")
+        check(c.find("#f-holdoutPercent").get_attribute("value") == "20", "the holdout percentage is saved")
+        c.shot("24-holdout-field", at="#f-holdoutPercent")
+        status, _, body = service.call("GET", "/v1/admin/offers/winback_e2e", "marketing")
+        check(json.loads(body).get("holdoutPercent") == 20, "the rule carries holdoutPercent 20")
+        # Back to no holdout, so that later scenarios sign as before.
+        c.type("#f-holdoutPercent", "0")
+        c.click_text("button", "Save changes")
+        deadline = time.time() + 10
+        while json.loads(service.call("GET", "/v1/admin/offers/winback_e2e", "marketing")[2]).get("holdoutPercent") != 0:
+            check(time.time() < deadline, "the holdout was set back to 0")
+            time.sleep(0.1)
+        c.sign_out()
+
+    def audit_redemptions():
+        c.sign_in(service.tokens["auditor"])
+        c.wait_text("#nav", "Audit")
+        c.open("#/audit/redemptions")
+        c.wait_text(".summary", "on this page")
+        c.wait_text("main table", "29999999000001")
+        check(any("Signed here" == e.text for e in c.all("main table td.col-signature a")), "the matched redemption links its signature")
+        c.shot("25-audit-redemptions")
+        Select(c.find("#redemption-matched")).select_by_value("false")
+        c.click_text("button", "Apply filters")
+        c.wait_text(".summary", "on this page")
+        text = c.find(".results").get_attribute("textContent")
+        check("29999999000001" not in text, "the unmatched filter leaves the signed redemption out")
+        check("Not signed here" in text, f"the showcase's promotional month, signed by nobody here, is listed ({text[:200]!r})")
+        c.shot("26-audit-redemptions-unmatched")
+        c.sign_out()
+
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
             disable_and_enable, user_lookup, consent_rescinded, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
-            retention_rules, introductory_rules, audit_sources_and_formats]
+            retention_rules, introductory_rules, audit_sources_and_formats, outcomes_and_holdout, audit_redemptions]
 
 
 def main():

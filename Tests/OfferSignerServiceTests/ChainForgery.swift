@@ -70,6 +70,11 @@ final class LogLines: Sendable {
 
     var logger: Logger { Logger(minimumLevel: .error) { [self] line in lines.withLock { $0.append(line) } } }
 
+    /// Keeps `line` (for a logger of another level).
+    func append(_ line: String) {
+        lines.withLock { $0.append(line) }
+    }
+
     /// Every line as a JSON object.
     var objects: [[String: Any]] {
         lines.withLock { $0 }.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }

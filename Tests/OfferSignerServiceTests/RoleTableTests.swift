@@ -44,6 +44,8 @@ struct RoleTableTests {
         ("POST", "/v1/admin/consents/a1/clear", [.admin]),
         ("GET", "/v1/stats/offers", [.marketing, .auditor, .admin]),
         ("GET", "/v1/stats/offers/o1", [.marketing, .auditor, .admin]),
+        ("GET", "/v1/stats/offers/o1/outcomes", [.marketing, .auditor, .admin]),
+        ("GET", "/v1/audit/redemptions", [.auditor, .admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
         ("GET", "/v1/me", Set(Role.allCases)),
         ("GET", "/healthz", nil),

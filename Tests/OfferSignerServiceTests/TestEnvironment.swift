@@ -31,6 +31,8 @@ final class TestEnvironment {
     var offers: any OfferStore
     var signatures: any SignatureLog
     var history: any SubscriptionHistoryStore
+    /// Redemptions matched to signatures and holdout decisions; `history` keeps it up to date.
+    var outcomes: any OutcomeStore
     var rules: any RuleStore
     var retentionRequests: any RetentionRequestStore
     var checkpoints: (any CheckpointStore)?
@@ -78,7 +80,9 @@ final class TestEnvironment {
         self.keyRing = keyRing
         offers = try SQLiteOfferStore(database: database)
         self.signatures = log
-        history = historyStore
+        let outcomeStore = SQLiteOutcomeStore(database: database)
+        outcomes = outcomeStore
+        history = OutcomeTrackingHistoryStore(historyStore, outcomes: outcomeStore)
         rules = SQLiteRuleStore(database: database)
         retentionRequests = retentionRequestStore
         consents = SQLConsentStore(database: database)
@@ -133,7 +137,7 @@ final class TestEnvironment {
     var composition: ServiceComposition {
         ServiceComposition(keyRing: keyRing, verification: appStore, stores: StoreSet(
             offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
-            checkpoints: checkpoints, consents: consents), activity: activity, checkpointer: checkpointer, appStoreAPI: appStoreAPI,
+            checkpoints: checkpoints, consents: consents, outcomes: outcomes), activity: activity, checkpointer: checkpointer, appStoreAPI: appStoreAPI,
             unknownUsers: unknownUserLookup, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
             clock: clock, metrics: metrics, logger: logger)
     }

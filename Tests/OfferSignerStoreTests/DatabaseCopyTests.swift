@@ -57,6 +57,15 @@ struct DatabaseCopyTests {
                                                       environment: "Sandbox", finishedAt: 5)])
         try stores.sync.recordRecoveredWindow(RecoveredWindow(bundleId: "com.example.app", environment: "Production", start: 1, end: 2,
                                                               found: 3, stored: 2, completedAt: 9))
+        // A redemption of the offer (derived when its transaction is stored, matched to signature nonce-0) and a holdout.
+        let redeemed = SubscriptionTransaction(
+            transactionId: "t2", originalTransactionId: "o1", bundleId: "com.example.app", productId: "pro", subscriptionGroupIdentifier: "g1",
+            environment: .sandbox, purchaseDate: Date(milliseconds: 1_800_000_000_000 + 60_000), expiresDate: t0.addingTimeInterval(2 * 86_400),
+            offerType: 2, offerIdentifier: "winback", offerDiscountType: "PAY_AS_YOU_GO", price: 990, appAccountToken: "user-0",
+            transactionReason: "PURCHASE", signedDate: t0)
+        _ = try stores.history.record(.transaction(StoredTransaction(transaction: redeemed, signedTransaction: "jws-t2")))
+        try stores.outcomes.recordHoldout(HoldoutDecision(bundleId: "com.example.app", offerId: "winback", userKey: "user-9",
+                                                          environment: .production, decidedAt: 7, percent: 10))
     }
 
     @Test("SQLite to PostgreSQL and back: every table's rows, the chain verified at each destination, new appends continue it")
@@ -79,10 +88,10 @@ struct DatabaseCopyTests {
         #expect(there.integrity.records == 2500)
         #expect(steps.contains("signatures 2000/2500") && steps.contains("signatures 2500/2500"), "a progress step per page")
         #expect(Dictionary(uniqueKeysWithValues: there.rows.map { ($0.table, $0.count) })
-                == ["offers": 1, "offer_changes": 3, "notifications": 2, "transactions": 1, "renewals": 1, "signatures": 2500,
+                == ["offers": 1, "offer_changes": 3, "notifications": 2, "transactions": 2, "renewals": 1, "signatures": 2500,
                     "signature_log_gaps": 0, "signature_checkpoints": 1, "signature_chain_head": 1, "offer_refusals_daily": 2,
                     "appstore_backfill": 1, "appstore_recovered_windows": 1, "managed_rules": 1, "managed_rule_changes": 2,
-                    "retention_requests": 1, "consent_events": 2])
+                    "retention_requests": 1, "consent_events": 2, "offer_redemptions": 1, "offer_holdouts": 1])
 
         let back = try last.open()
         defer { back.close() }
@@ -104,8 +113,11 @@ struct DatabaseCopyTests {
                     == ["create", "disable"])
             #expect(try stores.retentionRequests.answered(bundleId: "com.example.app", environment: .sandbox, requestIdentifier: "0f3c5e4a-5bd8-4b6e-9d0c-1f2e3a4b5c6d")?.signatureNonce == "nonce-5")
             #expect(try stores.consents.events(bundleId: nil, afterId: 0, limit: 10).map(\.action) == [.rescind, .clear])
-            #expect(history.transactions.first?.commitmentInfo == .dictionary(["commitmentPeriodCount": .int(12), "note": .string("a \"quoted\" {1}")]))
+            #expect(history.transactions.first { $0.transactionId == "t1" }?.commitmentInfo == .dictionary(["commitmentPeriodCount": .int(12), "note": .string("a \"quoted\" {1}")]))
             #expect(history.renewals.first?.appTransactionId == "app-1")
+            #expect(try stores.outcomes.redemptions(matching: RedemptionFilter(), afterId: 0, limit: 10).map(\.signatureNonce) == ["nonce-0"])
+            #expect(try stores.outcomes.firstDecisions(bundleId: "com.example.app", offerId: "winback", environment: .production, before: 8)
+                    == [UserDecision(userKey: "user-9", decidedAt: 7, heldOut: true)])
         }
         // The copies are live databases: the chain and the change IDs continue.
         let next = try postgres.signatures.append(SignatureRecord(

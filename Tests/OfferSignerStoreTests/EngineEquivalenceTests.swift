@@ -43,6 +43,7 @@ struct EngineEquivalenceTests {
         signatures(stores.signatures, note)
         activity(stores.activity, note)
         checkpoints(stores.checkpoints, stores.signatures, note)
+        outcomes(stores, note)
         return lines
     }
 
@@ -204,5 +205,44 @@ struct EngineEquivalenceTests {
         note("checkpoints after", try store.checkpoints(afterId: 1, limit: 10))
         note("latest", try store.latest() as Any)
         note("integrity with checkpoints", try log.verifyIntegrity(IntegrityOptions(checkpoints: [end])).ok)
+    }
+
+    /// After `signatures`: redemptions of `winback` by u1 (token) and by subscription 1000 (no
+    /// token) a minute after the signatures, a holdout, and every read of the outcome store.
+    static func outcomes(_ stores: Stores, _ note: Note) {
+        let day: Int64 = 20_000 * 86_400_000
+        func redeemed(_ id: String, original: String, user: String?, offer: Bool = true, at ms: Int64) -> HistoryItem {
+            .transaction(StoredTransaction(transaction: SubscriptionTransaction(
+                transactionId: id, originalTransactionId: original, bundleId: bundle, productId: "pro", subscriptionGroupIdentifier: "g1",
+                purchaseDate: Date(milliseconds: ms), expiresDate: Date(milliseconds: ms + 30 * 86_400_000),
+                offerType: offer ? 2 : nil, offerIdentifier: offer ? "winback" : nil, offerDiscountType: offer ? "PAY_AS_YOU_GO" : nil,
+                price: offer ? 990 : 9_990, appAccountToken: user, transactionReason: "PURCHASE", signedDate: Date(milliseconds: ms)),
+                signedTransaction: "x.eyJjdXJyZW5jeSI6IkVVUiJ9.y"))
+        }
+        note("redeem u1", try stores.history.record(redeemed("r1", original: "500", user: "u1", at: day + 60_000)))
+        note("redeem again u1", try stores.history.record(redeemed("r2", original: "501", user: "u1", at: day + 61_000)))
+        note("redeem 1000", try stores.history.record(redeemed("r3", original: "1000", user: nil, at: day + 62_000)))
+        note("renew u1", try stores.history.record(redeemed("r4", original: "500", user: "u1", offer: false, at: day + 31 * 86_400_000)))
+        note("redemptions", try stores.outcomes.redemptions(matching: RedemptionFilter(), afterId: 0, limit: 10).map {
+            "\($0.run.transactionId) \($0.signatureNonce ?? "-") \($0.run.outcome(at: Date(milliseconds: day))) \($0.run.revenue) \($0.managed)"
+        })
+        note("unmatched", try stores.outcomes.redemptions(matching: RedemptionFilter(matched: false), afterId: 0, limit: 10).map(\.run.transactionId))
+        note("in window", try stores.outcomes.redemptions(matching: RedemptionFilter(bundleId: bundle, offerId: "winback",
+                                                                                       from: day + 61_000, to: day + 62_000), afterId: 0, limit: 10).count)
+        note("holdout", try stores.outcomes.recordHoldout(HoldoutDecision(bundleId: bundle, offerId: "winback", userKey: "u9",
+                                                                          environment: .production, decidedAt: day, percent: 10)))
+        note("holdout again", try stores.outcomes.recordHoldout(HoldoutDecision(bundleId: bundle, offerId: "winback", userKey: "u9",
+                                                                                environment: .production, decidedAt: day + 5, percent: 10)))
+        note("first decisions", try stores.outcomes.firstDecisions(bundleId: bundle, offerId: "winback", environment: .production,
+                                                                   before: day + 86_400_000))
+        note("latest purchases", try stores.outcomes.latestPurchases(userKeys: ["u1", "u9", "transaction:1000"], bundleId: bundle,
+                                                                     groupId: "g1", environment: .production).sorted { $0.key < $1.key }.map { "\($0)" })
+        note("decision returns", try stores.outcomes.decisionReturns(bundleId: bundle, offerId: "winback", environment: .production,
+                                                                     groupId: "g1", from: day - 1, to: day + 86_400_000))
+        note("signature count", try stores.outcomes.signatureCount(bundleId: bundle, offerId: "winback", from: day, to: day + 3_000))
+        note("with offers", try stores.outcomes.subscriptionsWithOffers().map(\.originalTransactionId).sorted())
+        note("delete all", try stores.outcomes.deleteAllRedemptions())
+        note("refresh 500", try stores.outcomes.refresh(SubscriptionRef(bundleId: bundle, environment: .production, originalTransactionId: "500")).count)
+        note("after rebuild", try stores.outcomes.redemptions(matching: RedemptionFilter(), afterId: 0, limit: 10).map(\.run.transactionId))
     }
 }

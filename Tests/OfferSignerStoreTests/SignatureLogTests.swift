@@ -18,7 +18,7 @@ struct SignatureLogTests {
     func diskFull() throws {
         let temp = TemporaryDatabase()
         defer { temp.cleanup() }
-        let database = try temp.open(maxPageCount: 48)
+        let database = try temp.open(maxPageCount: 56)
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         var committed: [String] = []

@@ -29,16 +29,17 @@ public struct OfferIssuer: Sendable {
     ///     (`OFFER_SIGNER_FETCH_UNKNOWN_USERS`); nil when off.
     ///   - customerLimit: requests per customer through the API (promotional offers and
     ///     introductory eligibility; not the App Store's retention requests), nil for none.
+    ///   - holdouts: where users held out of offers are recorded (nil: nowhere).
     public init(keyRing: KeyRing, verification: AppStoreVerification, offers: any OfferStore, rules: any RuleStore,
                 history: any SubscriptionHistoryStore, consents: any ConsentStore, signatures: any SignatureLog,
                 activity: OfferActivity, unknownUsers: UnknownUserLookup?, customerLimit: TokenBucketLimiter? = nil,
-                clock: WallClock, metrics: Metrics, logger: Logger) {
+                holdouts: (any OutcomeStore)? = nil, clock: WallClock, metrics: Metrics, logger: Logger) {
         self.customerLimit = customerLimit
         let eligibility = EligibilityCheck(history: history)
         consent = ConsentCheck(consents: consents)
         binder = CustomerBinder(keyRing: keyRing, proofs: ProofVerifier(verification: verification, clock: clock), history: history)
         promotional = PromotionalOfferJudge(offers: offers, eligibility: eligibility, consent: consent, activity: activity,
-                                            unknownUsers: unknownUsers)
+                                            unknownUsers: unknownUsers, holdouts: holdouts)
         introductory = IntroductoryOfferJudge(rules: rules, eligibility: eligibility, consent: consent)
         recorder = SignatureRecorder(signatures: signatures, activity: activity, clock: clock, metrics: metrics, logger: logger)
         self.clock = clock

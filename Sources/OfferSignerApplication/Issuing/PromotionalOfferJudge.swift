@@ -16,6 +16,8 @@ struct PromotionalOfferJudge: Sendable {
     let consent: ConsentCheck
     let activity: OfferActivity
     let unknownUsers: UnknownUserLookup?
+    /// Where holdout decisions are recorded (nil: not recorded, as in tests without outcomes).
+    let holdouts: (any OutcomeStore)?
 
     /// The rule of `offerId` in the app, for `productId`.
     func rule(_ offerId: String, productId: String, bundleId: String) throws(SignRefusal) -> OfferRule {
@@ -60,5 +62,24 @@ struct PromotionalOfferJudge: Sendable {
                                    at: now)
             throw .notEligible(decision)
         }
+        try holdOut(customer, rule: rule, now: now)
+    }
+
+    /// Refuses an otherwise-eligible customer who falls in the offer's holdout (``OfferHoldout``),
+    /// recording the first such decision and counting the refusal under the `holdout` criterion.
+    private func holdOut(_ customer: BoundCustomer, rule: OfferRule, now: Date) throws(SignRefusal) {
+        guard rule.holdoutPercent > 0 else { return }
+        let user = OfferHoldout.userKey(appAccountToken: customer.userId, provenOriginalTransactionId: customer.provenSubscription)
+        guard OfferHoldout.isHeldOut(bundleId: rule.bundleId, offerId: rule.offerId, user: user, percent: rule.holdoutPercent) else { return }
+        do {
+            try holdouts?.recordHoldout(HoldoutDecision(bundleId: rule.bundleId, offerId: rule.offerId, userKey: user,
+                                                        environment: customer.environment, decidedAt: now.milliseconds,
+                                                        percent: rule.holdoutPercent))
+        } catch {
+            throw .store(error)
+        }
+        let reason = OfferHoldout.reason(percent: rule.holdoutPercent)
+        activity.recordRefusal(OfferKey(bundleId: rule.bundleId, offerId: rule.offerId), criteria: [reason.criterion], at: now)
+        throw .notEligible(EligibilityDecision(reasons: [reason]))
     }
 }

@@ -14,6 +14,7 @@ public final class OfflineStores {
     public var checkpoints: any CheckpointStore { stores.checkpoints }
     public var sync: any AppStoreSyncStore { stores.sync }
     public var consents: any ConsentStore { stores.consents }
+    public var outcomes: any OutcomeStore { stores.outcomes }
 
     public init(location: DatabaseLocation) throws(StartupError) {
         if case .sqlite(let path) = location {

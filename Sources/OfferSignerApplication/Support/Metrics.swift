@@ -32,6 +32,7 @@ public final class Metrics: Sendable {
         var requests: [RequestKey: Int] = [:]
         var signatures: [SignatureKey: Int] = [:]
         var notifications: [Bool: Int] = [:]
+        var unmatchedRedemptions: [SignatureKey: Int] = [:]
         var latencyBuckets = [Int](repeating: 0, count: Metrics.bucketBounds.count)
         var latencyCount = 0
         var latencySum = 0.0
@@ -41,6 +42,7 @@ public final class Metrics: Sendable {
             requests.merge(other.requests, uniquingKeysWith: +)
             signatures.merge(other.signatures, uniquingKeysWith: +)
             notifications.merge(other.notifications, uniquingKeysWith: +)
+            unmatchedRedemptions.merge(other.unmatchedRedemptions, uniquingKeysWith: +)
             for index in latencyBuckets.indices { latencyBuckets[index] += other.latencyBuckets[index] }
             latencyCount += other.latencyCount
             latencySum += other.latencySum
@@ -72,6 +74,11 @@ public final class Metrics: Sendable {
         shard.counts.withLock { $0.notifications[stored, default: 0] += 1 }
     }
 
+    /// Counts a redemption of a managed offer that no signature issued here explains.
+    func recordUnmatchedRedemption(bundleId: String, offerId: String) {
+        shard.counts.withLock { $0.unmatchedRedemptions[SignatureKey(bundleId: bundleId, offerId: offerId, format: ""), default: 0] += 1 }
+    }
+
     /// The Prometheus exposition text.
     public func render() -> String {
         let counts = shards.map { shard in shard.counts.withLock { $0 } }.reduce(into: Counts()) { total, part in total.add(part) }
@@ -91,6 +98,11 @@ public final class Metrics: Sendable {
         out += "# TYPE offer_signer_notifications_total counter\n"
         out += "offer_signer_notifications_total{outcome=\"stored\"} \(counts.notifications[true] ?? 0)\n"
         out += "offer_signer_notifications_total{outcome=\"duplicate\"} \(counts.notifications[false] ?? 0)\n"
+        out += "# HELP offer_signer_unmatched_redemptions_total Redemptions of managed offers that no signature issued here explains.\n"
+        out += "# TYPE offer_signer_unmatched_redemptions_total counter\n"
+        for (key, count) in counts.unmatchedRedemptions.sorted(by: { ($0.key.bundleId, $0.key.offerId) < ($1.key.bundleId, $1.key.offerId) }) {
+            out += "offer_signer_unmatched_redemptions_total{bundle_id=\"\(escape(key.bundleId))\",offer_id=\"\(escape(key.offerId))\"} \(count)\n"
+        }
         out += "# HELP offer_signer_http_request_duration_seconds Time from a complete request to its response.\n"
         out += "# TYPE offer_signer_http_request_duration_seconds histogram\n"
         var cumulative = 0

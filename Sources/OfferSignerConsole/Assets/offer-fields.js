@@ -7,6 +7,7 @@ export const SECTIONS = [
   { id: 'schedule', title: 'When it runs', intro: 'Leave the dates empty to run without a start or an end.' },
   { id: 'eligibility', title: 'Who is eligible', intro: 'Leave a criterion empty and it does not restrict anyone.' },
   { id: 'limits', title: 'Limits', intro: 'How often one person may ask for the offer.' },
+  { id: 'measure', title: 'Measuring the offer', intro: 'Keep a share of eligible people back to learn whether the offer brings people back at all.' },
 ];
 
 export const OFFER_FIELDS = [
@@ -54,6 +55,8 @@ export const OFFER_FIELDS = [
     options: [['', 'Not considered'], ['exclude', 'Exclude them'], ['require', 'Only them']] },
   { path: 'limits.maxSignaturesPerUserPerDay', section: 'limits', kind: 'int', label: 'Signatures per person per day',
     help: 'At most this many signatures for one person in any 24 hours. Empty for no limit.' },
+  { path: 'holdoutPercent', section: 'measure', kind: 'int', unit: '%', label: 'Holdout',
+    help: 'This share of people who are eligible (0 to 50) is not offered anything: the same people every time, picked at random once. Comparing how often they come back with those who got the offer shows what the offer really changes. Empty or 0: everyone eligible gets the offer.' },
 ];
 
 /** The offer editor's form: its sections and fields, and the groups a rule always has. */
@@ -82,6 +85,7 @@ export const CRITERION_LABELS = {
   appleWinBack: 'Apple win-back offer',
   maxSignaturesPerUserPerDay: 'Daily limit reached',
   consentRescinded: 'Consent rescinded',
+  holdout: 'In the holdout group',
 };
 
 export function criterionLabel(name) {

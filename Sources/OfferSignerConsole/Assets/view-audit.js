@@ -5,8 +5,9 @@ import { historyList } from './rule-history.js';
 import { OFFER_SCHEMA } from './offer-fields.js';
 import { RETENTION_SCHEMA } from './retention-fields.js';
 import { INTRODUCTORY_SCHEMA } from './introductory-fields.js';
+import { renderRedemptions } from './view-redemptions.js';
 
-const TABS = [['signatures', 'Signatures'], ['integrity', 'Integrity'], ['verify', 'Verify'], ['changes', 'Rule changes']];
+const TABS = [['signatures', 'Signatures'], ['redemptions', 'Redemptions'], ['integrity', 'Integrity'], ['verify', 'Verify'], ['changes', 'Rule changes']];
 const FILTERS = [
   ['userId', 'User ID'], ['offerId', 'Offer ID'], ['productId', 'Product ID'], ['bundleId', 'App (bundle ID)'], ['keyId', 'Key ID'],
 ];
@@ -53,6 +54,7 @@ export async function renderAudit(main, context) {
     case 'verify': return verify(body);
     case 'changes': return changes(body, context);
     case 'record': return record(body, context);
+    case 'redemptions': return renderRedemptions(body, context);
     default: return signatures(body, context);
   }
 }

@@ -6,6 +6,7 @@ import { OFFER_FIELDS, OFFER_SCHEMA, offerState, criterionLabel } from './offer-
 import { historyList } from './rule-history.js';
 import { horizontalBars } from './charts.js';
 import { stateBadge } from './view-offers.js';
+import { outcomesPanel } from './view-outcomes.js';
 
 function blankRule(apps) {
   return { offerId: '', bundleId: apps[0] || '', productIds: [], enabled: true, priority: 0, startsAt: null, endsAt: null, eligibility: {}, limits: {} };
@@ -152,7 +153,8 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
       state ? stateBadge(state) : null),
     saved ? h('p', { class: 'muted' }, `Version ${stored.version}, last changed ${dateTime(stored.updatedAt)}. `,
       h('a', { href: href(['activity', stored.offerId]) }, 'Activity of this offer')) : h('p', { class: 'lead' }, 'Fill in the offer; every criterion left empty lets everyone through. Simulate to see whom it reaches before you create it.'),
-    h('div', { class: 'editor-grid' }, h('div', { class: 'editor-main' }, form), h('div', { class: 'editor-side' }, simulation, saved ? history : null))));
+    h('div', { class: 'editor-grid' }, h('div', { class: 'editor-main' }, form), h('div', { class: 'editor-side' }, simulation,
+      saved ? outcomesPanel(stored, { environments }) : null, saved ? history : null))));
 
   if (saved) {
     try {

@@ -58,6 +58,9 @@ extension OfferRule {
         if let value = limits.maxSignaturesPerUserPerDay, !(1...1_000_000).contains(value) {
             problems.append("'limits.maxSignaturesPerUserPerDay' must be at least 1")
         }
+        if !(0...OfferHoldout.maxPercent).contains(holdoutPercent) {
+            problems.append("'holdoutPercent' must be between 0 and \(OfferHoldout.maxPercent)")
+        }
         return problems
     }
 }

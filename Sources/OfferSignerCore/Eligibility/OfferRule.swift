@@ -15,11 +15,15 @@ public struct OfferRule: Codable, Hashable, Sendable {
     public var endsAt: Date?
     public var eligibility: EligibilityCriteria
     public var limits: OfferLimits
+    /// The share of otherwise-eligible users, 0–50 %, kept back (refused with the `holdout`
+    /// criterion, never signed) to measure the offer's effect; 0, the default, holds no one out.
+    /// See ``OfferHoldout``.
+    public var holdoutPercent: Int
 
     public init(
         offerId: String, bundleId: String, productIds: [String], enabled: Bool = true, priority: Int = 0,
         startsAt: Date? = nil, endsAt: Date? = nil,
-        eligibility: EligibilityCriteria = EligibilityCriteria(), limits: OfferLimits = OfferLimits()
+        eligibility: EligibilityCriteria = EligibilityCriteria(), limits: OfferLimits = OfferLimits(), holdoutPercent: Int = 0
     ) {
         self.offerId = offerId
         self.bundleId = bundleId
@@ -30,10 +34,11 @@ public struct OfferRule: Codable, Hashable, Sendable {
         self.endsAt = endsAt
         self.eligibility = eligibility
         self.limits = limits
+        self.holdoutPercent = holdoutPercent
     }
 
     enum CodingKeys: String, CodingKey {
-        case offerId, bundleId, productIds, enabled, priority, startsAt, endsAt, eligibility, limits
+        case offerId, bundleId, productIds, enabled, priority, startsAt, endsAt, eligibility, limits, holdoutPercent
     }
 
     /// Decoding a rule that names no `bundleId` takes the bundle ID (a `String`) stored under
@@ -52,6 +57,7 @@ public struct OfferRule: Codable, Hashable, Sendable {
         endsAt = try container.decodeIfPresent(Date.self, forKey: .endsAt)
         eligibility = try container.decodeIfPresent(EligibilityCriteria.self, forKey: .eligibility) ?? EligibilityCriteria()
         limits = try container.decodeIfPresent(OfferLimits.self, forKey: .limits) ?? OfferLimits()
+        holdoutPercent = try container.decodeIfPresent(Int.self, forKey: .holdoutPercent) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -65,6 +71,7 @@ public struct OfferRule: Codable, Hashable, Sendable {
         try container.encode(endsAt, forKey: .endsAt)
         try container.encode(eligibility, forKey: .eligibility)
         try container.encode(limits, forKey: .limits)
+        try container.encode(holdoutPercent, forKey: .holdoutPercent)
     }
 
     /// Whether the offer runs at `now`: enabled and within `startsAt`/`endsAt`.

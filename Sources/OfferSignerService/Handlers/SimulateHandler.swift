@@ -21,7 +21,7 @@ struct SimulateHandler {
     /// follow it (a criterion not listed here comes after these, by name).
     static let criterionOrder = [
         "enabled", "startsAt", "endsAt", "requireLapsed", "minPaidDays", "minDaysSinceExpiry", "maxDaysSinceExpiry",
-        "waitBetweenOffersDays", "maxRedemptionsPerUser", "excludeRefunded", "storefronts", "expirationIntents", "appleWinBack",
+        "waitBetweenOffersDays", "maxRedemptionsPerUser", "excludeRefunded", "storefronts", "expirationIntents", "appleWinBack", "holdout",
     ]
 
     struct Result: Encodable {
@@ -82,8 +82,10 @@ struct SimulateHandler {
             guard let last = users.last else { break }
             for user in users {
                 known += 1
-                let decision = try check.decide(userId: user, rule: rule, productId: rule.productIds[0],
-                                                environment: environment, now: now)
+                // Held-out users are counted under the `holdout` criterion, as signing refuses them.
+                let decision = OfferHoldout.apply(to: try check.decide(userId: user, rule: rule, productId: rule.productIds[0],
+                                                                       environment: environment, now: now),
+                                                  rule: rule, user: user)
                 if decision.eligible {
                     eligible += 1
                     if sample.count < 20 { sample.append(user) }

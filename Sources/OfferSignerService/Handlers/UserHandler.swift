@@ -71,8 +71,10 @@ struct UserHandler {
             .sorted { ($0.rule.priority, $1.rule.offerId) > ($1.rule.priority, $0.rule.offerId) }
             .map { offer in
                 let product = productFilter ?? offer.rule.productIds[0]
-                let decision = try check.decide(userHistory: userHistory, rule: offer.rule, productId: product,
-                                                environment: environment, now: now)
+                // A user in the offer's holdout is refused at signing: the list says so too.
+                let decision = OfferHoldout.apply(to: try check.decide(userHistory: userHistory, rule: offer.rule, productId: product,
+                                                                       environment: environment, now: now),
+                                                  rule: offer.rule, user: userId)
                 let reasons = rescinded.map { [Self.consentReason($0)] + decision.reasons } ?? decision.reasons
                 return OfferVerdict(offerId: offer.rule.offerId, productIds: offer.rule.productIds, priority: offer.rule.priority,
                                     eligible: reasons.isEmpty, reasons: reasons)

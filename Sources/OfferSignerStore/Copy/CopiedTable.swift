@@ -30,7 +30,7 @@ struct CopiedTable: Sendable {
     /// offers and their changes, history, the signature log with its gaps, checkpoints and
     /// recorded end, then the console's refusal counts, the App Store Server API's progress, the
     /// retention and introductory-offer rules with their changes, answered retention
-    /// requests, and consent rescinded and cleared. Not copied: `schema_migrations` (each engine numbers its own) and
+    /// requests, consent rescinded and cleared, and the offers' outcomes (matched redemptions, holdout decisions). Not copied: `schema_migrations` (each engine numbers its own) and
     /// `signature_log_probe` (always empty between probes). A table added to the schema is
     /// added here too (a test compares this list with the SQLite schema).
     static let all: [CopiedTable] = [
@@ -75,6 +75,12 @@ struct CopiedTable: Sendable {
                     """),
         CopiedTable("consent_events", key: ["id"],
                     "id:i app_transaction_id:t environment:t bundle_id:t action:t at_ms:i recorded_at_ms:i notification_uuid:t actor:t reason:t"),
+        CopiedTable("offer_redemptions", key: ["id"], """
+                    id:i environment:t transaction_id:t bundle_id:t offer_id:t offer_type:i original_transaction_id:t group_id:t \
+                    app_account_token:t purchase_ms:i refunded:i retained:i ends_ms:i revenue_json:t signature_nonce:t managed:i updated_at_ms:i
+                    """),
+        CopiedTable("offer_holdouts", key: ["bundle_id", "offer_id", "user_key"],
+                    "bundle_id:t offer_id:t user_key:t environment:t decided_at_ms:i percent:i"),
     ]
 
     /// Tables of the schema that are deliberately not copied.

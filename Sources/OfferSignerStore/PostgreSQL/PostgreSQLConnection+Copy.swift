@@ -18,7 +18,8 @@ extension PostgreSQLConnection: CopyConnection {
     /// Identity columns continue after the copied IDs, and the planner learns the tables'
     /// sizes now rather than when autovacuum gets to them (until then it may scan them whole).
     func copyFinish() throws {
-        for table in ["offer_changes", "signature_checkpoints", "appstore_recovered_windows", "managed_rule_changes", "consent_events"] {
+        for table in ["offer_changes", "signature_checkpoints", "appstore_recovered_windows", "managed_rule_changes", "consent_events",
+                      "offer_redemptions"] {
             try query("SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM \(table)")
         }
         try execute("ANALYZE \(CopiedTable.all.map(\.name).joined(separator: ", "))")

@@ -4,7 +4,7 @@ import Foundation
 /// numbers SQLite's: a new migration gets the next number, a released one never changes, each
 /// is applied in its own transaction together with its row in `schema_migrations`, and a
 /// database of a newer version than this build knows is refused. Version 1 is SQLite's
-/// version 7 as one step (PostgreSQL support began there), version 2 is SQLite's version 8, version 3 is SQLite's version 9, version 4 is SQLite's version 10; the numbers of the two engines
+/// version 7 as one step (PostgreSQL support began there), version 2 is SQLite's version 8, version 3 is SQLite's version 9, version 4 is SQLite's version 10, version 5 is SQLite's version 11; the numbers of the two engines
 /// are their own. Instances starting at once take an advisory lock, so each migration is
 /// applied once.
 enum PostgreSQLSchema {
@@ -176,6 +176,7 @@ enum PostgreSQLSchema {
         version2,
         version3,
         version4,
+        version5,
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own

@@ -180,6 +180,7 @@ enum SQLiteSchema {
         version8,
         version9,
         version10,
+        version11,
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
