@@ -2,7 +2,8 @@ import Foundation
 
 /// One redemption of a promotional or win-back offer with the periods it is made of and what
 /// followed it on the same subscription: the facts its ``RedemptionOutcome`` and revenue come
-/// from. Runs are found exactly as ``OfferRedemption/redemptions(in:)`` finds redemptions.
+/// from. Runs are found as ``OfferRedemption/redemptions(in:)`` finds redemptions, of promotional
+/// and win-back offers only.
 public struct RedemptionRun: Hashable, Sendable {
     /// ``OfferType/promotionalOffer`` or ``OfferType/winBackOffer``.
     public var offerType: OfferType
@@ -60,7 +61,8 @@ public struct RedemptionRun: Hashable, Sendable {
     /// `transactionId`.
     public static func runs(in transactions: [SubscriptionTransaction], currencies: [String: String] = [:]) -> [RedemptionRun] {
         let newest = SubscriptionTransaction.newestCopies(of: transactions)
-        guard newest.contains(where: { $0.isUnderOffer && !$0.isFamilyShared }) else { return [] }
+        guard newest.contains(where: { ($0.knownOfferType == .promotionalOffer || $0.knownOfferType == .winBackOffer) && !$0.isFamilyShared })
+        else { return [] }
         let bySubscription = Dictionary(grouping: newest.filter { !$0.isFamilyShared }) {
             "\($0.environment.rawValue)\u{0}\($0.originalTransactionId)"
         }
@@ -70,7 +72,12 @@ public struct RedemptionRun: Hashable, Sendable {
             var index = 0
             while index < periods.count {
                 let first = periods[index]
-                guard first.isUnderOffer, let offerType = first.knownOfferType else { index += 1; continue }
+                // Outcomes are of the offers a signature can explain: promotional and win-back (the
+                // wait between offers counts other types too, see `OfferRedemption`).
+                guard let offerType = first.knownOfferType, offerType == .promotionalOffer || offerType == .winBackOffer else {
+                    index += 1
+                    continue
+                }
                 var end = index + 1
                 while end < periods.count, periods[end].offerType == first.offerType,
                       periods[end].offerIdentifier == first.offerIdentifier, periods[end].knownTransactionReason != .purchase {
