@@ -225,30 +225,6 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
         return first.values.sorted { $0.userKey < $1.userKey }
     }
 
-    public func latestPurchases(userKeys: [String], bundleId: String, groupId: String,
-                                environment: AppStoreEnvironment) throws -> [String: Int64] {
-        let prefix = "transaction:"
-        let tokens = userKeys.filter { !$0.hasPrefix(prefix) }
-        let subscriptions = userKeys.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
-        var latest: [String: Int64] = [:]
-        try database.withReader(.audit) { db in
-            for (column, keys, label) in [("user_id", tokens, ""), ("original_transaction_id", subscriptions, prefix)] {
-                var start = 0
-                while start < keys.count {
-                    let chunk = Array(keys[start..<min(start + 1000, keys.count)])
-                    start += chunk.count
-                    for (key, purchase) in try db.select("""
-                        SELECT \(column), MAX(purchase_ms) FROM transactions
-                        WHERE bundle_id = ? AND \(db.isOne(of: column)) AND environment = ? AND group_id = ? GROUP BY \(column)
-                        """, [.text(bundleId), .textArray(chunk), .text(environment.rawValue), .text(groupId)], row: { ($0.text(0), $0.int64(1)) }) {
-                        latest[label + key] = purchase
-                    }
-                }
-            }
-        }
-        return latest
-    }
-
     public func decisionReturns(bundleId: String, offerId: String, environment: AppStoreEnvironment, groupId: String?,
                                 from: Int64, to: Int64) throws -> DecisionReturns {
         let group = groupId ?? ""
@@ -277,7 +253,9 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
     /// Each user's first decision (`s`: first signature, `h`: first holdout; the earlier wins,
     /// a signature on a tie), then per group the users decided in the period and those with a
     /// purchase of the group after their decision (by app account token, or for `transaction:`
-    /// users by subscription: each an indexed lookup).
+    /// users by subscription: each an indexed lookup). `environment || ''` keeps SQLite's planner,
+    /// which has no statistics, on the (bundle_id, user_id) index: with `environment = ?` it chose
+    /// the (environment, original_transaction_id) index and walked every transaction per user.
     static let decisionReturnsSQL = """
         WITH s AS (
             SELECT CASE WHEN user_id = '' THEN 'transaction:' || COALESCE(transaction_id, '') ELSE user_id END AS user_key,
@@ -294,7 +272,7 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
         )
         SELECT d.held, COUNT(*), COALESCE(SUM(CASE
             WHEN d.user_key NOT LIKE 'transaction:%' AND EXISTS (SELECT 1 FROM transactions t
-                WHERE t.bundle_id = ? AND t.user_id = d.user_key AND t.environment = ? AND t.group_id = ? AND t.purchase_ms > d.at) THEN 1
+                WHERE t.bundle_id = ? AND t.user_id = d.user_key AND t.environment || '' = ? AND t.group_id = ? AND t.purchase_ms > d.at) THEN 1
             WHEN d.user_key LIKE 'transaction:%' AND EXISTS (SELECT 1 FROM transactions t
                 WHERE t.original_transaction_id = substr(d.user_key, 13) AND t.bundle_id = ? AND t.environment = ? AND t.group_id = ?
                 AND t.purchase_ms > d.at) THEN 1
