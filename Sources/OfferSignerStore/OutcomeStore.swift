@@ -29,11 +29,6 @@ public protocol OutcomeStore: Sendable {
     /// signature log (treated: signed) and the recorded holdouts, the earlier one per user.
     func firstDecisions(bundleId: String, offerId: String, environment: AppStoreEnvironment, before: Int64) throws -> [UserDecision]
 
-    /// For each of `userKeys` (app account tokens, or `transaction:` and an original
-    /// transaction ID), the latest `purchaseDate` (ms) of a transaction of `groupId` in
-    /// `bundleId` and `environment`; users without one are left out.
-    func latestPurchases(userKeys: [String], bundleId: String, groupId: String, environment: AppStoreEnvironment) throws -> [String: Int64]
-
     /// Users by their first decision about the offer (see ``firstDecisions(bundleId:offerId:environment:before:)``)
     /// made in `from..<to` (ms), and how many of each group returned: had a transaction of
     /// `groupId` in `bundleId` and `environment` whose `purchaseDate` is after that decision

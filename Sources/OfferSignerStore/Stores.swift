@@ -68,7 +68,8 @@ public final class Stores: Sendable {
             let retentionRequests = SQLiteRetentionRequestStore(database: database)
             let version = try database.read { db in try SQLiteSchema.version(db) }
             return Stores(location: location, offers: try SQLiteOfferStore(database: database), signatures: signatures,
-                          history: OutcomeTrackingHistoryStore(history, outcomes: SQLiteOutcomeStore(database: database)), checkpoints: SQLiteCheckpointStore(database: database),
+                          history: OutcomeTrackingHistoryStore(history, outcomes: SQLiteOutcomeStore(database: database)),
+                          checkpoints: SQLiteCheckpointStore(database: database),
                           sync: SQLiteAppStoreSyncStore(database: database), activity: SQLiteOfferActivityStore(database: database),
                           rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequests,
                           consents: SQLConsentStore(database: database), schemaVersion: version,

@@ -235,8 +235,6 @@ struct EngineEquivalenceTests {
                                                                                 environment: .production, decidedAt: day + 5, percent: 10)))
         note("first decisions", try stores.outcomes.firstDecisions(bundleId: bundle, offerId: "winback", environment: .production,
                                                                    before: day + 86_400_000))
-        note("latest purchases", try stores.outcomes.latestPurchases(userKeys: ["u1", "u9", "transaction:1000"], bundleId: bundle,
-                                                                     groupId: "g1", environment: .production).sorted { $0.key < $1.key }.map { "\($0)" })
         note("decision returns", try stores.outcomes.decisionReturns(bundleId: bundle, offerId: "winback", environment: .production,
                                                                      groupId: "g1", from: day - 1, to: day + 86_400_000))
         note("signature count", try stores.outcomes.signatureCount(bundleId: bundle, offerId: "winback", from: day, to: day + 3_000))

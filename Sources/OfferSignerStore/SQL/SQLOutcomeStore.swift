@@ -36,7 +36,9 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
     public func refresh(_ subscription: SubscriptionRef) throws -> [RedemptionRecord] {
         let key: [SQLValue] = [.text(subscription.environment.rawValue), .text(subscription.originalTransactionId),
                                .text(subscription.bundleId)]
-        let (transactions, stored) = try database.withReader { db in
+        // Every read on one connection: the subscription's transactions and stored redemptions
+        // (all a notification without an offer costs), then currencies and signatures.
+        let found = try database.withReader { db -> (stored: [RedemptionRecord], derived: [RedemptionRecord])? in
             let transactions = try db.select("""
                 SELECT \(HistoryRows.transactionColumns) FROM transactions
                 WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
@@ -44,13 +46,12 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
             let stored = try db.select("""
                 SELECT \(Self.columns) FROM offer_redemptions WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
                 """, key) { Self.record($0) }.compactMap { $0 }
-            return (transactions, stored)
+            guard transactions.contains(where: \.isUnderOffer) || !stored.isEmpty else { return nil }
+            var runs = RedemptionRun.runs(in: transactions)
+            if !runs.isEmpty { runs = RedemptionRun.runs(in: transactions, currencies: try Self.currencies(db, key)) }
+            return (stored, try Self.match(runs, subscription: subscription, db))
         }
-        guard transactions.contains(where: \.isUnderOffer) || !stored.isEmpty else { return [] }
-        let runs = try database.withReader { db in
-            try RedemptionRun.runs(in: transactions, currencies: Self.currencies(db, key))
-        }
-        let derived = try match(runs, subscription: subscription)
+        guard let (stored, derived) = found else { return [] }
         let storedByTransaction = Dictionary(stored.map { ($0.run.transactionId, $0) }, uniquingKeysWith: { a, _ in a })
         let unchanged = derived.count == stored.count && derived.allSatisfy { record in
             storedByTransaction[record.run.transactionId].map {
@@ -83,53 +84,51 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
     }
 
     /// The runs as records, each matched to a signature of the log when one explains it.
-    private func match(_ runs: [RedemptionRun], subscription: SubscriptionRef) throws -> [RedemptionRecord] {
+    private static func match(_ runs: [RedemptionRun], subscription: SubscriptionRef, _ db: any SQLConnection) throws -> [RedemptionRecord] {
         let window = Int64(RedemptionMatcher.window * 1000)
-        return try database.withReader { db in
-            var candidates: [String: RedemptionMatcher.Signature] = [:]
-            let offerIds = Set(runs.compactMap(\.offerIdentifier))
-            for run in runs {
-                guard let offerId = run.offerIdentifier else { continue }
-                let end = run.purchaseDate.milliseconds
-                var lookups: [(String, [SQLValue])] = [(
-                    "user_id = '' AND offer_id = ? AND timestamp_ms >= ? AND timestamp_ms <= ? AND bundle_id = ? AND transaction_id = ?",
-                    [.text(offerId), .integer(end - window), .integer(end), .text(run.bundleId), .text(run.originalTransactionId)])]
-                if let token = run.appAccountToken, !token.isEmpty {
-                    lookups.append(("user_id = ? AND offer_id = ? AND timestamp_ms >= ? AND timestamp_ms <= ? AND bundle_id = ?",
-                                    [.text(token), .text(offerId), .integer(end - window), .integer(end), .text(run.bundleId)]))
-                }
-                for (condition, values) in lookups {
-                    for signature in try db.select("""
-                        SELECT nonce, bundle_id, offer_id, user_id, transaction_id, timestamp_ms FROM signatures WHERE \(condition)
-                        """, values, row: { row in
-                            RedemptionMatcher.Signature(nonce: row.text(0), bundleId: row.text(1), offerId: row.text(2), userId: row.text(3),
-                                                        transactionId: row.optionalText(4), timestamp: Date(milliseconds: row.int64(5)))
-                        }) {
-                        candidates[signature.nonce] = signature
-                    }
+        var candidates: [String: RedemptionMatcher.Signature] = [:]
+        let offerIds = Set(runs.compactMap(\.offerIdentifier))
+        for run in runs {
+            guard let offerId = run.offerIdentifier else { continue }
+            let end = run.purchaseDate.milliseconds
+            var lookups: [(String, [SQLValue])] = [(
+                "user_id = '' AND offer_id = ? AND timestamp_ms >= ? AND timestamp_ms <= ? AND bundle_id = ? AND transaction_id = ?",
+                [.text(offerId), .integer(end - window), .integer(end), .text(run.bundleId), .text(run.originalTransactionId)])]
+            if let token = run.appAccountToken, !token.isEmpty {
+                lookups.append(("user_id = ? AND offer_id = ? AND timestamp_ms >= ? AND timestamp_ms <= ? AND bundle_id = ?",
+                                [.text(token), .text(offerId), .integer(end - window), .integer(end), .text(run.bundleId)]))
+            }
+            for (condition, values) in lookups {
+                for signature in try db.select("""
+                    SELECT nonce, bundle_id, offer_id, user_id, transaction_id, timestamp_ms FROM signatures WHERE \(condition)
+                    """, values, row: { row in
+                        RedemptionMatcher.Signature(nonce: row.text(0), bundleId: row.text(1), offerId: row.text(2), userId: row.text(3),
+                                                    transactionId: row.optionalText(4), timestamp: Date(milliseconds: row.int64(5)))
+                    }) {
+                    candidates[signature.nonce] = signature
                 }
             }
-            var used: Set<String> = []
-            if !candidates.isEmpty {
-                used = Set(try db.select("""
-                    SELECT signature_nonce FROM offer_redemptions WHERE \(db.isOne(of: "signature_nonce"))
-                    AND NOT (environment = ? AND original_transaction_id = ? AND bundle_id = ?)
-                    """, [.textArray(Array(candidates.keys)), .text(subscription.environment.rawValue),
-                          .text(subscription.originalTransactionId), .text(subscription.bundleId)]) { $0.text(0) })
+        }
+        var used: Set<String> = []
+        if !candidates.isEmpty {
+            used = Set(try db.select("""
+                SELECT signature_nonce FROM offer_redemptions WHERE \(db.isOne(of: "signature_nonce"))
+                AND NOT (environment = ? AND original_transaction_id = ? AND bundle_id = ?)
+                """, [.textArray(Array(candidates.keys)), .text(subscription.environment.rawValue),
+                      .text(subscription.originalTransactionId), .text(subscription.bundleId)]) { $0.text(0) })
+        }
+        let managed = offerIds.isEmpty ? [] : Set(try db.select(
+            "SELECT offer_id FROM offers WHERE bundle_id = ? AND \(db.isOne(of: "offer_id"))",
+            [.text(subscription.bundleId), .textArray(Array(offerIds))]) { $0.text(0) })
+        let matches = RedemptionMatcher.match(runs.compactMap { run in
+            run.offerIdentifier.map {
+                RedemptionMatcher.Redemption(id: run.transactionId, bundleId: run.bundleId, offerId: $0, appAccountToken: run.appAccountToken,
+                                             originalTransactionId: run.originalTransactionId, purchaseDate: run.purchaseDate)
             }
-            let managed = offerIds.isEmpty ? [] : Set(try db.select(
-                "SELECT offer_id FROM offers WHERE bundle_id = ? AND \(db.isOne(of: "offer_id"))",
-                [.text(subscription.bundleId), .textArray(Array(offerIds))]) { $0.text(0) })
-            let matches = RedemptionMatcher.match(runs.compactMap { run in
-                run.offerIdentifier.map {
-                    RedemptionMatcher.Redemption(id: run.transactionId, bundleId: run.bundleId, offerId: $0, appAccountToken: run.appAccountToken,
-                                                 originalTransactionId: run.originalTransactionId, purchaseDate: run.purchaseDate)
-                }
-            }, signatures: Array(candidates.values), used: used)
-            return runs.map { run in
-                RedemptionRecord(id: 0, run: run, signatureNonce: matches[run.transactionId],
-                                 managed: run.offerIdentifier.map(managed.contains) ?? false)
-            }
+        }, signatures: Array(candidates.values), used: used)
+        return runs.map { run in
+            RedemptionRecord(id: 0, run: run, signatureNonce: matches[run.transactionId],
+                             managed: run.offerIdentifier.map(managed.contains) ?? false)
         }
     }
 
@@ -225,30 +224,6 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
         return first.values.sorted { $0.userKey < $1.userKey }
     }
 
-    public func latestPurchases(userKeys: [String], bundleId: String, groupId: String,
-                                environment: AppStoreEnvironment) throws -> [String: Int64] {
-        let prefix = "transaction:"
-        let tokens = userKeys.filter { !$0.hasPrefix(prefix) }
-        let subscriptions = userKeys.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
-        var latest: [String: Int64] = [:]
-        try database.withReader(.audit) { db in
-            for (column, keys, label) in [("user_id", tokens, ""), ("original_transaction_id", subscriptions, prefix)] {
-                var start = 0
-                while start < keys.count {
-                    let chunk = Array(keys[start..<min(start + 1000, keys.count)])
-                    start += chunk.count
-                    for (key, purchase) in try db.select("""
-                        SELECT \(column), MAX(purchase_ms) FROM transactions
-                        WHERE bundle_id = ? AND \(db.isOne(of: column)) AND environment = ? AND group_id = ? GROUP BY \(column)
-                        """, [.text(bundleId), .textArray(chunk), .text(environment.rawValue), .text(groupId)], row: { ($0.text(0), $0.int64(1)) }) {
-                        latest[label + key] = purchase
-                    }
-                }
-            }
-        }
-        return latest
-    }
-
     public func decisionReturns(bundleId: String, offerId: String, environment: AppStoreEnvironment, groupId: String?,
                                 from: Int64, to: Int64) throws -> DecisionReturns {
         let group = groupId ?? ""
@@ -277,7 +252,9 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
     /// Each user's first decision (`s`: first signature, `h`: first holdout; the earlier wins,
     /// a signature on a tie), then per group the users decided in the period and those with a
     /// purchase of the group after their decision (by app account token, or for `transaction:`
-    /// users by subscription: each an indexed lookup).
+    /// users by subscription: each an indexed lookup). `environment || ''` keeps SQLite's planner,
+    /// which has no statistics, on the (bundle_id, user_id) index: with `environment = ?` it chose
+    /// the (environment, original_transaction_id) index and walked every transaction per user.
     static let decisionReturnsSQL = """
         WITH s AS (
             SELECT CASE WHEN user_id = '' THEN 'transaction:' || COALESCE(transaction_id, '') ELSE user_id END AS user_key,
@@ -294,7 +271,7 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
         )
         SELECT d.held, COUNT(*), COALESCE(SUM(CASE
             WHEN d.user_key NOT LIKE 'transaction:%' AND EXISTS (SELECT 1 FROM transactions t
-                WHERE t.bundle_id = ? AND t.user_id = d.user_key AND t.environment = ? AND t.group_id = ? AND t.purchase_ms > d.at) THEN 1
+                WHERE t.bundle_id = ? AND t.user_id = d.user_key AND t.environment || '' = ? AND t.group_id = ? AND t.purchase_ms > d.at) THEN 1
             WHEN d.user_key LIKE 'transaction:%' AND EXISTS (SELECT 1 FROM transactions t
                 WHERE t.original_transaction_id = substr(d.user_key, 13) AND t.bundle_id = ? AND t.environment = ? AND t.group_id = ?
                 AND t.purchase_ms > d.at) THEN 1
