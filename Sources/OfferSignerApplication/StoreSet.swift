@@ -14,9 +14,13 @@ public struct StoreSet: Sendable {
     public let checkpoints: (any CheckpointStore)?
     /// Consent rescinded and cleared, per app download.
     public let consents: any ConsentStore
+    /// The calls that found the database unavailable, by cause (for metrics).
+    public let availability: DatabaseAvailability
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
-                retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore) {
+                retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore,
+                availability: DatabaseAvailability = DatabaseAvailability()) {
+        self.availability = availability
         self.consents = consents
         self.offers = offers
         self.signatures = signatures
@@ -30,6 +34,6 @@ public struct StoreSet: Sendable {
     public init(_ stores: Stores) {
         self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
                   retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints,
-                  consents: stores.consents)
+                  consents: stores.consents, availability: stores.availability)
     }
 }

@@ -27,6 +27,7 @@ public struct ServiceComposition: Sendable {
                 checkpointer: AuditCheckpointer? = nil, appStoreAPI: AppStoreAPIClients? = nil, unknownUsers: UnknownUserLookup? = nil,
                 rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2),
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+        metrics.observe(stores.availability)
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
                                  unknownUsers: unknownUsers,

@@ -86,6 +86,16 @@ enum TestHTTP {
         let status: Int
         let body: String
         let seconds: Double
+        /// The status line and header fields, as received.
+        var head = ""
+
+        /// The value of header field `name`, if the answer has it.
+        func header(_ name: String) -> String? {
+            head.split(separator: "\r\n").dropFirst().lazy.compactMap { line -> String? in
+                guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == name.lowercased() else { return nil }
+                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }.first
+        }
 
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:] }
     }
@@ -124,7 +134,9 @@ enum TestHTTP {
         }
         let text = String(decoding: received, as: UTF8.self)
         guard text.hasPrefix("HTTP/1.1 "), let status = Int(text.dropFirst(9).prefix(3)) else { return failed() }
-        let bodyText = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-        return Answer(status: status, body: bodyText, seconds: Date().timeIntervalSince(start))
+        let split = text.range(of: "\r\n\r\n")
+        let bodyText = split.map { String(text[$0.upperBound...]) } ?? ""
+        return Answer(status: status, body: bodyText, seconds: Date().timeIntervalSince(start),
+                      head: split.map { String(text[..<$0.lowerBound]) } ?? text)
     }
 }

@@ -10,9 +10,11 @@ extension RetentionRefusal: HTTPResponseError {
         case .invalidSignedData(let error):
             HTTPProblem(status: 400, code: "invalid_signed_data", title: "Invalid signed data", detail: error.description)
         case .logUnavailable:
-            .unavailable("the offer's signature could not be recorded, so none was issued")
+            .unavailable("the offer's signature could not be recorded, so none was issued",
+                         retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
         case .storeUnavailable:
-            .unavailable("the database cannot be reached, so the request was not answered")
+            .unavailable("the database is unavailable, so the request was not answered",
+                         retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
         case .internalFailure:
             .internalError(requestId: "")
         }
