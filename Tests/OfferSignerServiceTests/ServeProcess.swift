@@ -12,12 +12,13 @@ final class ServeProcess {
     private let log: URL
 
     /// Starts `serve` with `environment` (OFFER_SIGNER_* settings) and waits up to 20 s until
-    /// `/readyz` answers 200.
-    init(environment: [String: String], logFolder: URL) throws {
+    /// `/readyz` answers 200. Its standard output and error go to a file in `logFolder`, or to
+    /// `device` when given (`/dev/full`: a device whose every write fails, as on a full disk).
+    init(environment: [String: String], logFolder: URL, writingTo device: String? = nil) throws {
         port = try Self.freePort()
         log = logFolder.appendingPathComponent("serve-\(port).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
+        let handle = try device.map { try FileHandle(forWritingTo: URL(fileURLWithPath: $0)) } ?? FileHandle(forWritingTo: log)
         process.executableURL = Self.binary
         process.arguments = ["serve"]
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OFFER_SIGNER_") }
