@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// When every slot is taken, a new connection does not simply get a 503: an idle connection
 /// (connected or kept alive, no request line since) is closed to make room, so idle clients
-/// cannot keep new ones out. The one closed is taken first from an address holding more than
-/// its fair share (the slots divided by the addresses connected, so the share shrinks as more
+/// cannot keep new ones out. The one closed is taken first from an address holding its fair
+/// share or more (the slots divided by the addresses connected, so the share shrinks as more
 /// addresses connect), kept-alive connections before new ones, the longest idle first. An
 /// address at or over its share takes the room from its own idle connections only. Only when
 /// no connection is idle (every slot reads or answers a request) is the new one answered 503.
@@ -106,13 +106,14 @@ final class ConnectionWatchdog: Sendable {
     private static func makeRoom(in registry: inout Registry, for address: String, held: Int, capacity: Int) -> Bool {
         let addresses = registry.servedPerAddress.count + (held == 0 ? 1 : 0)
         let share = max(1, capacity / max(1, addresses))
-        // Rank the idle connections: over-share addresses first, kept-alive before new, longest idle first.
+        // Rank the idle connections: addresses at or over their share first, kept-alive before new, longest idle first.
         var candidates: [(rank: Int, since: ContinuousClock.Instant, state: ConnectionState)] = []
         for id in registry.served {
             guard let state = registry.all[id] else { continue }
             if held >= share && state.address != address { continue }
             guard let idleness = state.idleness else { continue }
-            let overShare = registry.servedPerAddress[state.address, default: 0] > share
+            // At its share or over it: a new client (which holds less) is never closed before it.
+            let overShare = registry.servedPerAddress[state.address, default: 0] >= share
             candidates.append(((overShare ? 0 : 2) + (idleness.keptAlive ? 0 : 1), idleness.since, state))
         }
         candidates.sort { ($0.rank, $0.since) < ($1.rank, $1.since) }

@@ -49,7 +49,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxQueryParameters = maxQueryParameters
     }
 
-    /// Connections accepted beyond ``connectionLimit`` only to be answered 503: a tenth of the
-    /// limit, at least 8.
-    public var overCapacityConnections: Int { max(8, min(connectionLimit, 1 << 24) / 10) }
+    /// Connections accepted beyond ``connectionLimit`` only to be answered 503, or while idle
+    /// connections closed to make room are still closing: a quarter of the limit, at least 64.
+    /// Beyond these, libmicrohttpd closes new connections unanswered.
+    public var overCapacityConnections: Int { max(64, min(connectionLimit, 1 << 24) / 4) }
 }
