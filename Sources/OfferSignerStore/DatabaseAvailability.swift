@@ -11,6 +11,7 @@ public final class DatabaseAvailability: Sendable {
 
     private let state = Mutex(State())
 
+    /// Nothing met yet.
     public init() {}
 
     /// Counts `unavailable` and remembers it as the latest.

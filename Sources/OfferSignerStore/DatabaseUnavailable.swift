@@ -32,6 +32,9 @@ public struct DatabaseUnavailable: Error, CustomStringConvertible, Sendable {
         public static func < (lhs: Cause, rhs: Cause) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
+    /// - Parameters:
+    ///   - reason: what the engine said (never a bound value or a password).
+    ///   - cause: what kind of unavailability it is.
     public init(reason: String, cause: Cause = .connectionLost) {
         self.reason = reason
         self.cause = cause
