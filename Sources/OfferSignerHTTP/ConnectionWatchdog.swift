@@ -34,8 +34,6 @@ final class ConnectionWatchdog: Sendable {
         /// Connections within the caps (holding a slot), in all and per client address.
         var served: Set<ObjectIdentifier> = []
         var servedPerAddress: [String: Int] = [:]
-        /// Idle connections closed to make room for new ones.
-        var evicted = 0
 
         /// `state` no longer holds a slot.
         mutating func release(_ state: ConnectionState) {
@@ -119,14 +117,10 @@ final class ConnectionWatchdog: Sendable {
         candidates.sort { ($0.rank, $0.since) < ($1.rank, $1.since) }
         for candidate in candidates where candidate.state.evictIfIdle() {
             registry.release(candidate.state)
-            registry.evicted += 1
             return true
         }
         return false
     }
-
-    /// Idle connections closed so far to make room for new ones.
-    var evictedConnections: Int { connections.withLock { $0.evicted } }
 
     /// libmicrohttpd is closing the connection.
     func closed(_ state: ConnectionState) {
