@@ -16,10 +16,13 @@ public struct StoreSet: Sendable {
     public let consents: any ConsentStore
     /// Redemptions matched to signatures, and holdout decisions.
     public let outcomes: any OutcomeStore
+    /// The calls that found the database unavailable, by cause (for metrics).
+    public let availability: DatabaseAvailability
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
                 retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore,
-                outcomes: any OutcomeStore) {
+                outcomes: any OutcomeStore, availability: DatabaseAvailability = DatabaseAvailability()) {
+        self.availability = availability
         self.consents = consents
         self.offers = offers
         self.signatures = signatures
@@ -34,6 +37,6 @@ public struct StoreSet: Sendable {
     public init(_ stores: Stores) {
         self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
                   retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints,
-                  consents: stores.consents, outcomes: stores.outcomes)
+                  consents: stores.consents, outcomes: stores.outcomes, availability: stores.availability)
     }
 }

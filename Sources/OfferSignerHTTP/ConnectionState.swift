@@ -11,8 +11,12 @@ import Glibc
 /// The clock runs from the moment the connection is ready for a request (when it opens, or when
 /// the previous response has been sent) until the request's head and body have arrived; each
 /// body byte extends it a little (`allowancePerByte`), so that a large upload at a fair rate
-/// finishes. When it passes, ``expire(now:)`` answers and shuts the socket down, which ends
-/// libmicrohttpd's wait on it.
+/// finishes. A new connection has a shorter deadline (`firstLineTimeout`) for its first request
+/// line: a client that connects and sends nothing holds a slot for seconds, not for the whole
+/// request timeout. When the deadline passes, ``expire(now:)`` answers and shuts the socket
+/// down, which ends libmicrohttpd's wait on it. While no request line is being read (a new
+/// connection, or one kept alive after a response) the connection is idle, and the server may
+/// close it at once to give its slot to a new client (``evictIfIdle()``).
 final class ConnectionState: Sendable {
     /// The connection arrived with every slot taken (overall or for its address): it gets a 503
     /// instead of service.
@@ -21,12 +25,18 @@ final class ConnectionState: Sendable {
     let address: String
     private let socket: Int32
     private let timeout: Duration
+    private let firstLineTimeout: Duration
     private let allowancePerByte: Duration
     private let state: Mutex<Clock>
 
     private struct Clock {
         var deadline: ContinuousClock.Instant?
         var phase = Phase.awaitingRequest
+        /// When the connection became ready for its current request (opened, or the previous
+        /// response sent): the request timeout counts from here, and idleness too.
+        var readySince: ContinuousClock.Instant
+        /// The current request's request line has arrived.
+        var lineReceived = false
         /// libmicrohttpd has closed (or is closing) the socket: it must not be touched.
         var closed = false
         /// The request line of the request being read had too many query parameters.
@@ -44,13 +54,50 @@ final class ConnectionState: Sendable {
         case idle
     }
 
-    init(socket: Int32, address: String, overCapacity: Bool, timeout: Duration, allowancePerByte: Duration) {
+    /// - Parameters:
+    ///   - timeout: the time a request's head and body may take to arrive.
+    ///   - firstLineTimeout: the time a new connection's first request line may take (at most `timeout`).
+    init(socket: Int32, address: String, overCapacity: Bool, timeout: Duration, firstLineTimeout: Duration? = nil,
+         allowancePerByte: Duration) {
         self.socket = socket
         self.address = address
         self.overCapacity = overCapacity
         self.timeout = timeout
+        self.firstLineTimeout = min(firstLineTimeout ?? timeout, timeout)
         self.allowancePerByte = allowancePerByte
-        state = Mutex(Clock(deadline: .now + timeout))
+        let now = ContinuousClock.now
+        state = Mutex(Clock(deadline: now + self.firstLineTimeout, readySince: now))
+    }
+
+    /// The request line of a request has arrived: its head and body have the whole request
+    /// timeout, counted from when the connection became ready for it.
+    func requestLineReceived() {
+        state.withLock { clock in
+            guard !clock.closed, !clock.lineReceived else { return }
+            clock.lineReceived = true
+            if clock.deadline != nil { clock.deadline = clock.readySince + timeout }
+        }
+    }
+
+    /// When the connection became idle (opened or kept alive, no request line since), and
+    /// whether it is kept alive after a response; nil while a request is read or answered.
+    var idleness: (since: ContinuousClock.Instant, keptAlive: Bool)? {
+        state.withLock { clock in
+            guard !clock.closed, !clock.lineReceived, clock.phase == .awaitingRequest || clock.phase == .idle else { return nil }
+            return (clock.readySince, clock.phase == .idle)
+        }
+    }
+
+    /// Closes the connection if it is idle (see ``idleness``), without an answer (it asked for
+    /// nothing), so that its slot goes to another client; true when it did.
+    func evictIfIdle() -> Bool {
+        state.withLock { clock in
+            guard !clock.closed, !clock.lineReceived, clock.phase == .awaitingRequest || clock.phase == .idle else { return false }
+            clock.deadline = nil
+            clock.closed = true  // libmicrohttpd closes it; nothing more is done to it here
+            shutdown(socket, Int32(SHUT_RDWR))
+            return true
+        }
     }
 
     /// The head of a request has arrived; whether its request line had too many query parameters.
@@ -86,8 +133,11 @@ final class ConnectionState: Sendable {
     func responded() {
         state.withLock { clock in
             guard !clock.closed else { return }
+            let now = ContinuousClock.now
             clock.phase = .idle
-            clock.deadline = .now + timeout
+            clock.lineReceived = false
+            clock.readySince = now
+            clock.deadline = now + timeout
         }
     }
 

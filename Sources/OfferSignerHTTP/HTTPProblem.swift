@@ -71,8 +71,10 @@ public struct HTTPProblem: Error, Sendable, CustomStringConvertible {
                     headers: ["Retry-After": String(max(1, retryAfterSeconds))])
     }
 
-    public static func unavailable(_ detail: String) -> HTTPProblem {
-        HTTPProblem(status: 503, code: "unavailable", title: "Service unavailable", detail: detail)
+    /// 503; with `retryAfterSeconds`, a `Retry-After` header saying when to try again.
+    public static func unavailable(_ detail: String, retryAfterSeconds: Int? = nil) -> HTTPProblem {
+        HTTPProblem(status: 503, code: "unavailable", title: "Service unavailable", detail: detail,
+                    headers: retryAfterSeconds.map { ["Retry-After": String(max(1, $0))] } ?? [:])
     }
 
     /// For an unexpected failure: says nothing of its cause, which goes to the log instead.

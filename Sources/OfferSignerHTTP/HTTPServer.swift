@@ -6,7 +6,8 @@ import Foundation
 /// `HTTPServerConfiguration`. This class converts between libmicrohttpd and the
 /// `HTTPRequest`/`HTTPResponse` values, and answers on its own what is wrong below the
 /// application: request framing (``RequestFraming``), too many query parameters, connections
-/// beyond the cap (503) and requests that do not arrive in time (``ConnectionWatchdog``).
+/// beyond the cap (503; idle connections are closed first to make room) and requests that do
+/// not arrive in time (``ConnectionWatchdog``).
 public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `watchdog` and `port` change only in start() and stop(), which the owner calls from one thread; libmicrohttpd threads read only the `let`s and `watchdog`, which start() sets before the daemon runs and stop() clears after it ended
     private let application: any HTTPApplication
     private let configuration: HTTPServerConfiguration
@@ -106,6 +107,7 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
     /// The request line has arrived, before libmicrohttpd parses its query: a query with more
     /// parameters than the limit is not parsed at all (see `cmhd_drop_query`) and answered 414.
     private func requestLine(_ uri: UnsafePointer<CChar>, _ connection: OpaquePointer) {
+        connectionState(connection)?.requestLineReceived()
         guard let query = strchr(uri, Int32(UInt8(ascii: "?"))) else { return }
         var parameters = 1
         var cursor = query + 1

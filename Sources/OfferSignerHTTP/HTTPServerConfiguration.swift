@@ -9,7 +9,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// be answered 503 with `Retry-After`; beyond those, libmicrohttpd refuses connections.
     public var connectionLimit: Int
     /// Connections one client address may hold open (0: no limit); beyond it, as beyond
-    /// ``connectionLimit``, a connection is answered 503.
+    /// ``connectionLimit``, a connection is answered 503. When every slot is taken, an address
+    /// holding more than the slots divided by the addresses connected loses idle connections
+    /// first to new clients (see ``HTTPServer``).
     public var perAddressConnectionLimit: Int
     /// A connection idle this long is closed.
     public var connectionTimeoutSeconds: Int
@@ -24,12 +26,18 @@ public struct HTTPServerConfiguration: Sendable {
     public var minimumUploadBytesPerSecond: Int
     /// Query parameters parsed; a request with more is answered 414.
     public var maxQueryParameters: Int
+    /// The time a new connection's first request line may take to arrive (at most
+    /// ``requestTimeoutSeconds``): a client that connects and sends nothing is answered 408 and
+    /// closed after it.
+    public var firstRequestLineTimeoutSeconds: Int
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, connectionLimit: Int = 1000,
         perAddressConnectionLimit: Int = 0, connectionTimeoutSeconds: Int = 15, connectionMemoryLimit: Int = 64 * 1024,
-        requestTimeoutSeconds: Int = 10, minimumUploadBytesPerSecond: Int = 1 << 20, maxQueryParameters: Int = 256
+        requestTimeoutSeconds: Int = 10, minimumUploadBytesPerSecond: Int = 1 << 20, maxQueryParameters: Int = 256,
+        firstRequestLineTimeoutSeconds: Int = 2
     ) {
+        self.firstRequestLineTimeoutSeconds = firstRequestLineTimeoutSeconds
         self.host = host
         self.port = port
         self.connectionLimit = connectionLimit
@@ -41,7 +49,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxQueryParameters = maxQueryParameters
     }
 
-    /// Connections accepted beyond ``connectionLimit`` only to be answered 503: a tenth of the
-    /// limit, at least 8.
-    public var overCapacityConnections: Int { max(8, min(connectionLimit, 1 << 24) / 10) }
+    /// Connections accepted beyond ``connectionLimit`` only to be answered 503, or while idle
+    /// connections closed to make room are still closing: a quarter of the limit, at least 64.
+    /// Beyond these, libmicrohttpd closes new connections unanswered.
+    public var overCapacityConnections: Int { max(64, min(connectionLimit, 1 << 24) / 4) }
 }

@@ -28,6 +28,7 @@ public struct ServiceComposition: Sendable {
                 rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2),
                 retentionMaxAge: Int = RetentionResponder.defaultMaxRequestAge,
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+        metrics.observe(stores.availability)
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
                                  unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser, holdouts: stores.outcomes,

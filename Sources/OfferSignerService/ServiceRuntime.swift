@@ -98,7 +98,7 @@ public final class ServiceRuntime: Sendable {
         server = HTTPServer(application: composition.router, configuration: HTTPServerConfiguration(
             host: listen.host, port: listen.port, connectionLimit: settings.maxConnections,
             perAddressConnectionLimit: settings.maxConnectionsPerAddress, connectionTimeoutSeconds: settings.connectionTimeout,
-            requestTimeoutSeconds: settings.requestTimeout))
+            requestTimeoutSeconds: settings.requestTimeout, firstRequestLineTimeoutSeconds: settings.firstLineTimeout))
         do {
             try server.start()
         } catch {

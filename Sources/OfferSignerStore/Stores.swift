@@ -23,6 +23,13 @@ public final class Stores: Sendable {
     public let retentionRequests: any RetentionRequestStore
     /// Consent rescinded (`RESCIND_CONSENT`) and cleared, per app download.
     public let consents: any ConsentStore
+    /// The calls that found the database unavailable, by cause (for metrics).
+    public var availability: DatabaseAvailability {
+        switch engine {
+        case .sqlite(let database): database.availability
+        case .postgreSQL(let database): database.availability
+        }
+    }
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void

@@ -88,5 +88,5 @@ enum CommandLineTool {
 
 /// Writes a line to standard error.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("offer-signer: \(message)\n".utf8))
+    LogStream.standardError.write("offer-signer: \(message)")
 }

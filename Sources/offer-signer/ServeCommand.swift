@@ -11,6 +11,9 @@ enum ServeCommand {
         sigemptyset(&signals)
         for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
+        // A log stream whose reader is gone fails its writes (EPIPE, counted as dropped lines)
+        // instead of killing the service.
+        signal(SIGPIPE, SIG_IGN)
 
         let settings: ServiceSettings
         do {

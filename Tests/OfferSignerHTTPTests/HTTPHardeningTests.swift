@@ -193,6 +193,8 @@ struct HTTPHardeningTests {
         defer { server.stop() }
         var held = try (0..<2).map { _ in try RawHTTPClient.connect(port: server.port) }
         defer { held.forEach { close($0) } }
+        // Busy, not idle: each is reading a request (an idle one would be closed to make room).
+        for fd in held { RawHTTPClient.write(fd, "GET /hello HTTP/1.1\r\nHost: x\r\n") }
         Thread.sleep(forTimeInterval: 0.2)
         let (text, _) = try exchange(server, "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(text.hasPrefix("HTTP/1.1 503"))

@@ -12,12 +12,13 @@ final class ServeProcess {
     private let log: URL
 
     /// Starts `serve` with `environment` (OFFER_SIGNER_* settings) and waits up to 20 s until
-    /// `/readyz` answers 200.
-    init(environment: [String: String], logFolder: URL) throws {
+    /// `/readyz` answers 200. Its standard output and error go to a file in `logFolder`, or to
+    /// `device` when given (`/dev/full`: a device whose every write fails, as on a full disk).
+    init(environment: [String: String], logFolder: URL, writingTo device: String? = nil) throws {
         port = try Self.freePort()
         log = logFolder.appendingPathComponent("serve-\(port).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
+        let handle = try device.map { try FileHandle(forWritingTo: URL(fileURLWithPath: $0)) } ?? FileHandle(forWritingTo: log)
         process.executableURL = Self.binary
         process.arguments = ["serve"]
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OFFER_SIGNER_") }
@@ -86,6 +87,16 @@ enum TestHTTP {
         let status: Int
         let body: String
         let seconds: Double
+        /// The status line and header fields, as received.
+        var head = ""
+
+        /// The value of header field `name`, if the answer has it.
+        func header(_ name: String) -> String? {
+            head.split(separator: "\r\n").dropFirst().lazy.compactMap { line -> String? in
+                guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == name.lowercased() else { return nil }
+                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }.first
+        }
 
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:] }
     }
@@ -124,7 +135,9 @@ enum TestHTTP {
         }
         let text = String(decoding: received, as: UTF8.self)
         guard text.hasPrefix("HTTP/1.1 "), let status = Int(text.dropFirst(9).prefix(3)) else { return failed() }
-        let bodyText = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-        return Answer(status: status, body: bodyText, seconds: Date().timeIntervalSince(start))
+        let split = text.range(of: "\r\n\r\n")
+        let bodyText = split.map { String(text[$0.upperBound...]) } ?? ""
+        return Answer(status: status, body: bodyText, seconds: Date().timeIntervalSince(start),
+                      head: split.map { String(text[..<$0.lowerBound]) } ?? text)
     }
 }

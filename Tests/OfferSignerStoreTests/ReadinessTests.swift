@@ -46,6 +46,29 @@ struct ReadinessTests {
         #expect(try log.verifyIntegrity().ok)
     }
 
+    @Test("not ready on the very first failed append, even when a small write (the readiness probe) still fits")
+    func notReadyOnFirstFailure() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let database = try temp.openNearlyFull(extraPages: 40)
+        let log = try SQLiteSignatureLog(database: database)
+        defer { log.close() }
+        #expect(log.readiness().isReady)
+        var appended = 0
+        var failed = false
+        for _ in 0..<200 {
+            // Large records: the one that no longer fits leaves room for a probe's 4 KiB.
+            if case .failure(.unavailable) = attempt({ () throws(SignatureLogError) in try log.append(record(size: 60_000), quota: nil) }) {
+                failed = true
+                break
+            }
+            appended += 1
+        }
+        #expect(failed && appended > 0, "the capped file fills up after \(appended) appends")
+        #expect(!log.readiness().isReady, "the first failed append turns readiness off at once")
+        #expect(!log.readiness().isReady, "and a check right after it still says so")
+    }
+
     @Test("a successful append clears a failure at once")
     func appendRecovers() throws {
         let temp = TemporaryDatabase()

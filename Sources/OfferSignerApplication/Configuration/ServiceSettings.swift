@@ -25,6 +25,8 @@ public struct ServiceSettings: Sendable, Equatable {
     public var connectionTimeout = 15
     /// Seconds a request's head and body may take to arrive (plus one per MiB of body).
     public var requestTimeout = 10
+    /// Seconds a new connection may take to send its first request line (at most `requestTimeout`).
+    public var firstLineTimeout = 2
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
     /// Seconds appended records may go without a signed audit checkpoint.
@@ -95,6 +97,9 @@ public struct ServiceSettings: Sendable, Equatable {
         },
         Setting(variable: "OFFER_SIGNER_REQUEST_TIMEOUT", flag: "--request-timeout") {
             $0.requestTimeout = try positive($1)
+        },
+        Setting(variable: "OFFER_SIGNER_FIRST_LINE_TIMEOUT", flag: "--first-line-timeout") {
+            $0.firstLineTimeout = try positive($1)
         },
         Setting(variable: "OFFER_SIGNER_APPSTORE_API_URL", flag: "--appstore-api-url") { $0.appStoreAPIURL = try baseURL($1) },
         Setting(variable: "OFFER_SIGNER_APPSTORE_API_RATE", flag: "--appstore-api-rate") { $0.appStoreAPIRate = try rate($1) },

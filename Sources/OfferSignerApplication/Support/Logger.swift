@@ -50,8 +50,10 @@ public struct Logger: Sendable {
         write(String(decoding: data, as: UTF8.self))
     }
 
+    /// Writes to ``LogStream/standardError``: a line that cannot be written (a full disk under
+    /// a redirected stream) is dropped and counted, never a crash.
     public static let standardError: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        LogStream.standardError.write(line)
     }
 
     /// Drops everything (for tests).

@@ -1,5 +1,6 @@
 import Foundation
 import OfferSignerCore
+import OfferSignerStore
 import Synchronization
 
 /// Counters and a latency histogram, rendered in the Prometheus text format.
@@ -49,7 +50,20 @@ public final class Metrics: Sendable {
         }
     }
 
-    public init() {}
+    /// Where the log is written: its dropped lines are counted here.
+    private let logStream: LogStream
+    /// The database whose unavailability is counted here (set once the stores are open).
+    private let database = Mutex<DatabaseAvailability?>(nil)
+
+    /// - Parameter logStream: the stream the service logs to (standard error).
+    public init(logStream: LogStream = .standardError) {
+        self.logStream = logStream
+    }
+
+    /// Counts, from now on, the calls that found `availability`'s database unavailable.
+    package func observe(_ availability: DatabaseAvailability) {
+        database.withLock { $0 = availability }
+    }
 
     /// Methods counted by name; any other is counted as `other`, so clients cannot grow the table.
     static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
@@ -113,6 +127,22 @@ public final class Metrics: Sendable {
         out += "offer_signer_http_request_duration_seconds_bucket{le=\"+Inf\"} \(counts.latencyCount)\n"
         out += "offer_signer_http_request_duration_seconds_sum \(counts.latencySum)\n"
         out += "offer_signer_http_request_duration_seconds_count \(counts.latencyCount)\n"
+        out += "# HELP offer_signer_log_lines_dropped_total Log lines dropped because the log stream could not be written (a full disk).\n"
+        out += "# TYPE offer_signer_log_lines_dropped_total counter\n"
+        out += "offer_signer_log_lines_dropped_total \(logStream.droppedLines)\n"
+        out += databaseUnavailability()
+        return out
+    }
+
+    /// Calls that found the database unavailable, by cause: every cause, zeros included, so
+    /// that an alert can be written before the first one.
+    private func databaseUnavailability() -> String {
+        let counts = database.withLock { $0 }?.counts ?? [:]
+        var out = "# HELP offer_signer_database_unavailable_total Database calls answered as unavailable (503), by cause.\n"
+        out += "# TYPE offer_signer_database_unavailable_total counter\n"
+        for cause in DatabaseUnavailable.Cause.allCases.sorted() {
+            out += "offer_signer_database_unavailable_total{cause=\"\(cause.rawValue)\"} \(counts[cause] ?? 0)\n"
+        }
         return out
     }
 

@@ -19,9 +19,11 @@ extension RetentionRefusal: HTTPResponseError {
             HTTPProblem(status: 409, code: "request_identifier_reused", title: "Request identifier reused",
                         detail: "requestIdentifier \(identifier) was answered for another subscription of this app; a repeat must be the same request")
         case .logUnavailable:
-            .unavailable("the offer's signature could not be recorded, so none was issued")
+            .unavailable("the offer's signature could not be recorded, so none was issued",
+                         retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
         case .storeUnavailable:
-            .unavailable("the database cannot be reached, so the request was not answered")
+            .unavailable("the database is unavailable, so the request was not answered",
+                         retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
         case .internalFailure:
             .internalError(requestId: "")
         }

@@ -45,9 +45,11 @@ extension SignRefusal: HTTPResponseError {
             .rateLimited("the user has had \(maxCount) signatures of offer '\(offerId)' in the last 24 hours",
                          retryAfterSeconds: retryAfterSeconds)
         case .logUnavailable:
-            .unavailable("the signature could not be recorded, so none was issued; retry later")
+            .unavailable("the signature could not be recorded, so none was issued; retry later",
+                         retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
         case .storeUnavailable:
-            .unavailable("the database cannot be reached, so no signature was issued; retry later")
+            .unavailable("the database is unavailable, so no signature was issued; retry later",
+                         retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
         case .internalFailure:
             .internalError(requestId: "")
         }

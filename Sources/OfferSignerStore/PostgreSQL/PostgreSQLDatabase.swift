@@ -14,6 +14,8 @@ public final class PostgreSQLDatabase: Sendable {
     private let pool: Pool<PostgreSQLConnection>
     /// Connections of the audit lane: long walks and exports never hold those signing needs.
     private let auditPool: Pool<PostgreSQLConnection>
+    /// The calls that found the database unavailable, by cause.
+    public let availability = DatabaseAvailability()
 
     /// Which pool a read takes its connection from.
     typealias ReadLane = SQLReadLane
@@ -98,13 +100,17 @@ public final class PostgreSQLDatabase: Sendable {
         }
     }
 
-    /// `body`, a lost connection reported as ``DatabaseUnavailable``, the engine-neutral
-    /// error the service answers with 503.
+    /// `body`, a failure that means the database cannot serve the call now (a lost
+    /// connection, a statement or lock timeout, a conflict retries did not get past, resources
+    /// exhausted: see ``PostgreSQLError/disposition``) reported as ``DatabaseUnavailable``, the
+    /// engine-neutral error the service answers with 503, and counted in ``availability``.
     private func reportingUnavailable<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as PostgreSQLError where error.connectionLost {
-            throw DatabaseUnavailable(reason: error.description)
+        } catch let error as PostgreSQLError {
+            guard let unavailable = error.unavailable else { throw error }
+            availability.record(unavailable)
+            throw unavailable
         }
     }
 

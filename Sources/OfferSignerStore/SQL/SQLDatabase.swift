@@ -23,6 +23,8 @@ protocol SQLDatabase: Sendable {
     /// signing path is worth one statement; false where a statement is a call into the process
     /// (SQLite), whose planner prefers several simple indexed lookups.
     var statementsAreRoundTrips: Bool { get }
+    /// Every ``DatabaseUnavailable`` the engine reported, counted by cause, the last with its time.
+    var availability: DatabaseAvailability { get }
 }
 
 /// One connection of an ``SQLDatabase``, lent to one thread at a time. Statements are written

@@ -19,6 +19,8 @@ public final class SQLSignatureLog: RepairableSignatureLog, Sendable {
 
     /// How often a readiness check may try a write while the log is failing.
     static let probeInterval = Duration.seconds(1)
+    /// How long readiness stays off after a call found the database unavailable.
+    public static let unavailableWindow = Duration.seconds(5)
 
     /// What an engine's batch writer does inside the writer's open transaction: `committed` is
     /// the end this process last committed; one result per item of `batch`.
@@ -62,11 +64,16 @@ public final class SQLSignatureLog: RepairableSignatureLog, Sendable {
         try committer.submit(.append(record, quota)).appended()
     }
 
-    /// Ready when the database answers and the last batch committed; after a failed batch
+    /// Not ready for ``unavailableWindow`` after any call found the database unavailable (a
+    /// table locked past the statement deadline, a conflict, a lost connection). Otherwise
+    /// ready when the database answers and the last batch committed; after a failed batch
     /// (the disk full, the database unreachable), not ready until a probe write, at most one a
     /// second, commits again: with traffic kept away, no append may come to show the log
     /// writable again.
     public func readiness() -> SignatureLogReadiness {
+        if let recent = database.availability.recent(within: Self.unavailableWindow) {
+            return .notReady(recent.description)
+        }
         guard let failure = health.failure(probeInterval: Self.probeInterval) else {
             let answer = try? database.withReader { db in try db.first("SELECT 1") { $0.int64(0) } }
             return answer == 1 ? .ready : .notReady("the database cannot be read")

@@ -7,6 +7,9 @@ import Synchronization
 /// scans never hold the connections signing needs.
 public final class SQLiteDatabase: Sendable {
     public let path: String
+    /// The calls that found the database unavailable, by cause (SQLite reports none: its
+    /// failures are the file's, see ``SQLiteError``).
+    public let availability = DatabaseAvailability()
     private let writer: Mutex<SQLiteConnection>
     private let readers: Pool<SQLiteConnection>
     private let auditReaders: Pool<SQLiteConnection>

@@ -32,9 +32,15 @@ final class SignatureLogHealth: Sendable {
         }
     }
 
-    /// A batch failed for `reason`.
+    /// A batch failed for `reason`. The failure itself counts as the latest probe: readiness
+    /// turns off on it, and no probe write (which may still fit where an append did not) turns
+    /// it on again before the probe interval has passed.
     func failed(_ reason: String) {
-        state.withLock { $0.failure = reason }
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.failure = reason
+            state.lastProbe = now
+        }
     }
 
     /// Records a writer batch's outcome: a commit clears a failure and moves the committed end;
