@@ -7,7 +7,7 @@ public struct CustomerOffers: Sendable, Equatable, Decodable {
         public let offerID: String
         /// The subscription products it applies to.
         public let productIDs: [String]
-        /// Its priority (lower first).
+        /// Its priority (higher first).
         public let priority: Int
         /// Whether the customer is eligible now.
         public let eligible: Bool

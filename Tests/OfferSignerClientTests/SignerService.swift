@@ -93,23 +93,49 @@ final class SignerService {
         var description: String { "serve did not become ready:\n\(log)" }
     }
 
+    /// `RawHTTP.send`, again while the service answers 503 (its connection cap counts a
+    /// connection closed a moment ago until it notices), for at most 20 s.
+    func setup(_ method: String, _ path: String, token: String? = nil, body: String? = nil) -> RawHTTP.Answer {
+        let giveUp = Date().addingTimeInterval(20)
+        while true {
+            let answer = RawHTTP.send(port: port, method, path, token: token, body: body)
+            if answer.status != 503 || Date() > giveUp { return answer }
+            usleep(50_000)
+        }
+    }
+
+    /// Opens and holds a connection, once the service counts it as the only one its cap
+    /// (`OFFER_SIGNER_MAX_CONNECTIONS_PER_ADDRESS=1`) allows: another request is then answered
+    /// 503. The caller closes it.
+    func holdTheOnlyConnection() throws -> Int32 {
+        let giveUp = Date().addingTimeInterval(30)
+        while Date() < giveUp {
+            let held = RawHTTP.connected(port: port)
+            usleep(100_000)
+            if held >= 0 && RawHTTP.send(port: port, "GET", "/healthz").status == 503 { return held }
+            if held >= 0 { close(held) }
+            usleep(100_000)
+        }
+        throw SetupFailed(what: "could not hold the only connection", answer: "")
+    }
+
     /// Stores offer rule `offerId` for the test product (admin API), with `eligibility` and `limits`.
     func putOffer(_ offerId: String, priority: Int = 10, eligibility: [String: Any] = [:], limits: [String: Any] = [:]) throws {
         let rule: [String: Any] = ["offerId": offerId, "bundleId": Self.bundleId, "productIds": [Self.product], "enabled": true,
                                    "priority": priority, "eligibility": eligibility, "limits": limits]
-        let answer = RawHTTP.send(port: port, "PUT", "/v1/admin/offers/\(offerId)", token: Self.adminToken, body: TestSignedData.json(rule))
+        let answer = setup("PUT", "/v1/admin/offers/\(offerId)", token: Self.adminToken, body: TestSignedData.json(rule))
         guard answer.status == 200 || answer.status == 201 else { throw SetupFailed(what: "PUT offer \(offerId)", answer: answer.body) }
     }
 
     /// Delivers a signed App Store Server Notification.
     func notify(_ signedPayload: String) throws {
-        let answer = RawHTTP.send(port: port, "POST", "/v1/notifications/appstore", body: TestSignedData.json(["signedPayload": signedPayload]))
+        let answer = setup("POST", "/v1/notifications/appstore", body: TestSignedData.json(["signedPayload": signedPayload]))
         guard answer.status == 200 else { throw SetupFailed(what: "notification", answer: answer.body) }
     }
 
     /// The PEM public key of signing key `keyId`, as `GET /v1/keys` gives it.
     func publicKey(_ keyId: String) throws -> P256PublicKey {
-        let keys = RawHTTP.send(port: port, "GET", "/v1/keys", token: Self.clientToken).json["keys"] as? [[String: Any]] ?? []
+        let keys = setup("GET", "/v1/keys", token: Self.clientToken).json["keys"] as? [[String: Any]] ?? []
         guard let pem = keys.first(where: { $0["keyId"] as? String == keyId })?["publicKeyPEM"] as? String else {
             throw SetupFailed(what: "GET /v1/keys has no \(keyId)", answer: "")
         }

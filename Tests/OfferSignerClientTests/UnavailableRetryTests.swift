@@ -24,8 +24,7 @@ struct UnavailableRetryTests {
     func untilTheDeadline() async throws {
         let service = try SignerService(settings: Self.busy)
         try service.putOffer("winback")
-        let held = RawHTTP.connected(port: service.port)
-        #expect(held >= 0)
+        let held = try service.holdTheOnlyConnection()
         defer { close(held) }
         let waits = Counter()
         let started = Date()
@@ -46,8 +45,7 @@ struct UnavailableRetryTests {
     func retriedThenSigned() async throws {
         let service = try SignerService(settings: Self.busy)
         try service.putOffer("winback")
-        let held = RawHTTP.connected(port: service.port)
-        #expect(held >= 0)
+        let held = try service.holdTheOnlyConnection()
         let waits = Counter()
         let client = Self.client(service, deadline: 120, waits: waits)
         let call = Task { () async throws(OfferSignerError) -> SignedPromotionalOffer in
