@@ -3,6 +3,7 @@
 public enum VerificationResult<SignedType: Sendable>: Sendable {
     /// Apple's `VerificationResult.VerificationError` (its documented cases).
     public enum VerificationError: Error, Sendable {
+        /// Apple's documented reasons a signed value does not verify.
         case revokedCertificate, invalidCertificateChain, invalidDeviceVerification, invalidEncoding, invalidSignature,
              missingRequiredProperties
     }
