@@ -28,7 +28,12 @@ work=$(mktemp -d /tmp/offer-signer-image-check.XXXXXX)
 root="$work/rootfs"
 server_pid=""
 cleanup() {
-    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    if [ -n "$server_pid" ]; then
+        # serve is PID 1 of its namespace, unshare's child: kill it, then unshare (which ignores SIGTERM
+        # while it waits, and whose --kill-child a change of user clears).
+        for pid in $(pgrep -P "$server_pid" || true) "$server_pid"; do kill -KILL "$pid" 2>/dev/null || true; done
+        wait "$server_pid" 2>/dev/null || true
+    fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -71,12 +76,14 @@ done
 # mounts them into /data), as the stage's user.
 keys=$(printf '%s\n' "${environment[@]}" | sed -n 's/^OFFER_SIGNER_KEYS=//p')
 database=$(printf '%s\n' "${environment[@]}" | sed -n 's/^OFFER_SIGNER_DATABASE=//p')
+# Runs "$@" in the stage; replaces the calling (sub)shell, so that a background job's $! is
+# unshare, and the stage's command is its only child.
 in_stage() {
-    unshare --mount --pid --fork --kill-child --mount-proc="$root/proc" \
+    exec unshare --mount --pid --fork --kill-child --mount-proc="$root/proc" \
         sh -c 'mount --rbind /dev "$0/dev" && exec "$@"' "$root" \
         chroot --userspec="$uid:$gid" "$root" /usr/bin/env -i "${environment[@]}" /bin/sh -c 'cd "$0" && exec "$@"' "$STAGE_WORKDIR" "$@"
 }
-in_stage "$BINARY_DEST" dev-setup --dir "$(dirname "$keys")" --database "$database" --listen "127.0.0.1:$port" >"$work/dev-setup.txt"
+(in_stage "$BINARY_DEST" dev-setup --dir "$(dirname "$keys")" --database "$database" --listen "127.0.0.1:$port") >"$work/dev-setup.txt"
 client_token=$(awk '$1 == "client" && $2 ~ /^dev_/ { print $2 }' "$work/dev-setup.txt")
 [ -n "$client_token" ] || { cat "$work/dev-setup.txt" >&2; echo "image-check: dev-setup printed no client token" >&2; exit 1; }
 
