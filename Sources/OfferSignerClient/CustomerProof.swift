@@ -1,0 +1,21 @@
+/// The customer's Apple-signed proof of who they are, sent with a request: StoreKit's
+/// `jwsRepresentation` of their latest transaction of the subscription group and, optionally,
+/// of `AppTransaction.shared`. Required by API keys shipped in apps (`"proof": "required"`).
+/// On Apple platforms `StoreKitProof.find(groupProductIDs:)` reads it from StoreKit.
+public struct CustomerProof: Sendable, Equatable {
+    /// `VerificationResult<Transaction>.jwsRepresentation` of the customer's latest transaction
+    /// of the subscription group.
+    public var signedTransaction: String
+    /// `VerificationResult<AppTransaction>.jwsRepresentation`, when the app has it.
+    public var signedAppTransaction: String?
+    /// The ID of the proven transaction (or of its original): the `transactionId` an
+    /// introductory-offer eligibility request names when the caller gives none.
+    public var transactionID: String?
+
+    /// A proof with these values.
+    public init(signedTransaction: String, signedAppTransaction: String? = nil, transactionID: String? = nil) {
+        self.signedTransaction = signedTransaction
+        self.signedAppTransaction = signedAppTransaction
+        self.transactionID = transactionID
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// The JSON bodies of the service's routes, as `openapi.yaml` describes them.
+enum WireFormat {
+    /// `POST /v1/offers/sign`'s body.
+    struct SignRequest: Encodable {
+        let productId: String
+        let offerId: String
+        let userId: String
+        let format: String
+        let bundleId: String?
+        let transactionId: String?
+        let signedTransaction: String?
+        let signedAppTransaction: String?
+        let environment: String?
+    }
+
+    /// `POST /v1/offers/sign`'s answer, either format.
+    struct SignResponse: Decodable {
+        let format: String
+        let bundleId: String
+        let productId: String
+        let offerId: String
+        let appAccountToken: String
+        let keyIdentifier: String
+        let nonce: String
+        let timestamp: Int?
+        let signature: String?
+        let jws: String?
+        let expiresAt: String
+    }
+
+    /// `POST /v1/offers/introductory-eligibility`'s body.
+    struct IntroductoryRequest: Encodable {
+        let productId: String
+        let userId: String
+        let transactionId: String
+        let bundleId: String?
+        let signedTransaction: String?
+        let signedAppTransaction: String?
+        let environment: String?
+    }
+
+    /// `POST /v1/offers/introductory-eligibility`'s answer.
+    struct IntroductoryResponse: Decodable {
+        let allowIntroductoryOffer: Bool
+        let jws: String
+        let nonce: String
+        let keyIdentifier: String
+        let reasons: [EligibilityReason]
+    }
+
+    /// `value` as JSON (nil members left out).
+    static func encode<Value: Encodable>(_ value: Value) throws(OfferSignerError) -> Data {
+        do {
+            return try JSONEncoder().encode(value)
+        } catch {
+            throw .invalidRequest(detail: "cannot encode the request: \(error)")
+        }
+    }
+
+    /// `data` decoded as `type`; an answer that is not is an unexpected response.
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws(OfferSignerError) -> Value {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw .unexpectedResponse(status: 200, code: nil, detail: "an answer that could not be read: \(error)")
+        }
+    }
+
+    /// An RFC 3339 time as the service writes it (with or without fractional seconds).
+    static func date(_ text: String) throws(OfferSignerError) -> Date {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        throw .unexpectedResponse(status: 200, code: nil, detail: "not an RFC 3339 time: \(text)")
+    }
+
+    /// A UUID as the service writes it.
+    static func uuid(_ text: String) throws(OfferSignerError) -> UUID {
+        guard let uuid = UUID(uuidString: text) else {
+            throw .unexpectedResponse(status: 200, code: nil, detail: "not a UUID: \(text)")
+        }
+        return uuid
+    }
+}
