@@ -106,11 +106,15 @@ final class SignerService {
 
     /// Opens and holds a connection, once the service counts it as the only one its cap
     /// (`OFFER_SIGNER_MAX_CONNECTIONS_PER_ADDRESS=1`) allows: another request is then answered
-    /// 503. The caller closes it.
+    /// 503. The connection is in the middle of a request (its line and a header sent, the
+    /// head not finished), not idle, so a service that closes idle connections to make room
+    /// keeps it until the request timeout. The caller closes it.
     func holdTheOnlyConnection() throws -> Int32 {
         let giveUp = Date().addingTimeInterval(30)
+        let partial = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)
         while Date() < giveUp {
             let held = RawHTTP.connected(port: port)
+            if held >= 0 { _ = partial.withUnsafeBytes { send(held, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
             usleep(100_000)
             if held >= 0 && RawHTTP.send(port: port, "GET", "/healthz").status == 503 { return held }
             if held >= 0 { close(held) }

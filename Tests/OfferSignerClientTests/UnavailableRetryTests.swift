@@ -7,7 +7,7 @@ import Testing
 
 /// `503 unavailable` retried with backoff and jitter up to the caller's deadline, against a
 /// real `serve` made unavailable for real: it allows one connection per address and the test
-/// holds that one open, so every request of the client is answered 503 with `Retry-After: 1`
+/// holds that one in the middle of a request, so every request of the client is answered 503 with `Retry-After: 1`
 /// until the test lets go. No assertion depends on how fast the machine is.
 @Suite("OfferSignerClient retries an unavailable service", .serialized)
 struct UnavailableRetryTests {
