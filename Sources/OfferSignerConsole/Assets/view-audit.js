@@ -1,5 +1,6 @@
 import { api, path, ApiError } from './api.js';
-import { h, replace, field, table, toast } from './dom.js';
+import { h, replace, field, table } from './dom.js';
+import { downloadPagedCSV } from './csv-download.js';
 import { number, dateTime } from './format.js';
 import { historyList } from './rule-history.js';
 import { OFFER_SCHEMA } from './offer-fields.js';
@@ -116,36 +117,8 @@ async function signatures(body, { query, navigate, href }) {
 }
 
 /** Every record of the filter as one CSV file (page after page), downloaded by the browser. */
-async function downloadCSV(query, button) {
-  button.disabled = true;
-  const original = button.textContent;
-  button.textContent = 'Preparing CSV…';
-  try {
-    const parts = [];
-    let cursor, rows = 0;
-    for (let page = 0; page < 200; page += 1) {
-      const response = await api('GET', '/v1/audit/signatures', { params: { ...apiFilter(query), limit: 1000, cursor }, accept: 'text/csv', raw: true });
-      const text = await response.text();
-      const lines = text.split('\r\n');
-      parts.push(page === 0 ? text : lines.slice(1).join('\r\n'));
-      rows += Math.max(0, lines.filter(Boolean).length - 1);
-      cursor = response.headers.get('X-Next-Cursor');
-      if (!cursor) break;
-    }
-    const blob = new Blob(parts, { type: 'text/csv' });
-    const url = URL.createObjectURL(blob);
-    const link = h('a', { href: url, download: `signatures-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`, hidden: true });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
-    toast(`Downloaded ${number(rows)} records as CSV.`, 'success');
-  } catch (error) {
-    if (error.status !== 401) toast(`The CSV could not be made: ${error.message}`, 'error');
-  } finally {
-    button.disabled = false;
-    button.textContent = original;
-  }
+function downloadCSV(query, button) {
+  return downloadPagedCSV({ path: '/v1/audit/signatures', params: apiFilter(query), name: 'signatures', noun: 'records', button });
 }
 
 const RECORD_FIELDS = [

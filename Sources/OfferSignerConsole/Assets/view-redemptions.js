@@ -3,7 +3,8 @@
 // does not know about or a leaked key. From GET /v1/audit/redemptions.
 
 import { api } from './api.js';
-import { h, replace, field, table, toast } from './dom.js';
+import { h, replace, field, table } from './dom.js';
+import { downloadPagedCSV } from './csv-download.js';
 import { number, dateTime } from './format.js';
 
 const OUTCOMES = { retained: 'Retained', churned: 'Churned', refunded: 'Refunded', inOffer: 'In the offer' };
@@ -64,32 +65,8 @@ export async function renderRedemptions(body, { query, navigate, href }) {
       page.next ? h('a', { class: 'button', href: href(['audit', 'redemptions'], { ...filters, cursor: page.next }) }, 'Next page') : null));
 }
 
-/** Every redemption of the filter as one CSV file (page after page). */
-async function downloadCSV(query, button) {
-  button.disabled = true;
-  try {
-    const parts = [];
-    let cursor, rows = 0;
-    for (let page = 0; page < 200; page += 1) {
-      const response = await api('GET', '/v1/audit/redemptions', { params: { ...apiFilter(query), limit: 1000, cursor }, accept: 'text/csv', raw: true });
-      const text = await response.text();
-      const lines = text.split('\r\n');
-      parts.push(page === 0 ? text : lines.slice(1).join('\r\n'));
-      rows += Math.max(0, lines.filter(Boolean).length - 1);
-      cursor = response.headers.get('X-Next-Cursor');
-      if (!cursor) break;
-    }
-    const url = URL.createObjectURL(new Blob(parts, { type: 'text/csv' }));
-    const link = h('a', { href: url, download: `redemptions-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`, hidden: true });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
-    toast(`Downloaded ${number(rows)} redemptions as CSV.`, 'success');
-  } catch (error) {
-    if (error.status !== 401) toast(`The CSV could not be made: ${error.message}`, 'error');
-  } finally {
-    button.disabled = false;
-  }
+/** Every redemption of the filter as one CSV file (page after page), downloaded by the browser. */
+function downloadCSV(query, button) {
+  return downloadPagedCSV({ path: '/v1/audit/redemptions', params: apiFilter(query), name: 'redemptions', noun: 'redemptions', button });
 }
 

@@ -1,0 +1,39 @@
+import { api } from './api.js';
+import { h, toast } from './dom.js';
+import { number } from './format.js';
+
+/**
+ * Every row of a paged audit list (`path` with `params`) as one CSV file, read a thousand rows
+ * a page following `X-Next-Cursor` (at most 200 pages), and downloaded by the browser as
+ * `<name>-<time>.csv`. `noun` names the rows in the toast; `button` is disabled meanwhile.
+ */
+export async function downloadPagedCSV({ path, params, name, noun, button }) {
+  button.disabled = true;
+  const original = button.textContent;
+  button.textContent = 'Preparing CSV…';
+  try {
+    const parts = [];
+    let cursor, rows = 0;
+    for (let page = 0; page < 200; page += 1) {
+      const response = await api('GET', path, { params: { ...params, limit: 1000, cursor }, accept: 'text/csv', raw: true });
+      const text = await response.text();
+      const lines = text.split('\r\n');
+      parts.push(page === 0 ? text : lines.slice(1).join('\r\n'));
+      rows += Math.max(0, lines.filter(Boolean).length - 1);
+      cursor = response.headers.get('X-Next-Cursor');
+      if (!cursor) break;
+    }
+    const url = URL.createObjectURL(new Blob(parts, { type: 'text/csv' }));
+    const link = h('a', { href: url, download: `${name}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    toast(`Downloaded ${number(rows)} ${noun} as CSV.`, 'success');
+  } catch (error) {
+    if (error.status !== 401) toast(`The CSV could not be made: ${error.message}`, 'error');
+  } finally {
+    button.disabled = false;
+    button.textContent = original;
+  }
+}
