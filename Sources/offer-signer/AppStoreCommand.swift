@@ -21,7 +21,7 @@ enum AppStoreCommand {
         defer { source.cancel() }
         let tool = AppStoreTool(
             output: { print($0) },
-            errors: { FileHandle.standardError.write(Data($0.utf8)) },
+            errors: { StandardStreams.error($0) },
             isTerminal: isatty(STDERR_FILENO) == 1,
             environment: ProcessInfo.processInfo.environment,
             shouldStop: { interrupted.load(ordering: .acquiring) })

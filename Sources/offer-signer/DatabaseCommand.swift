@@ -100,7 +100,7 @@ private final class ProgressLine {
 
     func show(_ text: String, final: Bool) {
         if terminal {
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+            StandardStreams.error("\r\u{1B}[K\(text)")
             open = true
             if final { end() }
             return
@@ -110,11 +110,11 @@ private final class ProgressLine {
         guard final || table != lastShown || count - lastCount >= 100_000 else { return }
         lastShown = table
         lastCount = count
-        FileHandle.standardError.write(Data("\(text)\n".utf8))
+        StandardStreams.error("\(text)\n")
     }
 
     func end() {
-        if open { FileHandle.standardError.write(Data("\n".utf8)) }
+        if open { StandardStreams.error("\n") }
         open = false
     }
 }

@@ -129,8 +129,7 @@ enum OfflineCommands {
             }
             let filter = SignatureFilter(fromTimestamp: times["--from"]?.milliseconds, toTimestamp: times["--to"]?.milliseconds)
             return run(options) { _, stores in
-                let output = FileHandle.standardOutput
-                try AuditExport(format: format, filter: filter).run(stores.signatures) { output.write(Data($0.utf8)) }
+                try AuditExport(format: format, filter: filter).run(stores.signatures) { try StandardStreams.output($0) }
                 return 0
             }
         default:

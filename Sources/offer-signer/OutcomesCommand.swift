@@ -13,7 +13,7 @@ enum OutcomesCommand {
         case "rebuild":
             return OfflineCommands.run(Array(arguments.dropFirst())) { _, stores in
                 let summary = try OutcomesRebuild.run(stores.outcomes) { done, total in
-                    FileHandle.standardError.write(Data("offer-signer: \(done)/\(total) subscriptions\n".utf8))
+                    StandardStreams.error("offer-signer: \(done)/\(total) subscriptions\n")
                 }
                 print("subscriptions \(summary.subscriptions), redemptions \(summary.redemptions), matched \(summary.matched), unmatched \(summary.redemptions - summary.matched)")
                 return 0

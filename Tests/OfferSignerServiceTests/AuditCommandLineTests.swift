@@ -133,4 +133,38 @@ struct AuditCommandLineTests {
         #expect(lines.count == 2 && lines[0].contains("rescind") && lines[0].contains("notification c-1"))
         #expect(lines[1].contains("clear") && lines[1].contains("cli:") && lines[1].contains("guardian agreed again"))
     }
+
+    @Test("on a full disk an export ends with exit 1 naming standard output, never a crash; a closed pipe too; progress on a full stderr is dropped")
+    func fullDisk() throws {
+        let env = try TestEnvironment()
+        try signSome(env, 3)
+        let options = ["--database", env.database.path, "--keys", env.keysPath]
+        func runWriting(_ arguments: [String], stdout: FileHandle, stderr: FileHandle) throws -> (Int32, Process.TerminationReason) {
+            let process = Process()
+            process.executableURL = CommandLineTests.binary
+            process.arguments = arguments
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            process.waitUntilExit()
+            return (process.terminationStatus, process.terminationReason)
+        }
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let errors = env.folder.appendingPathComponent("errors.txt")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let errorFile = try FileHandle(forWritingTo: errors)
+        let (status, reason) = try runWriting(["audit", "export", "--format", "csv"] + options, stdout: full, stderr: errorFile)
+        #expect(reason == .exit && status == 1, "exited \(status) by \(reason)")
+        #expect(try String(contentsOf: errors, encoding: .utf8).contains("standard output could not be written"))
+
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        let (closedStatus, closedReason) = try runWriting(["audit", "export", "--format", "ndjson"] + options, stdout: pipe.fileHandleForWriting,
+                                                          stderr: errorFile)
+        #expect(closedReason == .exit && closedStatus == 1, "a reader gone is a failed write, not SIGPIPE (\(closedStatus) by \(closedReason))")
+
+        let copy = env.folder.appendingPathComponent("copy.sqlite").path
+        let (copyStatus, copyReason) = try runWriting(["db", "copy", "--from", env.database.path, "--to", copy], stdout: full, stderr: full)
+        #expect(copyReason == .exit && copyStatus == 0, "the copy is done whatever its progress lines (\(copyStatus) by \(copyReason))")
+    }
 }

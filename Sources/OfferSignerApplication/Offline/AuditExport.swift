@@ -19,8 +19,8 @@ public struct AuditExport {
 
     /// Writes every matching record to `write`, oldest first; returns how many.
     @discardableResult
-    public func run(_ log: any SignatureLog, write: (String) -> Void) throws -> Int {
-        if format == .csv { write(CSV.row(SignatureRecordDocument.csvHeader)) }
+    public func run(_ log: any SignatureLog, write: (String) throws -> Void) throws -> Int {
+        if format == .csv { try write(CSV.row(SignatureRecordDocument.csvHeader)) }
         var after: Int64 = 0
         var count = 0
         while true {
@@ -28,8 +28,8 @@ public struct AuditExport {
             for entry in page {
                 let document = SignatureRecordDocument(entry: entry)
                 switch format {
-                case .csv: write(CSV.row(document.csvFields))
-                case .ndjson: write(String(decoding: try JSONCoding.encoder.encode(document), as: UTF8.self) + "\n")
+                case .csv: try write(CSV.row(document.csvFields))
+                case .ndjson: try write(String(decoding: try JSONCoding.encoder.encode(document), as: UTF8.self) + "\n")
                 }
             }
             count += page.count
