@@ -1,6 +1,6 @@
 import { api, path, ApiError } from './api.js';
 import { h, replace, field, table } from './dom.js';
-import { downloadPagedCSV } from './csv-download.js';
+import { downloadPagedCSV, pageSummary, pager } from './audit-list.js';
 import { number, dateTime } from './format.js';
 import { historyList } from './rule-history.js';
 import { OFFER_SCHEMA } from './offer-fields.js';
@@ -95,9 +95,8 @@ async function signatures(body, { query, navigate, href }) {
     replace(results, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
     return;
   }
-  const filters = Object.fromEntries([...query.entries()].filter(([name]) => name !== 'cursor'));
   replace(results,
-    h('p', { class: 'summary', role: 'status' }, `${number(page.items.length)} record${page.items.length === 1 ? '' : 's'} on this page${query.get('cursor') ? ' (not the first page)' : ''}.`),
+    pageSummary(page.items.length, 'record', query),
     table({ caption: 'Signature records', rows: page.items, empty: 'No signature matches these filters.',
       onRowClick: item => href(['audit', 'record', item.nonce]), rowLabel: item => `Record ${item.sequence}, nonce ${item.nonce}`,
       columns: [
@@ -111,9 +110,7 @@ async function signatures(body, { query, navigate, href }) {
         { label: 'Signature', class: 'nowrap', value: signedWhat },
         { label: 'Asked by', value: item => SOURCES[item.source] || item.source || '—' },
       ] }),
-    h('div', { class: 'pager' },
-      query.get('cursor') ? h('a', { class: 'button button-quiet', href: href(['audit', 'signatures'], filters) }, 'First page') : null,
-      page.nextCursor ? h('a', { class: 'button', href: href(['audit', 'signatures'], { ...filters, cursor: page.nextCursor }) }, 'Next page') : null));
+    pager({ href, route: ['audit', 'signatures'], query, next: page.nextCursor }));
 }
 
 /** Every record of the filter as one CSV file (page after page), downloaded by the browser. */
@@ -268,9 +265,7 @@ async function changes(body, { query, navigate, href }) {
     replace(results,
       h('p', { class: 'muted' }, `${kind.label}: oldest first across pages; newest first within this page.`),
       historyList(page.items, { schema: kind.schema, showName: true }),
-      h('div', { class: 'pager' },
-        query.get('cursor') ? h('a', { class: 'button button-quiet', href: href(['audit', 'changes'], filters) }, 'First page') : null,
-        page.nextCursor ? h('a', { class: 'button', href: href(['audit', 'changes'], { ...filters, cursor: page.nextCursor }) }, 'Next page') : null));
+      pager({ href, route: ['audit', 'changes'], query, next: page.nextCursor, filters }));
   } catch (error) {
     if (error.status === 401) throw error;
     replace(results, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));

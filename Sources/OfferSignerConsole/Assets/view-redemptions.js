@@ -4,7 +4,7 @@
 
 import { api } from './api.js';
 import { h, replace, field, table } from './dom.js';
-import { downloadPagedCSV } from './csv-download.js';
+import { downloadPagedCSV, pageSummary, pager } from './audit-list.js';
 import { number, dateTime } from './format.js';
 
 const OUTCOMES = { retained: 'Retained', churned: 'Churned', refunded: 'Refunded', inOffer: 'In the offer' };
@@ -45,9 +45,8 @@ export async function renderRedemptions(body, { query, navigate, href }) {
     replace(results, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
     return;
   }
-  const filters = Object.fromEntries([...query.entries()].filter(([name]) => name !== 'cursor'));
   replace(results,
-    h('p', { class: 'summary', role: 'status' }, `${number(page.items.length)} redemption${page.items.length === 1 ? '' : 's'} on this page${query.get('cursor') ? ' (not the first page)' : ''}.`),
+    pageSummary(page.items.length, 'redemption', query),
     table({ caption: 'Redemptions', rows: page.items, empty: 'No redemption matches these filters.',
       columns: [
         { label: 'Redeemed', class: 'nowrap', value: item => dateTime(item.purchaseDate) },
@@ -60,9 +59,7 @@ export async function renderRedemptions(body, { query, navigate, href }) {
         { label: 'Outcome', value: item => OUTCOMES[item.outcome] || item.outcome },
         { label: 'History', value: item => item.environment },
       ] }),
-    h('div', { class: 'pager' },
-      query.get('cursor') ? h('a', { class: 'button button-quiet', href: href(['audit', 'redemptions'], filters) }, 'First page') : null,
-      page.next ? h('a', { class: 'button', href: href(['audit', 'redemptions'], { ...filters, cursor: page.next }) }, 'Next page') : null));
+    pager({ href, route: ['audit', 'redemptions'], query, next: page.next }));
 }
 
 /** Every redemption of the filter as one CSV file (page after page), downloaded by the browser. */

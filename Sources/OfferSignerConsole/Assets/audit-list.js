@@ -2,6 +2,24 @@ import { api } from './api.js';
 import { h, toast } from './dom.js';
 import { number } from './format.js';
 
+// What the audit's paged lists (signature log, rule changes, redemptions) share.
+
+/** The line above a page: how many `noun`s (singular) it holds, and whether it is not the first. */
+export function pageSummary(count, noun, query) {
+  return h('p', { class: 'summary', role: 'status' },
+    `${number(count)} ${noun}${count === 1 ? '' : 's'} on this page${query.get('cursor') ? ' (not the first page)' : ''}.`);
+}
+
+/**
+ * First page and Next page links of `route` with `filters` (by default the query's, less the
+ * cursor); `next` is the page's cursor.
+ */
+export function pager({ href, route, query, next, filters = Object.fromEntries([...query.entries()].filter(([name]) => name !== 'cursor')) }) {
+  return h('div', { class: 'pager' },
+    query.get('cursor') ? h('a', { class: 'button button-quiet', href: href(route, filters) }, 'First page') : null,
+    next ? h('a', { class: 'button', href: href(route, { ...filters, cursor: next }) }, 'Next page') : null);
+}
+
 /**
  * Every row of a paged audit list (`path` with `params`) as one CSV file, read a thousand rows
  * a page following `X-Next-Cursor` (at most 200 pages), and downloaded by the browser as
