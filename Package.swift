@@ -51,7 +51,7 @@ let package = Package(
         // The client for apps. Depends on nothing of this package, so adding it to an app pulls in nothing else.
         .target(name: "OfferSignerClient"),
         // The client against a real `serve` (the debug build), with App Store data signed by the test chain.
-        .testTarget(name: "OfferSignerClientTests", dependencies: ["OfferSignerClient", "AppStoreServerAPIMock", "OfferSignerCore"]),
+        .testTarget(name: "OfferSignerClientTests", dependencies: ["OfferSignerClient", "AppStoreServerAPIMock", "OfferSignerCore", "OfferSignerTestSupport"]),
         .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "OfferSignerApplication", "AppStoreServerAPIMock", "OfferSignerTestSupport"], exclude: ["Fixtures"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerTestSupport
 
 /// An `offer-signer serve` process of its own (the debug build next to the tests), on a free
 /// port of 127.0.0.1, for tests of several instances and of crashes. Stopped (SIGKILL) when
@@ -63,19 +64,8 @@ final class ServeProcess {
     }
 
     private static func freePort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(socket, raw, length) == 0 && getsockname(socket, raw, &length) == 0
-            }
-        }
-        guard bound else { throw ServeFailed(log: "no free port", exited: false) }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard let port = Loopback.freePort() else { throw ServeFailed(log: "no free port", exited: false) }
+        return port
     }
 }
 
@@ -104,40 +94,11 @@ enum TestHTTP {
     static func send(port: Int, _ method: String, _ path: String, token: String? = nil, body: String? = nil,
                      timeout: Double = 15) -> Answer {
         let start = Date()
-        func failed() -> Answer { Answer(status: 0, body: "", seconds: Date().timeIntervalSince(start)) }
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return failed() }
+        let socket = Loopback.connected(port: port, timeout: timeout)
+        guard socket >= 0 else { return Answer(status: 0, body: "", seconds: Date().timeIntervalSince(start)) }
         defer { close(socket) }
-        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else { return failed() }
-        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        if let token { request += "Authorization: Bearer \(token)\r\n" }
-        let payload = Array((body ?? "").utf8)
-        if body != nil { request += "Content-Type: application/json\r\n" }
-        request += "Content-Length: \(payload.count)\r\n\r\n"
-        let bytes = Array(request.utf8) + payload
-        guard bytes.withUnsafeBytes({ Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else { return failed() }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
-        let text = String(decoding: received, as: UTF8.self)
-        guard text.hasPrefix("HTTP/1.1 "), let status = Int(text.dropFirst(9).prefix(3)) else { return failed() }
-        let split = text.range(of: "\r\n\r\n")
-        let bodyText = split.map { String(text[$0.upperBound...]) } ?? ""
-        return Answer(status: status, body: bodyText, seconds: Date().timeIntervalSince(start),
-                      head: split.map { String(text[..<$0.lowerBound]) } ?? text)
+        let exchange = Loopback.exchange(on: socket, port: port, method, path, token: token, body: body)
+        return Answer(status: exchange?.status ?? 0, body: exchange?.body ?? "", seconds: Date().timeIntervalSince(start),
+                      head: exchange?.head ?? "")
     }
 }

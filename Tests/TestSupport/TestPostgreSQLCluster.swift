@@ -199,20 +199,8 @@ public final class TestPostgreSQLCluster: Sendable {
     }
 
     private static func freePort() throws(ClusterError) -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(socket, raw, length) == 0 && getsockname(socket, raw, &length) == 0
-            }
-        }
-        guard bound else { throw .failed(command: "bind 127.0.0.1:0", output: String(cString: strerror(errno))) }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard let port = Loopback.freePort() else { throw .failed(command: "bind 127.0.0.1:0", output: String(cString: strerror(errno))) }
+        return port
     }
 
     /// Stops and removes the clusters of test processes that no longer run.
