@@ -6,9 +6,9 @@ import OfferSignerCore
 /// event kept for good; the latest event of an app download (by when it happened) says
 /// whether its consent is rescinded now, so a notification delivered late, signed before a
 /// clearing, does not undo it.
+///
+/// Rescindings are written by the history store, with the notification that carries them.
 public protocol ConsentStore: Sendable {
-    /// Records a rescinding; false when its notification was recorded already.
-    func recordRescinded(_ event: ConsentEvent) throws -> Bool
     /// Records that `appTransactionId`'s rescinded consent (in every environment where it is
     /// rescinded) no longer holds; the consents it cleared, empty when none was rescinded.
     func clear(appTransactionId: String, by actor: String, reason: String, at now: Date) throws -> [ConsentEvent]

@@ -18,10 +18,10 @@ public final class SQLConsentStore: ConsentStore, Sendable {
         id, app_transaction_id, environment, bundle_id, action, at_ms, recorded_at_ms, notification_uuid, actor, reason
         """
 
-    public func recordRescinded(_ event: ConsentEvent) throws -> Bool {
-        try database.inTransaction { db in
-            try Self.insert(event, db, onConflict: "ON CONFLICT (notification_uuid) DO NOTHING") == 1
-        }
+    /// Inserts a rescinding unless its notification was recorded already (in the caller's
+    /// transaction: the history store records one with its notification); whether it did.
+    static func insertRescinding(_ event: ConsentEvent, _ db: any SQLConnection) throws -> Bool {
+        try insert(event, db, onConflict: "ON CONFLICT (notification_uuid) DO NOTHING") == 1
     }
 
     public func clear(appTransactionId: String, by actor: String, reason: String, at now: Date) throws -> [ConsentEvent] {

@@ -45,12 +45,10 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
             guard inserted == 1 else { return false }
             if let appTransactionId = notification.rescindsConsentOf, let bundleId = notification.bundleId,
                let environment = notification.environment.flatMap(AppStoreEnvironment.init(rawValue:)) {
-                _ = try db.change("""
-                    INSERT INTO consent_events (app_transaction_id, environment, bundle_id, action, at_ms, recorded_at_ms,
-                        notification_uuid) VALUES (?, ?, ?, 'rescind', ?, ?, ?)
-                    ON CONFLICT (notification_uuid) DO NOTHING
-                    """, [.text(appTransactionId), .text(environment.rawValue), .text(bundleId), .integer(notification.signedDate),
-                          .integer(notification.receivedAt), .text(notification.notificationUUID)])
+                _ = try SQLConsentStore.insertRescinding(ConsentEvent(
+                    appTransactionId: appTransactionId, environment: environment, bundleId: bundleId, action: .rescind,
+                    at: Date(milliseconds: notification.signedDate), recordedAt: Date(milliseconds: notification.receivedAt),
+                    notificationUUID: notification.notificationUUID), db)
             }
             if let transaction { _ = try upsert(transaction, db) }
             if let renewal { _ = try upsert(renewal, db) }
