@@ -140,10 +140,9 @@ public final class Stores: Sendable {
 
     /// The chain's last entry (a record or an accepted gap), as the database holds it.
     func chainEnd() throws -> ChainLink {
-        let database: any SQLDatabase = switch engine {
-        case .sqlite(let database): database
-        case .postgreSQL(let database): database
+        switch engine {
+        case .sqlite(let database): try database.withReader(.audit) { db in try ChainHead.read(db).last }
+        case .postgreSQL(let database): try database.withReader(.audit) { db in try ChainHead.read(db).last }
         }
-        return try database.withReader(.audit) { db in try ChainHead.read(db).last }
     }
 }
