@@ -27,8 +27,9 @@ struct IntroductoryEligibilityRequest: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        productId = try container.decodeIfPresent(String.self, forKey: .productId)
-        productIds = try container.decodeIfPresent([String].self, forKey: .productIds)
+        // Either may be absent, but neither may be null.
+        productId = container.contains(.productId) ? try container.decode(String.self, forKey: .productId) : nil
+        productIds = container.contains(.productIds) ? try container.decode([String].self, forKey: .productIds) : nil
         userId = try container.decode(String.self, forKey: .userId)
         transactionId = try container.decode(String.self, forKey: .transactionId)
         bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
