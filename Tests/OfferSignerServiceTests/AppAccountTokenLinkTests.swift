@@ -82,8 +82,6 @@ struct AppAccountTokenLinkTests {
         #expect(updates.map(\.status) == [500, 500, 500, 500, 200])
         #expect(updates.last?.body == #"{"appAccountToken":"\#(Self.user)"}"#)
         #expect(harness.store.appAccountTokens.unauthorized == 0, "every request carried a JWT the mock accepted")
-        let jwtChecked = harness.store.requests.filter { $0.request.path.hasPrefix("/inApps/v1/transactions/") }
-        #expect(jwtChecked.isEmpty, "the link endpoints are answered by their own mock")
 
         let links = try harness.env.links.links(bundleId: nil, originalTransactionId: nil, afterId: 0, limit: 10)
         #expect(links.count == 1)
@@ -115,6 +113,8 @@ struct AppAccountTokenLinkTests {
         _ = proven(composition.router, signedTransaction: tokenless(harness.env))
         #expect(linker.waitUntilIdle())
         #expect(harness.store.appAccountTokens.updates.count == 5)
+        #expect(try harness.env.links.links(bundleId: nil, originalTransactionId: nil, afterId: 0, limit: 10).count == 1,
+                "a subscription linked before is not recorded again at every proven request")
     }
 
     @Test("never overwrites a different token: set at Apple, or in the stored history; refused and recorded, Apple's token unchanged")
@@ -197,6 +197,27 @@ struct AppAccountTokenLinkTests {
         guard case .ended(let unknownLink) = unknown else { Issue.record("not ended: \(unknown)"); return }
         #expect(unknownLink.outcome == .refused && unknownLink.reason?.contains("4040005") == true)
         #expect(harness.store.appAccountTokens.updates.map(\.status) == [400, 404])
+    }
+
+    @Test("the mock checks the JWT: a key Apple does not know (401) fails the link, recorded, not retried")
+    func refusedToken() throws {
+        let harness = try AppStoreAPIHarness()
+        let stranger = MockAppStore(jwt: MockAppStoreJWT(keyId: "ACTIVEKEY1", issuerId: "issuer-1", bundleId: TestEnvironment.bundleId,
+                                                         publicKey: try P256PrivateKey.generate().publicKey))
+        stranger.appAccountTokens.add(originalTransactionId: Self.original)
+        let server = try stranger.start()
+        defer { server.stop() }
+        let clients = try AppStoreAPIClients(configuration: try KeyConfiguration.load(path: harness.env.keysPath), options: .init(
+            environments: [.production], baseURL: server.baseURL, timeout: .seconds(5), retry: AppStoreAPIHarness.retry))
+        let linking = AppAccountTokenLinking(clients: clients, verification: harness.env.appStore, history: harness.env.history,
+                                             links: harness.env.links, clock: harness.env.clock)
+        let attempt = try linking.attempt(AppAccountTokenLinking.Request(
+            bundleId: TestEnvironment.bundleId, environment: .production, originalTransactionId: Self.original,
+            appAccountToken: UUID(uuidString: Self.user)!, actor: "test", force: true))
+        guard case .ended(let link) = attempt else { Issue.record("not ended: \(attempt)"); return }
+        #expect(link.outcome == .failed && link.reason?.contains("401") == true, "\(link.reason ?? "")")
+        #expect(stranger.appAccountTokens.unauthorized == 1 && stranger.appAccountTokens.updates.isEmpty)
+        #expect(stranger.appAccountTokens.token(of: Self.original) == nil)
     }
 
     @Test("offer-signer appstore link: links now; refuses over a different token; --force replaces it; recorded as cli")

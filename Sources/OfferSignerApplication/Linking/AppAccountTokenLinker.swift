@@ -153,6 +153,8 @@ public final class AppAccountTokenLinker: Sendable {
             switch try linking.attempt(job.request, attempts: job.attempts) {
             case .ended(let link):
                 report(link)
+            case .alreadyLinked:
+                break
             case .retry(let error):
                 job.attempts += 1
                 if job.attempts >= maxAttempts {

@@ -63,13 +63,18 @@ public struct AppAccountTokenLinking: Sendable {
     public enum Attempt: Sendable {
         /// It ended (linked, refused, or failed for good) and is recorded.
         case ended(AppAccountTokenLink)
+        /// The subscription was linked here to this token before: nothing asked, nothing recorded again.
+        case alreadyLinked
         /// Apple could not answer now (rate limit, 5xx, timeout, connection): try again later.
         case retry(AppStoreServerAPIError)
     }
 
     /// One attempt; `attempts` is the number of calls made so far, for the record.
     public func attempt(_ request: Request, attempts: Int = 0) throws -> Attempt {
-        if !request.force, let existing = try existingToken(request) {
+        let linked = try links.linkedToken(bundleId: request.bundleId, environment: request.environment,
+                                           originalTransactionId: request.originalTransactionId)
+        if !request.force, linked == request.token { return .alreadyLinked }
+        if !request.force, let existing = try existingToken(request, linked: linked) {
             switch existing {
             case .same(let source):
                 return .ended(try record(request, .linked, reason: "already set (\(source))", attempts: attempts))
@@ -114,7 +119,7 @@ public struct AppAccountTokenLinking: Sendable {
 
     /// Records that Apple kept failing after `attempts` calls.
     public func gaveUp(_ request: Request, error: AppStoreServerAPIError, attempts: Int) throws -> AppAccountTokenLink {
-        try record(request, .failed, reason: "gave up after \(attempts) attempts: \(error.description)", attempts: attempts)
+        try record(request, .failed, reason: "gave up after \(attempts == 1 ? "1 attempt" : "\(attempts) attempts"): \(error.description)", attempts: attempts)
     }
 
     /// What is already set on the subscription.
@@ -126,14 +131,13 @@ public struct AppAccountTokenLinking: Sendable {
     }
 
     /// The token already set, here or at Apple; nil when none is.
-    private func existingToken(_ request: Request) throws -> Existing? {
+    private func existingToken(_ request: Request, linked: String?) throws -> Existing? {
         let subscription = try history.history(originalTransactionId: request.originalTransactionId, environment: request.environment,
                                                bundleId: request.bundleId)
         if let stored = subscription.transactions.sorted(by: { $0.signedDate > $1.signedDate }).compactMap(\.appAccountToken).first {
             return stored.lowercased() == request.token ? .same("in the stored history") : .other(stored.lowercased(), "in the stored history")
         }
-        if let linked = try links.linkedToken(bundleId: request.bundleId, environment: request.environment,
-                                              originalTransactionId: request.originalTransactionId) {
+        if let linked {
             return linked == request.token ? .same("linked here before") : .other(linked, "linked here before")
         }
         let info: TransactionInfoResponse

@@ -306,6 +306,9 @@ extension AppStoreTool {
         switch try linking.attempt(request) {
         case .ended(let ended): link = ended
         case .retry(let error): link = try linking.gaveUp(request, error: error, attempts: 1)
+        case .alreadyLinked:
+            output("linked: \(bundleId) \(environment.rawValue) subscription \(original) → \(request.token): linked here before, nothing to do")
+            return 0
         }
         var line = "\(link.outcome.rawValue): \(bundleId) \(environment.rawValue) subscription \(original) → \(link.appAccountToken)"
         if link.forced { line += " (forced)" }
