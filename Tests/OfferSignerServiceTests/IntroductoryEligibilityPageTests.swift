@@ -4,6 +4,7 @@ import OfferSignerCore
 import OfferSignerHTTP
 @testable import OfferSignerService
 import OfferSignerStore
+import Synchronization
 import Testing
 
 /// `POST /v1/offers/introductory-eligibility` with `productIds`: a whole store page at once.
@@ -127,6 +128,18 @@ struct IntroductoryEligibilityPageTests {
         #expect(overUser.status == 429, "the user's 2 requests are spent")
     }
 
+    @Test("the customer's history is read once for the whole page, not once per product")
+    func historyReadOnce() throws {
+        let env = try pageEnvironment()
+        let counting = CountingHistoryStore(env.history)
+        env.history = counting
+        let response = ask(env, [Self.yearly, TestEnvironment.product, Self.family])
+        #expect(response.status == 200, "\(response.text)")
+        #expect(counting.userReads == 1, "one read of the user's history for three products")
+        _ = IntroductoryEligibilityTests().ask(env)
+        #expect(counting.userReads == 2)
+    }
+
     @Test("a log that cannot be written: 503 and no JWS for any product")
     func logUnavailable() throws {
         let env = try TestEnvironment(signatures: FailingSignatureLog())
@@ -134,5 +147,31 @@ struct IntroductoryEligibilityPageTests {
                                                     productIds: [Self.yearly, TestEnvironment.product]), by: "test", at: env.now)
         let response = ask(env, [Self.yearly, TestEnvironment.product])
         #expect(response.status == 503 && response.json["items"] == nil, "\(response.text)")
+    }
+}
+
+/// A history store that counts the reads of a user's history.
+final class CountingHistoryStore: SubscriptionHistoryStore, Sendable {
+    let inner: any SubscriptionHistoryStore
+    private let reads = Mutex(0)
+
+    init(_ inner: any SubscriptionHistoryStore) { self.inner = inner }
+
+    var userReads: Int { reads.withLock { $0 } }
+
+    func record(_ item: HistoryItem) throws -> Bool { try inner.record(item) }
+    func record(batch items: [HistoryItem]) throws -> [Bool] { try inner.record(batch: items) }
+    func history(userId: String, bundleId: String) throws -> UserHistory {
+        reads.withLock { $0 += 1 }
+        return try inner.history(userId: userId, bundleId: bundleId)
+    }
+    func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
+        try inner.history(originalTransactionId: originalTransactionId, environment: environment, bundleId: bundleId)
+    }
+    func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {
+        try inner.subscriptionGroup(productId: productId, bundleId: bundleId, environment: environment)
+    }
+    func knownUsers(bundleId: String, environment: AppStoreEnvironment, afterUserId: String, limit: Int) throws -> [String] {
+        try inner.knownUsers(bundleId: bundleId, environment: environment, afterUserId: afterUserId, limit: limit)
     }
 }
