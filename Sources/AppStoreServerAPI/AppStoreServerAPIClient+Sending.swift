@@ -26,7 +26,7 @@ extension AppStoreServerAPIClient {
 
     /// The retry loop: paces, authenticates and sends; backs off after server errors, timeouts
     /// and connection failures; waits for `Retry-After` after a 429.
-    private func exchange(_ request: APIRequest, transactionId: String?) throws(AppStoreServerAPIError) -> HTTPExchangeResponse {
+    func exchange(_ request: APIRequest, transactionId: String?) throws(AppStoreServerAPIError) -> HTTPExchangeResponse {
         let policy = configuration.retry
         var attempts = 0
         var failures = 0

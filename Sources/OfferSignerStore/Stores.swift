@@ -30,6 +30,13 @@ public final class Stores: Sendable {
         case .postgreSQL(let database): database.availability
         }
     }
+    /// Subscriptions linked to app account tokens at Apple (Set App Account Token), every attempt.
+    public var links: any AppAccountTokenLinkStore {
+        switch engine {
+        case .sqlite(let database): SQLAppAccountTokenLinkStore(database: database)
+        case .postgreSQL(let database): SQLAppAccountTokenLinkStore(database: database)
+        }
+    }
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void

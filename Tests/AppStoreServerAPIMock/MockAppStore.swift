@@ -136,12 +136,15 @@ public final class MockAppStore: Sendable {
     public let pageSize: Int
     /// The environment every response names (`Production` or `Sandbox`).
     public let environment: String
+    /// Set App Account Token and Get Transaction Info, with their own purchases and faults.
+    public let appAccountTokens: MockAppAccountTokens
     private let state = Mutex(State())
 
     public init(jwt: MockAppStoreJWT, pageSize: Int = 20, environment: String = "Production") {
         self.jwt = jwt
         self.pageSize = pageSize
         self.environment = environment
+        appAccountTokens = MockAppAccountTokens(jwt: jwt)
     }
 
     public func add(_ customer: MockCustomer) {
@@ -170,6 +173,7 @@ public final class MockAppStore: Sendable {
     }
 
     public func respond(to request: MockHTTPRequest) -> MockHTTPResponse {
+        if let answer = appAccountTokens.respond(to: request) { return answer }
         let endpoint = Self.endpoint(request)
         let checked = jwt.check(authorization: request.authorization, now: Date())
         let claims = try? checked.get()

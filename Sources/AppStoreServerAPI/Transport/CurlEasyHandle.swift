@@ -89,6 +89,12 @@ final class CurlEasyHandle: @unchecked Sendable {
             let body = (request.body ?? []).map { CChar(bitPattern: $0) } + [0]
             return body.withUnsafeBufferPointer { ccurl_set_post_body(handle, $0.baseAddress, body.count - 1) }
         default:
+            // PUT, DELETE …: a body goes as POST's does, then the method is named.
+            if let bytes = request.body {
+                let body = bytes.map { CChar(bitPattern: $0) } + [0]
+                let code = body.withUnsafeBufferPointer { ccurl_set_post_body(handle, $0.baseAddress, body.count - 1) }
+                if code != CURLE_OK { return code }
+            }
             return ccurl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         }
     }

@@ -18,6 +18,9 @@ public enum SignRefusal: Error, Sendable {
     /// The caller must prove who the customer is and did not: its API key is shipped in apps
     /// (`.appKey`), or the request names no user (`.emptyUserId`).
     case proofRequired(ProofRequirement)
+    /// A product of an introductory-offer store page that the app does not know: no verified
+    /// transaction of the environment names it, nor any of the app's rules.
+    case unknownProduct(productId: String, bundleId: String)
     /// Proof of the customer verified but does not match the request.
     case proofMismatch(ProofMismatch)
     /// Proof of the customer did not verify (nothing of it was stored).

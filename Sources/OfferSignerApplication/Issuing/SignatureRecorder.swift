@@ -48,6 +48,32 @@ struct SignatureRecorder: Sendable {
         return issued
     }
 
+    /// Signs every one of `eligibilities` (one customer's store page) and appends their
+    /// records in one commit; none is returned unless all are durable.
+    func sign(all eligibilities: [IntroductoryOfferEligibility], userId: String, app: AppKeys, requestedBy: String,
+              requestId: String) throws(SignRefusal) -> [IssuedIntroductoryOfferEligibility] {
+        var issued: [IssuedIntroductoryOfferEligibility] = []
+        issued.reserveCapacity(eligibilities.count)
+        do {
+            for eligibility in eligibilities { issued.append(try app.signer.issue(eligibility)) }
+        } catch {
+            throw Self.refusal(error, bundleId: app.bundleId)
+        }
+        let recordedAt = clock.now.milliseconds
+        let records = issued.map {
+            SignatureRecord($0, userId: userId, apiKeyName: requestedBy, requestId: requestId, recordedAt: recordedAt)
+        }
+        do {
+            _ = try signatures.append(all: records)
+        } catch {
+            throw refusal(error, requestId: requestId, quota: nil, record: records[0])
+        }
+        for eligibility in eligibilities {
+            metrics.recordSignature(bundleId: eligibility.bundleId, offerId: "", format: SignatureFormat.introductoryOfferEligibility.rawValue)
+        }
+        return issued
+    }
+
     private static func refusal(_ error: PromotionalOfferSigningError, bundleId: String) -> SignRefusal {
         switch error {
         case .missingIssuerId: .jwsUnavailable(bundleId: bundleId)
@@ -60,22 +86,27 @@ struct SignatureRecorder: Sendable {
         do {
             _ = try signatures.append(record, quota: maxPerDay.map { SignatureQuota(maxCount: $0) })
         } catch {
-            switch error {
-            case .quotaExceeded(let seconds):
-                activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
-                                       criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
-                throw .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
-            case .unavailable(let reason):
-                logger.log(.error, "signature log append failed; no signature issued",
-                           ["requestId": .string(record.requestId), "reason": .string(reason)])
-                throw .logUnavailable(reason: reason)
-            case .endMismatch(let mismatch):
-                logger.log(.error, "SIGNATURE LOG TAMPERED: it does not end where its last commit recorded it; "
-                           + "no signature is issued until an operator restores it from a backup or runs "
-                           + "`offer-signer audit accept-truncation` (see README, Audits)",
-                           ["requestId": .string(record.requestId), "reason": .string(mismatch.description)])
-                throw .logUnavailable(reason: mismatch.description)
-            }
+            throw refusal(error, requestId: record.requestId, quota: maxPerDay, record: record)
+        }
+    }
+
+    /// The refusal for the log's `error` appending `record` (or a page of records like it).
+    private func refusal(_ error: SignatureLogError, requestId: String, quota maxPerDay: Int?, record: SignatureRecord) -> SignRefusal {
+        switch error {
+        case .quotaExceeded(let seconds):
+            activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
+                                   criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
+            return .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
+        case .unavailable(let reason):
+            logger.log(.error, "signature log append failed; no signature issued",
+                       ["requestId": .string(requestId), "reason": .string(reason)])
+            return .logUnavailable(reason: reason)
+        case .endMismatch(let mismatch):
+            logger.log(.error, "SIGNATURE LOG TAMPERED: it does not end where its last commit recorded it; "
+                       + "no signature is issued until an operator restores it from a backup or runs "
+                       + "`offer-signer audit accept-truncation` (see README, Audits)",
+                       ["requestId": .string(requestId), "reason": .string(mismatch.description)])
+            return .logUnavailable(reason: mismatch.description)
         }
     }
 }

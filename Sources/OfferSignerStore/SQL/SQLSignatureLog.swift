@@ -56,6 +56,17 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
         try committer.submit(.append(record, quota)).appended()
     }
 
+    /// The records go to the writer together, so they are written in one batch: one
+    /// transaction, one durable commit.
+    public func append(all records: [SignatureRecord]) throws(SignatureLogError) -> [LoggedSignature] {
+        var logged: [LoggedSignature] = []
+        logged.reserveCapacity(records.count)
+        for result in committer.submit(all: records.map { .append($0, nil) }) {
+            logged.append(try result.appended())
+        }
+        return logged
+    }
+
     /// Not ready for ``unavailableWindow`` after any call found the database unavailable (a
     /// table locked past the statement deadline, a conflict, a lost connection). Otherwise
     /// ready when the database answers and the last batch committed; after a failed batch
