@@ -56,7 +56,8 @@ let package = Package(
         .target(name: "OfferSignerClient"),
         // The client against a real `serve` (the debug build), with App Store data signed by the test chain.
         .testTarget(name: "OfferSignerClientTests", dependencies: ["OfferSignerClient", "AppStoreServerAPIMock", "OfferSignerCore", "OfferSignerTestSupport"]),
-        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "OfferSignerApplication", "AppStoreServerAPIMock", "OfferSignerTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "OfferSignerApplication", "AppStoreServerAPIMock", "OfferSignerTestSupport",
+                                                             "OfferSignerPKCS11", "CPKCS11"], exclude: ["Fixtures"]),
     ]
 )
 

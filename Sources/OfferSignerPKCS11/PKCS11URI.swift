@@ -23,7 +23,9 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
     /// Parses `text`; throws naming the fault.
     public init(_ text: String) throws(PKCS11Error) {
         self.text = text
-        func invalid(_ reason: String) -> PKCS11Error { .invalidURI(uri: text, reason: reason) }
+        // A refused query part may hold a PIN: messages show the URI without it.
+        let shown = text.contains("?") ? String(text.prefix { $0 != "?" }) + "?…" : text
+        func invalid(_ reason: String) -> PKCS11Error { .invalidURI(uri: shown, reason: reason) }
         guard text.hasPrefix("pkcs11:") else { throw invalid("it does not start with 'pkcs11:'") }
         let rest = text.dropFirst("pkcs11:".count)
         let parts = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
