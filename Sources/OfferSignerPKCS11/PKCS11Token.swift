@@ -33,7 +33,14 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
         /// Counts connections: a session or object handle of an older one is not used again.
         var generation = 0
         var idle: [CK_SESSION_HANDLE] = []
+        /// The last failed reconnection: tried again at most once a second; one that the PIN
+        /// failed (wrong, locked) is not tried again until the keys file is loaded again, so a
+        /// changed PIN cannot lock the token by repeated attempts.
+        var refusal: (error: PKCS11Error, at: UInt64, untilReload: Bool)?
     }
+
+    /// Nanoseconds between two attempts to find the token again.
+    static let reconnectInterval: UInt64 = 1_000_000_000
 
     private static let open = PlainMutex<[String: PKCS11Token]>([:])
 
@@ -43,7 +50,12 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
         let key = [module.path, uri.token ?? "", uri.serial ?? "", uri.manufacturer ?? "", uri.model ?? "", uri.slotId.map { "\($0)" } ?? ""]
             .joined(separator: "\u{1f}")
         let result: Result<PKCS11Token, PKCS11Error> = open.withLock { tokens in
-            if let token = tokens[key] { return .success(token) }
+            if let token = tokens[key] {
+                token.state.withLock { state in
+                    if state.refusal?.untilReload == true { state.refusal = nil }
+                }
+                return .success(token)
+            }
             do throws(PKCS11Error) {
                 let token = try PKCS11Token(module: module, uri: uri, pin: pin, pinVariable: pinVariable)
                 tokens[key] = token
@@ -104,16 +116,27 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
                     return .success((try Self.openSession(module, slot), state.generation))
                 }
                 // The token was lost: find it again (it may be in another slot), log in again.
-                let (slot, _) = try Self.findSlot(module, selector)
-                let session = try Self.openSession(module, slot)
+                let now = DispatchTime.now().uptimeNanoseconds
+                if let refusal = state.refusal, refusal.untilReload || now - refusal.at < Self.reconnectInterval {
+                    throw refusal.error
+                }
                 do throws(PKCS11Error) {
-                    try Self.logIn(module, session, slot: slot, pin: pin, pinVariable: pinVariable)
+                    let (slot, _) = try Self.findSlot(module, selector)
+                    let session = try Self.openSession(module, slot)
+                    do throws(PKCS11Error) {
+                        try Self.logIn(module, session, slot: slot, pin: pin, pinVariable: pinVariable)
+                    } catch {
+                        _ = module.functions.pointee.C_CloseSession!(session)
+                        throw error
+                    }
+                    state.slot = slot
+                    state.refusal = nil
+                    return .success((session, state.generation))
                 } catch {
-                    _ = module.functions.pointee.C_CloseSession!(session)
+                    let pinRefused = [.pinLocked, .pinIncorrect(variable: pinVariable ?? "")].contains(error)
+                    state.refusal = (error, now, pinRefused)
                     throw error
                 }
-                state.slot = slot
-                return .success((session, state.generation))
             } catch {
                 return .failure(error)
             }

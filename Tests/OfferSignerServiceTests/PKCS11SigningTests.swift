@@ -95,7 +95,7 @@ struct PKCS11SigningTests {
         }
     }
 
-    @Test("a token pulled out and put back is found again at the next signature; a module that cannot sign answers 503 signing_key_unavailable, never 500, without the PIN, and signing resumes when it can")
+    @Test("a token pulled out and put back is found again at the next signature; a module that cannot sign answers 503 signing_key_unavailable, never 500, without the PIN; a refused PIN is not tried again until a reload, which resumes signing")
     func tokenLossAndRecovery() throws {
         let hsm = try SoftHSMFixture.shared.get()
         let env = try TestEnvironment()
@@ -134,7 +134,10 @@ struct PKCS11SigningTests {
         #expect(jws.status == 503 && jws.code == "signing_key_unavailable")
         #expect(try env.signatureLog.verifyIntegrity().ok)
 
+        // A refused PIN is not tried again (an HSM locks a PIN after a few wrong attempts) until the keys file is loaded again.
         try hsm.changePIN(of: "fragile", from: otherPIN, to: hsm.pin)
+        #expect(sign("u4").code == "signing_key_unavailable")
+        try hsm.use([hsm.signingKey("ACTIVEKEY1", object: "iap-f", token: "fragile")], auditInToken: false, in: env)
         let resumed = sign("u4")
         #expect(resumed.status == 200, "\(resumed.text)")
         #expect(try verifies(resumed, "u4"))
