@@ -492,11 +492,12 @@ if [ "$BENCH_PKCS11" = 1 ] && [ -e "$BENCH_PKCS11_MODULE" ]; then
     OFFER_SIGNER_DEV_PIN=$(sed -n "s/^ *export OFFER_SIGNER_DEV_PIN='\(.*\)'\$/\1/p" <<<"$HSM_OUT")
     [ -n "$SOFTHSM2_CONF" ] && [ -n "$OFFER_SIGNER_DEV_PIN" ] || die "no SOFTHSM2_CONF or PIN in dev-setup --pkcs11's output"
     export SOFTHSM2_CONF OFFER_SIGNER_DEV_PIN
-    # The same keys file as before (its API tokens), with the app's signing key in the token.
+    # The same keys file as before (its API tokens), with the app's signing key and the audit key in the token.
     python3 - "$WORK/dev/keys.json" "$WORK/dev-hsm/keys.json" <<'PY' || die "could not write the PKCS#11 keys file"
 import json, sys
 main, hsm = (json.load(open(path)) for path in sys.argv[1:3])
 main["apps"][0]["signingKeys"] = hsm["apps"][0]["signingKeys"]
+main["auditKey"] = hsm["auditKey"]
 json.dump(main, open(sys.argv[2], "w"), indent=2)
 PY
     SERVER_KEYS=$WORK/dev-hsm/keys.json start_server "$WORK/db.sqlite" "$WORK/server-hsm.log"
