@@ -33,6 +33,7 @@ public enum PKCS11Error: Error, Equatable, CustomStringConvertible, Sendable {
         case .notAModule(let path): "\(path) is not a PKCS#11 module (it has no C_GetFunctionList)"
         case .call(let function, let value): "\(function) failed: \(Self.name(of: value))"
         case .invalidURI(let uri, let reason): "'\(uri)' is not a usable pkcs11: URI: \(reason)"
+        case .pinNotSet(let variable) where variable.isEmpty: "the token needs a PIN: name the environment variable holding it in pinEnv"
         case .pinNotSet(let variable): "the PIN's environment variable \(variable) (pinEnv) is not set"
         case .pinIncorrect(let variable): "the token refused the PIN in \(variable) (CKR_PIN_INCORRECT)"
         case .pinLocked: "the token's user PIN is locked (CKR_PIN_LOCKED): its security officer must unlock it"

@@ -214,7 +214,7 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
         let needsLogin = module.functions.pointee.C_GetTokenInfo!(slot, &info) != CKR_OK
             || info.flags & CK_FLAGS(CKF_LOGIN_REQUIRED) != 0
         guard needsLogin else { return }
-        guard var pin else { throw .pinNotSet(variable: pinVariable ?? "(no pinEnv)") }
+        guard var pin else { throw .pinNotSet(variable: pinVariable ?? "") }
         let value = module.functions.pointee.C_Login!(session, CK_USER_TYPE(CKU_USER), &pin, CK_ULONG(pin.count))
         switch value {
         case CK_RV(CKR_OK), CK_RV(CKR_USER_ALREADY_LOGGED_IN): return

@@ -33,6 +33,8 @@ final class SoftHSMFixture: Sendable {
         }
         setenv("SOFTHSM2_CONF", configuration, 1)
         setenv(Self.pinVariable, pin, 1)
+        SoftHSMFixtureCleanup.folder = folder.path
+        atexit { if let folder = SoftHSMFixtureCleanup.folder { try? FileManager.default.removeItem(atPath: folder) } }
         try SoftHSMToken.generateKey(token: "offers", pin: pin, object: "iap-1", id: [0x01])
         try SoftHSMToken.generateKey(token: "offers", pin: pin, object: "iap-2", id: [0x02])
         try SoftHSMToken.generateKey(token: "offers", pin: pin, object: "audit", id: [0x03])
@@ -106,4 +108,9 @@ final class SoftHSMFixture: Sendable {
         let description: String
         init(_ description: String) { self.description = description }
     }
+}
+
+/// The fixture's folder, removed when the test process exits (a C `atexit` handler captures nothing).
+enum SoftHSMFixtureCleanup {
+    nonisolated(unsafe) static var folder: String?
 }
