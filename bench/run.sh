@@ -27,6 +27,9 @@ BENCH_SIGN_ONLY=${BENCH_SIGN_ONLY:-0}         # 1: the signing load only (no ing
 if [ "$BENCH_SIGN_ONLY" = 1 ]; then BENCH_POSTGRESQL=0; fi
 BENCH_STAGE_SECONDS=${BENCH_STAGE_SECONDS:-5} # each stage of the ladder before the signing load; 0 skips it
 BENCH_INTRO_SECONDS=${BENCH_INTRO_SECONDS:-5} # each introductory-eligibility run (10 single requests vs pages of 10, issue 24); 0 skips it
+BENCH_PKCS11=${BENCH_PKCS11:-1}               # 0 skips the signing load with the key in a SoftHSM2 token (issue 27)
+BENCH_PKCS11_DURATION=${BENCH_PKCS11_DURATION:-5}   # seconds of that load, measured after the warm-up
+BENCH_PKCS11_MODULE=${BENCH_PKCS11_MODULE:-/usr/lib/softhsm/libsofthsm2.so}
 
 # The service's rate limits (per API key, per user, per client address) would turn most of
 # wrk's requests into 429s: the benchmark measures capacity, so they are off unless the
@@ -51,7 +54,7 @@ for tool in wrk openssl python3 curl; do
 done
 [ -x "$BIN" ] || die "$BIN is missing: run 'make bench' (or 'swift build -c release') first"
 for n in BENCH_USERS BENCH_DURATION BENCH_WARMUP BENCH_CONNECTIONS BENCH_THREADS BENCH_NOTIFICATIONS \
-         BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL BENCH_RETENTION_REQUESTS BENCH_REDEMPTIONS; do
+         BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL BENCH_RETENTION_REQUESTS BENCH_REDEMPTIONS BENCH_PKCS11_DURATION; do
     [[ ${!n} =~ ^[0-9]+$ ]] && [ "${!n}" -gt 0 ] || die "$n must be a positive whole number (got '${!n}')"
 done
 [[ $BENCH_STAGE_SECONDS =~ ^[0-9]+$ ]] || die "BENCH_STAGE_SECONDS must be a whole number (got '$BENCH_STAGE_SECONDS')"
@@ -81,7 +84,7 @@ SERVER_NOTE=""
 start_server() {
     local database=$1 log=$2 t0 t1 deadline
     t0=$(date +%s%N)
-    OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$database OFFER_SIGNER_LISTEN=127.0.0.1:$BENCH_PORT \
+    OFFER_SIGNER_KEYS=${SERVER_KEYS:-$WORK/dev/keys.json} OFFER_SIGNER_DATABASE=$database OFFER_SIGNER_LISTEN=127.0.0.1:$BENCH_PORT \
     OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem OFFER_SIGNER_ENVIRONMENTS=Production,Sandbox \
     OFFER_SIGNER_LOG_LEVEL=error \
     OFFER_SIGNER_RATE_SIGN_PER_KEY=$RATE_SIGN_PER_KEY OFFER_SIGNER_RATE_SIGN_PER_USER=$RATE_SIGN_PER_USER \
@@ -521,6 +524,38 @@ if [ "$BENCH_SIGN_ONLY" != 1 ]; then
     echo "rebuilt in $REBUILD_S s"
 fi
 
+# ---------------------------------------------------------------- 7c. the key in a hardware module (issue 27)
+HSM_RPS=skipped HSM_RATIO=- HSM_P50=- HSM_P99=- HSM_FAILED=- HSM_CPU_US=-
+if [ "$BENCH_PKCS11" = 1 ] && [ -e "$BENCH_PKCS11_MODULE" ]; then
+    say "7c. the signing load again, the app's key in a SoftHSM2 token (PKCS#11): ${BENCH_PKCS11_DURATION} s"
+    HSM_OUT=$("$BIN" dev-setup --pkcs11 --dir "$WORK/dev-hsm" --database "$WORK/db.sqlite" --listen "127.0.0.1:$BENCH_PORT") \
+        || die "dev-setup --pkcs11 failed"
+    SOFTHSM2_CONF=$(sed -n 's/^ *export SOFTHSM2_CONF=//p' <<<"$HSM_OUT")
+    OFFER_SIGNER_DEV_PIN=$(sed -n "s/^ *export OFFER_SIGNER_DEV_PIN='\(.*\)'\$/\1/p" <<<"$HSM_OUT")
+    [ -n "$SOFTHSM2_CONF" ] && [ -n "$OFFER_SIGNER_DEV_PIN" ] || die "no SOFTHSM2_CONF or PIN in dev-setup --pkcs11's output"
+    export SOFTHSM2_CONF OFFER_SIGNER_DEV_PIN
+    # The same keys file as before (its API tokens), with the app's signing key and the audit key in the token.
+    python3 - "$WORK/dev/keys.json" "$WORK/dev-hsm/keys.json" <<'PY' || die "could not write the PKCS#11 keys file"
+import json, sys
+main, hsm = (json.load(open(path)) for path in sys.argv[1:3])
+main["apps"][0]["signingKeys"] = hsm["apps"][0]["signingKeys"]
+main["auditKey"] = hsm["auditKey"]
+json.dump(main, open(sys.argv[2], "w"), indent=2)
+PY
+    SERVER_KEYS=$WORK/dev-hsm/keys.json start_server "$WORK/db.sqlite" "$WORK/server-hsm.log"
+    echo "pid $SERVER_PID: key $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["apps"][0]["signingKeys"][0]["pkcs11"])' "$WORK/dev-hsm/keys.json")"
+    check_sign "bench-user-00000001"
+    sign_load "$BENCH_USERS" "$BENCH_PKCS11_DURATION" "$WORK/wrk-sign-hsm.txt"
+    HSM_RPS=$(wrk_value "$WORK/wrk-sign-hsm.txt" rps)
+    HSM_RATIO=$(ratio "$HSM_RPS" "$SIGN_RPS")
+    HSM_P50=$(wrk_value "$WORK/wrk-sign-hsm.txt" p50_ms)
+    HSM_P99=$(wrk_value "$WORK/wrk-sign-hsm.txt" p99_ms)
+    HSM_FAILED=$(( $(wrk_value "$WORK/wrk-sign-hsm.txt" non200) + $(socket_errors "$WORK/wrk-sign-hsm.txt") ))
+    HSM_CPU_US=$SIGN_CPU_US
+    stop_server
+    unset SOFTHSM2_CONF OFFER_SIGNER_DEV_PIN
+fi
+
 # ---------------------------------------------------------------- optional: history size
 SMALL_P99="" SMALL_RPS="" SMALL_NON2XX="" P99_RATIO=""
 if [ "$BENCH_COMPARE" = 1 ]; then
@@ -607,6 +642,9 @@ N_FMT=$(fmt_users "$BENCH_USERS")
     echo "| retention: promotional offers / other answers / failed | $RETENTION_OFFERS / $RETENTION_OTHER / $RETENTION_FAILED | all offers | $(meets "$RETENTION_OFFERS" "==" "$BENCH_RETENTION_REQUESTS") |"
     echo "| retention: p50 latency (ms) | $RETENTION_P50 | | |"
     echo "| retention: p99 latency (ms) | $RETENTION_P99 | <= 50 | $(meets "$RETENTION_P99" "<=" 50) |"
+    echo "| key in a SoftHSM2 token (PKCS#11, issue 27): signing requests/s; ratio to the .p8 key's | $HSM_RPS; $HSM_RATIO | | |"
+    echo "| key in a SoftHSM2 token: p50 / p99 latency (ms); service CPU µs per signature | $HSM_P50 / $HSM_P99; $HSM_CPU_US | | |"
+    echo "| key in a SoftHSM2 token: failed requests | $HSM_FAILED | 0 | $(meets "$HSM_FAILED" "==" 0) |"
     echo "| peak RSS after the signing load (MB) | $RSS_AFTER_SIGN | <= 64 | $(meets "$RSS_AFTER_SIGN" "<=" 64) |"
     echo "| peak RSS at the end, after ingestion and retention (MB) | $RSS_END | <= 64 | $(meets "$RSS_END" "<=" 64) |"
     echo "| start-up until /healthz answers, ${N_FMT} users stored (s) | $MAIN_STARTUP_S | < 0.5 (1,000,000 users) | $(meets "$MAIN_STARTUP_S" "<" 0.5) |"

@@ -38,6 +38,9 @@ public enum SignRefusal: Error, Sendable {
     case quotaExceeded(offerId: String, maxCount: Int, retryAfterSeconds: Int)
     /// The signature's record could not be made durable, so the signature was withheld.
     case logUnavailable(reason: String)
+    /// The app's key is in a hardware module that cannot sign now (token removed, module or
+    /// network HSM down, every session busy); nothing was signed.
+    case signingKeyUnavailable(reason: String)
     /// The database could not be reached to read the offer, the rules or the user's history, or to store a proven transaction.
     case storeUnavailable(reason: String)
     /// Something that should not fail did (the store could not be read, OpenSSL failed).

@@ -24,7 +24,7 @@ struct SignatureRecorder: Sendable {
         do {
             issued = try app.signer.issue(offer, format: format)
         } catch {
-            throw Self.refusal(error, bundleId: app.bundleId)
+            throw refusal(error, app: app, requestId: requestId)
         }
         try record(SignatureRecord(issued, apiKeyName: requestedBy, requestId: requestId, recordedAt: clock.now.milliseconds,
                                    source: source), quota: maxPerDay)
@@ -40,7 +40,7 @@ struct SignatureRecorder: Sendable {
         do {
             issued = try app.signer.issue(eligibility)
         } catch {
-            throw Self.refusal(error, bundleId: app.bundleId)
+            throw refusal(error, app: app, requestId: requestId)
         }
         try record(SignatureRecord(issued, userId: userId, apiKeyName: requestedBy, requestId: requestId,
                                    recordedAt: clock.now.milliseconds), quota: nil)
@@ -57,7 +57,7 @@ struct SignatureRecorder: Sendable {
         do {
             for eligibility in eligibilities { issued.append(try app.signer.issue(eligibility)) }
         } catch {
-            throw Self.refusal(error, bundleId: app.bundleId)
+            throw refusal(error, app: app, requestId: requestId)
         }
         let recordedAt = clock.now.milliseconds
         let records = issued.map {
@@ -74,10 +74,20 @@ struct SignatureRecorder: Sendable {
         return issued
     }
 
-    private static func refusal(_ error: PromotionalOfferSigningError, bundleId: String) -> SignRefusal {
-        switch error {
+    /// A signing failure as a refusal; a hardware module that cannot sign is logged (its reason
+    /// names the module's error, never the PIN) and answered 503.
+    private func refusal(_ error: PromotionalOfferSigningError, app: AppKeys, requestId: String) -> SignRefusal {
+        let bundleId = app.bundleId
+        if case .keyUnavailable(let reason) = error {
+            logger.log(.error, "the signing key's module could not sign; no signature issued", [
+                "requestId": .string(requestId), "bundleId": .string(bundleId), "keyId": .string(app.activeKey.keyId),
+                "reason": .string(reason),
+            ])
+        }
+        return switch error {
         case .missingIssuerId: .jwsUnavailable(bundleId: bundleId)
         case .openSSL: .internalFailure(error)
+        case .keyUnavailable(let reason): .signingKeyUnavailable(reason: reason)
         }
     }
 

@@ -157,6 +157,8 @@ public struct RetentionResponder: Sendable {
                 note(rule, "its offer cannot be signed: \(error)", request, identifier, level: .warning)
             case .logUnavailable(let reason):
                 throw .logUnavailable(reason: reason)
+            case .signingKeyUnavailable(let reason):
+                throw .signingKeyUnavailable(reason: reason)
             case .storeUnavailable(let reason):
                 throw .storeUnavailable(reason: reason)
             case .internalFailure(let cause):

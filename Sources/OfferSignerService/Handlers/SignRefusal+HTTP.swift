@@ -49,6 +49,8 @@ extension SignRefusal: HTTPResponseError {
         case .logUnavailable:
             .unavailable("the signature could not be recorded, so none was issued; retry later",
                          retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
+        case .signingKeyUnavailable:
+            SigningKeyUnavailable.problem
         case .storeUnavailable:
             .unavailable("the database is unavailable, so no signature was issued; retry later",
                          retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)

@@ -3,20 +3,12 @@ import OfferSignerCore
 
 /// The links made at Apple (`app_account_token_links`), the same on both engines: one row per
 /// ended attempt, never changed.
-public final class SQLAppAccountTokenLinkStore: AppAccountTokenLinkStore, Sendable {
-    private let database: any SQLDatabase
+final class SQLAppAccountTokenLinkStore<Database: SQLDatabase>: AppAccountTokenLinkStore, Sendable {
+    private let database: Database
 
-    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
-    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
-
-    init(_ database: any SQLDatabase) {
+    init(database: Database) {
         self.database = database
     }
-
-    private static let columns = """
-        id, bundle_id, environment, original_transaction_id, app_account_token, outcome, existing_token, reason, actor, request_id,
-        forced, attempts, at_ms
-        """
 
     public func record(_ link: AppAccountTokenLink) throws -> AppAccountTokenLink {
         try database.inTransaction { db in
@@ -42,7 +34,7 @@ public final class SQLAppAccountTokenLinkStore: AppAccountTokenLinkStore, Sendab
         conditions.add("bundle_id", equals: bundleId)
         conditions.add("original_transaction_id", equals: originalTransactionId)
         return try database.withReader(.audit) { db in
-            try db.select("SELECT \(Self.columns) FROM app_account_token_links WHERE \(conditions.sql) ORDER BY id LIMIT ?",
+            try db.select("SELECT \(LinkSQL.columns) FROM app_account_token_links WHERE \(conditions.sql) ORDER BY id LIMIT ?",
                           conditions.values + [.limit(limit)]) { try Self.link($0) }
         }
     }
@@ -71,7 +63,7 @@ public final class SQLAppAccountTokenLinkStore: AppAccountTokenLinkStore, Sendab
         }
     }
 
-    private static func link(_ row: any StoreRow) throws -> AppAccountTokenLink {
+    private static func link(_ row: some StoreRow) throws -> AppAccountTokenLink {
         guard let environment = AppStoreEnvironment(rawValue: row.text(2)),
               let outcome = AppAccountTokenLink.Outcome(rawValue: row.text(5)) else {
             throw UnreadableAppAccountTokenLink(id: row.int64(0))
@@ -87,4 +79,12 @@ public final class SQLAppAccountTokenLinkStore: AppAccountTokenLinkStore, Sendab
 struct UnreadableAppAccountTokenLink: Error, CustomStringConvertible {
     let id: Int64
     var description: String { "app account token link \(id) names an environment or outcome this build does not know" }
+}
+
+/// The store's columns (a generic class cannot hold stored statics).
+private enum LinkSQL {
+    static let columns = """
+        id, bundle_id, environment, original_transaction_id, app_account_token, outcome, existing_token, reason, actor, request_id,
+        forced, attempts, at_ms
+        """
 }
