@@ -12,25 +12,12 @@ struct IntroductoryOfferJudge: Sendable {
     let eligibility: EligibilityCheck
     let consent: ConsentCheck
 
-    /// The decision for `customer` on `productId`, and the rule that made it (nil: none applies).
-    func judge(_ customer: BoundCustomer, productId: String, now: Date) throws(SignRefusal) -> (EligibilityDecision, IntroductoryOfferRule?) {
-        let history = try self.history(of: customer)
-        do {
-            let rules = try rules.rules(IntroductoryOfferRule.self, bundleId: customer.app.bundleId).map(\.rule)
-            let group = try eligibility.group(of: [productId], bundleId: customer.app.bundleId, environment: customer.environment,
-                                              userHistory: history)
-            return decide(customer, productId: productId, group: group, history: history, rules: rules, now: now)
-        } catch {
-            throw .store(error)
-        }
-    }
-
-    /// The decisions for `customer` on each of `productIds` (a store page), in order, from
-    /// one read of the history and of the rules. Every product must be one the app knows —
-    /// named by a verified transaction of the request's environment, by an introductory-offer
-    /// rule or by an offer rule of the app — else the whole page is refused, naming the first
-    /// unknown one.
-    func judge(_ customer: BoundCustomer, productIds: [String], now: Date) throws(SignRefusal)
+    /// The decisions for `customer` on each of `productIds`, in order, each with the rule that
+    /// made it (nil: none applies), from one read of the history and of the rules. With
+    /// `refusingUnknown` (a store page), every product must be one the app knows — named by a
+    /// verified transaction of the request's environment, by an introductory-offer rule or by
+    /// an offer rule of the app — else the whole request is refused, naming the first unknown one.
+    func judge(_ customer: BoundCustomer, productIds: [String], refusingUnknown: Bool, now: Date) throws(SignRefusal)
         -> [(EligibilityDecision, IntroductoryOfferRule?)] {
         let history = try self.history(of: customer)
         let bundleId = customer.app.bundleId
@@ -41,7 +28,7 @@ struct IntroductoryOfferJudge: Sendable {
             for productId in productIds {
                 let group = try eligibility.group(of: [productId], bundleId: bundleId, environment: customer.environment,
                                                   userHistory: history)
-                if group == nil {
+                if group == nil, refusingUnknown {
                     let known = try named ?? Self.productsNamed(by: rules, offers: try offers.offers(), bundleId: bundleId)
                     named = known
                     guard known.contains(productId) else { throw SignRefusal.unknownProduct(productId: productId, bundleId: bundleId) }

@@ -1,11 +1,17 @@
 import OfferSignerCore
 
-/// What a caller asks `IntroductoryOfferIssuer` for: whether one user gets a product's
-/// introductory offer, signed for StoreKit.
+/// What a caller asks the issuer for: whether one user gets the introductory offer of one
+/// product, or of each product of a store page (SwiftUI's `subscriptionIntroductoryOffer` asks
+/// per product as the view draws), each answer signed for StoreKit.
 public struct IntroductoryOfferRequest: Sendable {
     /// The app; nil when exactly one app is configured.
     public var bundleId: String?
-    public var productId: String
+    /// The products, in the order the answers come back; distinct. One for a single answer.
+    public var productIds: [String]
+    /// Whether a product the app does not know (named by no verified transaction of the
+    /// environment and no rule of the app) refuses the whole request (a store page), rather
+    /// than being answered by Apple's default (a single product, as it always was).
+    public var refusesUnknownProducts: Bool
     /// The app account token; the issuer lowercases it, as Apple does. Empty only with a
     /// verified `proof.signedTransaction` (a customer without an app account token).
     public var userId: String
@@ -24,11 +30,30 @@ public struct IntroductoryOfferRequest: Sendable {
     /// How far the caller's word is believed: a key shipped in apps must send proof.
     public var callerTrust: CallerTrust
 
+    /// One product's answer.
     public init(bundleId: String?, productId: String, userId: String, transactionId: String,
                 environment: AppStoreEnvironment = .production, requestedBy: String, requestId: String,
                 proof: CustomerProof = CustomerProof(), callerTrust: CallerTrust = .backend) {
+        self.init(bundleId: bundleId, productIds: [productId], refusesUnknownProducts: false, userId: userId,
+                  transactionId: transactionId, environment: environment, requestedBy: requestedBy, requestId: requestId,
+                  proof: proof, callerTrust: callerTrust)
+    }
+
+    /// A store page's answers: every product must be one the app knows.
+    public init(bundleId: String?, productIds: [String], userId: String, transactionId: String,
+                environment: AppStoreEnvironment = .production, requestedBy: String, requestId: String,
+                proof: CustomerProof = CustomerProof(), callerTrust: CallerTrust = .backend) {
+        self.init(bundleId: bundleId, productIds: productIds, refusesUnknownProducts: true, userId: userId,
+                  transactionId: transactionId, environment: environment, requestedBy: requestedBy, requestId: requestId,
+                  proof: proof, callerTrust: callerTrust)
+    }
+
+    private init(bundleId: String?, productIds: [String], refusesUnknownProducts: Bool, userId: String, transactionId: String,
+                 environment: AppStoreEnvironment, requestedBy: String, requestId: String, proof: CustomerProof,
+                 callerTrust: CallerTrust) {
         self.bundleId = bundleId
-        self.productId = productId
+        self.productIds = productIds
+        self.refusesUnknownProducts = refusesUnknownProducts
         self.userId = userId
         self.transactionId = transactionId
         self.environment = environment
@@ -46,37 +71,4 @@ public struct IssuedIntroductoryOffer: Sendable, Hashable {
     public let decision: EligibilityDecision
     /// The introductory-offer rule that decided; nil when Apple's default did.
     public let ruleId: String?
-}
-
-/// What a caller asks for a store page: whether one user gets the introductory offer of each
-/// of several products of one app (SwiftUI's `subscriptionIntroductoryOffer` asks per
-/// product as the view draws), each answer signed for StoreKit.
-public struct IntroductoryOfferPageRequest: Sendable {
-    /// The app; nil when exactly one app is configured.
-    public var bundleId: String?
-    /// The products, in the order the answers come back; distinct.
-    public var productIds: [String]
-    /// The app account token, as for a single product (``IntroductoryOfferRequest/userId``).
-    public var userId: String
-    /// Any transaction of the customer: every JWS's `transactionId`.
-    public var transactionId: String
-    public var environment: AppStoreEnvironment
-    public var requestedBy: String
-    public var requestId: String
-    public var proof: CustomerProof
-    public var callerTrust: CallerTrust
-
-    public init(bundleId: String?, productIds: [String], userId: String, transactionId: String,
-                environment: AppStoreEnvironment = .production, requestedBy: String, requestId: String,
-                proof: CustomerProof = CustomerProof(), callerTrust: CallerTrust = .backend) {
-        self.bundleId = bundleId
-        self.productIds = productIds
-        self.userId = userId
-        self.transactionId = transactionId
-        self.environment = environment
-        self.requestedBy = requestedBy
-        self.requestId = requestId
-        self.proof = proof
-        self.callerTrust = callerTrust
-    }
 }

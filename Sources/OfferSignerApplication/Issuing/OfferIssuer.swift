@@ -69,41 +69,26 @@ public struct OfferIssuer: Sendable {
                                  requestedBy: request.requestedBy, requestId: request.requestId, source: request.source)
     }
 
-    /// Decides and signs `request`'s introductory-offer eligibility — allowed or not — or says
-    /// why no signature was made.
-    public func issue(_ request: IntroductoryOfferRequest) throws(SignRefusal) -> IssuedIntroductoryOffer {
+    /// Decides and signs `request`'s introductory-offer eligibility — allowed or not — for
+    /// each of its products, in order, or says why none was signed: one binding of the
+    /// customer, one read of the history and the rules, one request taken from the
+    /// per-customer limit, and every record appended in one commit before any signature is
+    /// returned.
+    public func issue(_ request: IntroductoryOfferRequest) throws(SignRefusal) -> [IssuedIntroductoryOffer] {
         let customer = try binder.bind(CustomerClaim(request))
         linker?.offer(customer, requestId: request.requestId)
         try limit(customer)
         let now = clock.now
-        let (decision, rule) = try introductory.judge(customer, productId: request.productId, now: now)
-        let eligibility = IntroductoryOfferEligibility(
-            bundleId: customer.app.bundleId, keyIdentifier: customer.app.signer.keyIdentifier, productId: request.productId,
-            allowIntroductoryOffer: decision.eligible, transactionId: request.transactionId, nonce: recorder.nonce(at: now),
-            timestamp: now.milliseconds)
-        let issued = try recorder.sign(eligibility, userId: customer.userId, app: customer.app, requestedBy: request.requestedBy,
-                                       requestId: request.requestId)
-        return IssuedIntroductoryOffer(issued: issued, decision: decision, ruleId: rule?.ruleId)
-    }
-
-    /// Decides and signs the introductory-offer eligibility of every product of `page`, in
-    /// order, or says why none was signed: one binding of the customer, one read of the
-    /// history and the rules, one request taken from the per-customer limit, and every record
-    /// appended in one commit before any signature is returned.
-    public func issue(_ page: IntroductoryOfferPageRequest) throws(SignRefusal) -> [IssuedIntroductoryOffer] {
-        let customer = try binder.bind(CustomerClaim(page))
-        linker?.offer(customer, requestId: page.requestId)
-        try limit(customer)
-        let now = clock.now
-        let decisions = try introductory.judge(customer, productIds: page.productIds, now: now)
-        let eligibilities = zip(page.productIds, decisions).map { productId, decided in
+        let decisions = try introductory.judge(customer, productIds: request.productIds,
+                                               refusingUnknown: request.refusesUnknownProducts, now: now)
+        let eligibilities = zip(request.productIds, decisions).map { productId, decided in
             IntroductoryOfferEligibility(
                 bundleId: customer.app.bundleId, keyIdentifier: customer.app.signer.keyIdentifier, productId: productId,
-                allowIntroductoryOffer: decided.0.eligible, transactionId: page.transactionId, nonce: recorder.nonce(at: now),
+                allowIntroductoryOffer: decided.0.eligible, transactionId: request.transactionId, nonce: recorder.nonce(at: now),
                 timestamp: now.milliseconds)
         }
         let issued = try recorder.sign(all: eligibilities, userId: customer.userId, app: customer.app,
-                                       requestedBy: page.requestedBy, requestId: page.requestId)
+                                       requestedBy: request.requestedBy, requestId: request.requestId)
         return zip(issued, decisions).map { IssuedIntroductoryOffer(issued: $0, decision: $1.0, ruleId: $1.1?.ruleId) }
     }
 

@@ -32,24 +32,9 @@ struct SignatureRecorder: Sendable {
         return issued
     }
 
-    /// Signs the introductory-offer `eligibility` answer of `userId` and records it (no quota:
-    /// an answer is given, allowed or not, every time it is asked).
-    func sign(_ eligibility: IntroductoryOfferEligibility, userId: String, app: AppKeys, requestedBy: String,
-              requestId: String) throws(SignRefusal) -> IssuedIntroductoryOfferEligibility {
-        let issued: IssuedIntroductoryOfferEligibility
-        do {
-            issued = try app.signer.issue(eligibility)
-        } catch {
-            throw refusal(error, app: app, requestId: requestId)
-        }
-        try record(SignatureRecord(issued, userId: userId, apiKeyName: requestedBy, requestId: requestId,
-                                   recordedAt: clock.now.milliseconds), quota: nil)
-        metrics.recordSignature(bundleId: eligibility.bundleId, offerId: "", format: SignatureFormat.introductoryOfferEligibility.rawValue)
-        return issued
-    }
-
-    /// Signs every one of `eligibilities` (one customer's store page) and appends their
-    /// records in one commit; none is returned unless all are durable.
+    /// Signs every one of `eligibilities` (one customer's introductory-offer answers: one
+    /// product, or a store page) and appends their records in one commit (no quota: an answer
+    /// is given, allowed or not, every time it is asked); none is returned unless all are durable.
     func sign(all eligibilities: [IntroductoryOfferEligibility], userId: String, app: AppKeys, requestedBy: String,
               requestId: String) throws(SignRefusal) -> [IssuedIntroductoryOfferEligibility] {
         var issued: [IssuedIntroductoryOfferEligibility] = []

@@ -42,18 +42,19 @@ struct IntroductoryEligibilityHandler {
         try RateLimits.check(rateLimits.signPerAPIKey, context.callerName, cost: body.productIds?.count ?? 1,
                              what: "signing requests for this API key")
         let trust = context.principal?.trust ?? .app  // the route needs a key; none is believed least
-        if let productIds = body.productIds {
-            let answers = try issuer.issue(IntroductoryOfferPageRequest(
+        let request = if let productIds = body.productIds {
+            IntroductoryOfferRequest(
                 bundleId: body.bundleId, productIds: productIds, userId: body.userId, transactionId: body.transactionId,
                 environment: body.environment, requestedBy: context.callerName, requestId: context.requestId, proof: body.proof,
-                callerTrust: trust))
-            return try HTTPResponse.json(PageResponse(items: answers.map(Response.init)))
+                callerTrust: trust)
+        } else {
+            IntroductoryOfferRequest(
+                bundleId: body.bundleId, productId: body.productId ?? "", userId: body.userId, transactionId: body.transactionId,
+                environment: body.environment, requestedBy: context.callerName, requestId: context.requestId, proof: body.proof,
+                callerTrust: trust)
         }
-        let answer = try issuer.issue(IntroductoryOfferRequest(
-            bundleId: body.bundleId, productId: body.productId ?? "", userId: body.userId, transactionId: body.transactionId,
-            environment: body.environment, requestedBy: context.callerName, requestId: context.requestId, proof: body.proof,
-            callerTrust: trust))
-        return try HTTPResponse.json(Response(answer))
+        let answers = try issuer.issue(request).map(Response.init)
+        return try body.productIds == nil ? HTTPResponse.json(answers[0]) : HTTPResponse.json(PageResponse(items: answers))
     }
 }
 
