@@ -42,6 +42,8 @@ final class TestEnvironment {
     var appStoreAPI: AppStoreAPIClients?
     var appStoreSync: (any AppStoreSyncStore)?
     var unknownUserLookup: UnknownUserLookup?
+    /// Apple's retention message approvals, kept across requests (nil: each composition makes its own).
+    var retentionMessageStates: RetentionMessageStates?
     var rateLimits = RateLimits.none
     var trustedProxies: Set<String> = []
     var integrityRuns = ConcurrencyGate(limit: 2)
@@ -139,7 +141,7 @@ final class TestEnvironment {
             offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
             checkpoints: checkpoints, consents: consents, outcomes: outcomes), activity: activity, checkpointer: checkpointer, appStoreAPI: appStoreAPI,
             unknownUsers: unknownUserLookup, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
-            clock: clock, metrics: metrics, logger: logger)
+            messageStates: retentionMessageStates, clock: clock, metrics: metrics, logger: logger)
     }
 
     var router: Router<ServiceContext> { composition.router }
