@@ -1,5 +1,3 @@
-import Foundation
-
 /// A retention message's text, its optional image and bullet points: the body of Upload Message.
 ///
 /// [UploadMessageRequestBody](https://developer.apple.com/documentation/retentionmessaging/uploadmessagerequestbody)
@@ -32,15 +30,16 @@ public struct UploadMessageRequestBody: Codable, Hashable, Sendable {
     public static let maxBulletPoints = 5
 
     /// Every way the message breaks Apple's documented rules, as sentences naming the field;
-    /// empty when Apple's limits are kept. Lengths count characters as Apple does (UTF-8 text,
-    /// characters not bytes).
+    /// empty when Apple's limits are kept. Lengths count Unicode scalars (characters, not bytes;
+    /// a letter with a combining accent counts two, as JSON Schema's `maxLength` counts).
     public var problems: [String] {
         var problems: [String] = []
         func text(_ name: String, _ value: String, max: Int) {
-            if value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            let length = value.unicodeScalars.count
+            if length == 0 {
                 problems.append("'\(name)' must not be empty")
-            } else if value.count > max {
-                problems.append("'\(name)' is \(value.count) characters; Apple takes at most \(max)")
+            } else if length > max {
+                problems.append("'\(name)' is \(length) characters; Apple takes at most \(max)")
             }
         }
         text("header", header, max: Self.maxHeaderLength)
