@@ -36,16 +36,17 @@ public struct RealtimeURL: Codable, Hashable, Sendable {
     /// The longest URL taken (a bound of ours; Apple documents none).
     public static let maxLength = 2048
 
-    /// Why Apple could not call the URL, or nil: it must be an absolute `https` URL with a host.
+    /// Why Apple could not call the URL, or nil: it must be an absolute `https://` URL of
+    /// visible ASCII whose host is not empty.
     public var problem: String? {
         let url = realtimeURL
         guard url.utf8.count <= Self.maxLength else { return "'realtimeURL' is longer than \(Self.maxLength) characters" }
-        guard url.lowercased().hasPrefix("https://"), url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            return "'realtimeURL' must be an absolute https URL without spaces"
+        guard url.hasPrefix("https://"), url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return "'realtimeURL' must be an absolute https:// URL of visible ASCII characters"
         }
-        let rest = url.dropFirst("https://".count)
-        let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !host.isEmpty, !host.hasPrefix(":"), !host.contains("@") else { return "'realtimeURL' must name a host" }
+        guard let first = url.utf8.dropFirst("https://".count).first, !"/?#:@".utf8.contains(first) else {
+            return "'realtimeURL' must name a host after https://"
+        }
         return nil
     }
 }
