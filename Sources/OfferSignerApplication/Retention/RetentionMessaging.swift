@@ -275,8 +275,8 @@ public struct RetentionMessaging: Sendable {
     // MARK: Audit
 
     /// Recorded changes, oldest first (the rule store's change log of kind `retention-messaging`).
-    public func changes(bundleId: String?, afterId: Int64, limit: Int) throws -> [RuleChange<RetentionMessagingRecord>] {
-        try records.changes(RetentionMessagingRecord.self, bundleId: bundleId, ruleId: nil, afterId: afterId, limit: limit)
+    public func changes(bundleId: String?, ruleId: String?, afterId: Int64, limit: Int) throws -> [RuleChange<RetentionMessagingRecord>] {
+        try records.changes(RetentionMessagingRecord.self, bundleId: bundleId, ruleId: ruleId, afterId: afterId, limit: limit)
     }
 
     // MARK: Rule warnings

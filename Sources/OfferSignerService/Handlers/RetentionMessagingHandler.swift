@@ -167,11 +167,11 @@ struct RetentionMessagingHandler {
 
     // MARK: Audit
 
-    /// Every change made through these routes, oldest first (`?bundleId=`, paged).
+    /// Every change made through these routes, oldest first (`?bundleId=`, `?ruleId=`, paged).
     func changes(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let limit = try AuditHandler.limit(request.query, max: 1000)
         let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try messaging.changes(bundleId: request.query["bundleId"], afterId: after, limit: limit)
+        let changes = try messaging.changes(bundleId: request.query["bundleId"], ruleId: request.query["ruleId"], afterId: after, limit: limit)
         let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
         return try HTTPResponse.json(Page(items: changes.map(RuleChangeDocument.init), nextCursor: next))
     }
@@ -205,7 +205,7 @@ extension RetentionMessagingHandler: RouteGroup {
         let tests = "/v1/admin/retention-performance-tests"
         router.add("POST", tests, policy: .roles([]), query: target, handler: startPerformanceTest(_:_:))
         router.add("GET", "\(tests)/{requestId}", policy: .roles([.auditor]), query: target, handler: performanceTestResult(_:_:))
-        router.add("GET", "/v1/audit/retention-messaging-changes", policy: .roles([.auditor]), query: ["bundleId", "limit", "cursor"],
+        router.add("GET", "/v1/audit/retention-messaging-changes", policy: .roles([.auditor]), query: ["bundleId", "ruleId", "limit", "cursor"],
                    handler: changes(_:_:))
     }
 }
