@@ -29,6 +29,13 @@ function counted(id, limit, value = '', multiline = false) {
   return { control, count };
 }
 
+/** A labelled field for a `counted` control, its count beside the label. */
+function countedField(id, label, { control, count }, help) {
+  const made = field({ id, label, control, help });
+  made.querySelector('label').append(' ', count);
+  return made;
+}
+
 /** How the App Store's sheet reads: header (above the image or the body), image, body, bullet points. */
 function preview({ header, body, altText, imageId, aboveImage }) {
   const image = imageId ? h('div', { class: 'sheet-image', role: 'img', 'aria-label': altText || 'image' }, altText || 'Image') : null;
@@ -174,10 +181,10 @@ export async function appendRetentionMessaging(main, { me, query, navigate }) {
     h('div', { class: 'form-columns' },
       h('div', null,
         field({ id: 'rm-id', label: 'Message ID (a new UUID)', control: id }),
-        field({ id: 'rm-header', label: 'Header', control: h('div', { class: 'counted' }, header.control, header.count), help: `At most ${LIMITS.header} characters.` }),
-        field({ id: 'rm-body', label: 'Body', control: h('div', { class: 'counted' }, body.control, body.count), help: `At most ${LIMITS.body} characters.` }),
+        countedField('rm-header', 'Header', header, `At most ${LIMITS.header} characters.`),
+        countedField('rm-body', 'Body', body, `At most ${LIMITS.body} characters.`),
         field({ id: 'rm-image-id', label: 'Image ID', control: imageId, help: 'A FULL_SIZE image uploaded below; empty for a text message.' }),
-        field({ id: 'rm-alt', label: 'Image description', control: h('div', { class: 'counted' }, altText.control, altText.count) }),
+        countedField('rm-alt', 'Image description', altText, `At most ${LIMITS.altText} characters.`),
         field({ id: 'rm-position', label: 'Header position', control: position }),
         h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Upload message')),
         status),
