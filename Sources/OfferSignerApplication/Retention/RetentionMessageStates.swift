@@ -39,6 +39,9 @@ public final class RetentionMessageStates: Sendable {
     public let maxAge: TimeInterval
     private let entries = Mutex<[Key: Entry]>([:])
 
+    /// One attempt of at most this long per refresh: the next round tries again.
+    static let timeout = Duration.seconds(5)
+
     /// Five minutes between refreshes; states older than three refreshes are not trusted.
     public init(clients: AppStoreAPIClients, clock: WallClock = .system, logger: Logger = Logger(),
                 interval: Duration = .seconds(300), maxAge: TimeInterval = 900) {
@@ -71,9 +74,11 @@ public final class RetentionMessageStates: Sendable {
         }
         let client: AppStoreServerAPIClient
         do {
-            client = try clients.client(bundleId: bundleId, environment: apiEnvironment)
-        } catch {
+            client = try clients.client(bundleId: bundleId, environment: apiEnvironment).with(timeout: Self.timeout, retry: .none)
+        } catch let error as AppStoreAPIUnavailable {
             throw .unavailable(error)
+        } catch {
+            throw .api(.invalidArgument("\(error)"))
         }
         let list: GetMessageListResponse
         do {
@@ -94,11 +99,11 @@ public final class RetentionMessageStates: Sendable {
         return states
     }
 
-    /// Refreshes every app and environment the clients serve; a failure is logged and leaves
-    /// that app's states to age out.
-    public func refreshAll() {
+    /// Refreshes every app and environment the clients serve, until `stopping` says so; a
+    /// failure is logged and leaves that app's states to age out.
+    public func refreshAll(stopping: () -> Bool = { false }) {
         for bundleId in clients.bundleIds {
-            for environment in clients.environments {
+            for environment in clients.environments where !stopping() {
                 do {
                     try refresh(bundleId: bundleId, environment: environment.rawValue)
                 } catch {
@@ -112,6 +117,6 @@ public final class RetentionMessageStates: Sendable {
 
     /// The background refresh, every ``interval`` (not started).
     package func task() -> PeriodicTask {
-        PeriodicTask(name: "retention-message-states", interval: interval) { [self] _ in refreshAll() }
+        PeriodicTask(name: "retention-message-states", interval: interval) { [self] task in refreshAll { task.isStopping } }
     }
 }

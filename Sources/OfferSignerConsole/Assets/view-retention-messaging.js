@@ -21,7 +21,7 @@ function problemNotice(error) {
 
 /** A text input with a live character count against Apple's limit. */
 function counted(id, limit, value = '', multiline = false) {
-  const control = h(multiline ? 'textarea' : 'input', { id, value, maxlength: String(limit), rows: multiline ? '3' : undefined, autocomplete: 'off' });
+  const control = h(multiline ? 'textarea' : 'input', { id, type: multiline ? undefined : 'text', value, maxlength: String(limit), rows: multiline ? '3' : undefined, autocomplete: 'off' });
   const count = h('span', { class: 'counter', 'aria-live': 'polite' });
   const update = () => { count.textContent = `${[...control.value].length}/${limit}`; };
   control.addEventListener('input', update);
@@ -145,10 +145,10 @@ export async function appendRetentionMessaging(main, { me, query, navigate }) {
   }
 
   function uploadForm() {
-    const id = h('input', { id: 'rm-id', value: crypto.randomUUID(), autocomplete: 'off', spellcheck: 'false' });
+    const id = h('input', { id: 'rm-id', type: 'text', value: crypto.randomUUID(), autocomplete: 'off', spellcheck: 'false' });
     const header = counted('rm-header', LIMITS.header);
     const body = counted('rm-body', LIMITS.body, '', true);
-    const imageId = h('input', { id: 'rm-image-id', autocomplete: 'off', spellcheck: 'false', placeholder: 'optional' });
+    const imageId = h('input', { id: 'rm-image-id', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'optional' });
     const altText = counted('rm-alt', LIMITS.altText);
     const position = h('select', { id: 'rm-position' }, h('option', { value: '' }, 'Above the body'), h('option', { value: 'ABOVE_IMAGE' }, 'Above the image'));
     const sheet = h('div', { class: 'sheet-slot' });
@@ -193,7 +193,7 @@ export async function appendRetentionMessaging(main, { me, query, navigate }) {
   }
 
   function imageForm() {
-    const id = h('input', { id: 'ri-id', value: crypto.randomUUID(), autocomplete: 'off', spellcheck: 'false' });
+    const id = h('input', { id: 'ri-id', type: 'text', value: crypto.randomUUID(), autocomplete: 'off', spellcheck: 'false' });
     const file = h('input', { id: 'ri-file', type: 'file', accept: 'image/png' });
     const size = h('select', { id: 'ri-size' }, h('option', { value: 'FULL_SIZE' }, 'Full size (3840 wide, 160–2160 high)'),
       h('option', { value: 'BULLET_POINT' }, 'Bullet point (1024 × 1024)'));
@@ -222,9 +222,9 @@ export async function appendRetentionMessaging(main, { me, query, navigate }) {
   }
 
   function defaultForm() {
-    const product = h('input', { id: 'rd-product', autocomplete: 'off', spellcheck: 'false' });
-    const locale = h('input', { id: 'rd-locale', autocomplete: 'off', spellcheck: 'false', placeholder: 'en-US' });
-    const message = h('input', { id: 'rd-message', autocomplete: 'off', spellcheck: 'false', list: 'rd-approved' });
+    const product = h('input', { id: 'rd-product', type: 'text', autocomplete: 'off', spellcheck: 'false' });
+    const locale = h('input', { id: 'rd-locale', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'en-US' });
+    const message = h('input', { id: 'rd-message', type: 'text', autocomplete: 'off', spellcheck: 'false', list: 'rd-approved' });
     const approved = h('datalist', { id: 'rd-approved' });
     message.addEventListener('focus', () => replace(approved, known.filter(m => m.state === 'APPROVED').map(m => h('option', { value: m.messageIdentifier }, m.header || ''))));
     const status = h('div', { role: 'status' });
@@ -249,7 +249,7 @@ export async function appendRetentionMessaging(main, { me, query, navigate }) {
 
   function realtimeSection() {
     const current = h('p', { id: 'rt-current', role: 'status' }, 'Loading…');
-    const url = h('input', { id: 'rt-url', type: 'url', placeholder: 'https://signer.example.com/v1/retention/appstore', autocomplete: 'off' });
+    const url = h('input', { id: 'rt-url', type: 'text', inputmode: 'url', placeholder: 'https://signer.example.com/v1/retention/appstore', autocomplete: 'off' });
     const load = async () => {
       try {
         const answer = await api('GET', '/v1/admin/retention-realtime-url', { params });
@@ -276,7 +276,7 @@ export async function appendRetentionMessaging(main, { me, query, navigate }) {
   }
 
   function performanceSection() {
-    const transaction = h('input', { id: 'pt-transaction', inputmode: 'numeric', autocomplete: 'off', placeholder: 'a Sandbox originalTransactionId' });
+    const transaction = h('input', { id: 'pt-transaction', type: 'text', inputmode: 'numeric', autocomplete: 'off', placeholder: 'a Sandbox originalTransactionId' });
     const result = h('div', { id: 'pt-result', role: 'status' });
     const showResult = async requestId => {
       try {
