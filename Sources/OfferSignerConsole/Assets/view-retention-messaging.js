@@ -319,7 +319,7 @@ export async function appendRetentionMessaging(main, { me, query, navigate }) {
 export const RETENTION_MESSAGING_SCHEMA = {
   sections: [],
   fields: [
-    ['enabled', 'At Apple', 'bool'], ['environment', 'Environment'], ['item', 'What'], ['messageIdentifier', 'Message ID'],
+    ['ruleId', 'Record'], ['bundleId', 'App'], ['enabled', 'At Apple', 'bool'], ['environment', 'Environment'], ['item', 'What'], ['messageIdentifier', 'Message ID'],
     ['message.header', 'Header'], ['message.body', 'Body'], ['message.image.imageIdentifier', 'Image ID'],
     ['message.image.altText', 'Image description'], ['message.headerPosition', 'Header position'],
     ['imageIdentifier', 'Image ID'], ['image.imageSize', 'Image size'], ['image.width', 'Width'], ['image.height', 'Height'],
