@@ -249,7 +249,7 @@ export async function appendRetentionMessaging(main, { me, query, navigate }) {
 
   function realtimeSection() {
     const current = h('p', { id: 'rt-current', role: 'status' }, 'Loading…');
-    const url = h('input', { id: 'rt-url', type: 'text', inputmode: 'url', placeholder: 'https://signer.example.com/v1/retention/appstore', autocomplete: 'off' });
+    const url = h('input', { id: 'rt-url', type: 'text', inputmode: 'url', placeholder: 'the public address of this service’s /v1/retention/appstore', autocomplete: 'off' });
     const load = async () => {
       try {
         const answer = await api('GET', '/v1/admin/retention-realtime-url', { params });
