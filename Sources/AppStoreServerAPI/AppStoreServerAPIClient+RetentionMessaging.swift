@@ -100,7 +100,8 @@ extension AppStoreServerAPIClient {
 
     /// Get Performance Test Results: `GET /inApps/v1/messaging/performanceTest/result/{requestId}`.
     public func performanceTestResult(requestId: String) throws(AppStoreServerAPIError) -> PerformanceTestResultResponse {
-        try Self.checkRetentionIdentifier(requestId, "performance test request ID")
+        // Apple's own UUID, sent back as Apple wrote it: either case.
+        try Self.checkRetentionIdentifier(requestId.lowercased(), "performance test request ID")
         return try send(APIRequest(method: "GET", path: Self.messagingPath + "/performanceTest/result/" + requestId), transactionId: nil,
                         as: PerformanceTestResultResponse.self)
     }

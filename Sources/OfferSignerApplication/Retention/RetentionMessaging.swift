@@ -267,7 +267,7 @@ public struct RetentionMessaging: Sendable {
 
     /// Apple's result of a performance test.
     public func performanceTestResult(_ target: Target, requestId: String) throws(RetentionMessagingFailure) -> PerformanceTestResultResponse {
-        let problems = Self.identifierProblems(requestId, "requestId")
+        let problems = Self.identifierProblems(requestId.lowercased(), "requestId")  // Apple's UUID, in either case
         guard problems.isEmpty else { throw .invalid(problems) }
         return try call(target) { client throws(AppStoreServerAPIError) in try client.performanceTestResult(requestId: requestId) }
     }
