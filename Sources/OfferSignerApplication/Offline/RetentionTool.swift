@@ -33,8 +33,11 @@ public struct RetentionTool: Sendable {
         retention defaults list | get|delete --product-id ID --locale LOCALE | set --product-id ID --locale LOCALE --message-id UUID
         retention realtime-url get | set --url URL | delete
         retention performance-test start --original-transaction-id ID | result --request-id UUID
-        (each also takes [--bundle-id ID] [--environment Production|Sandbox] [serve options])
         """
+
+    /// What every operation also takes.
+    static let commonOptions = "each also takes [--bundle-id ID] [--environment Production|Sandbox] and the options of serve"
+
 
     struct UsageError: Error, CustomStringConvertible {
         let description: String
@@ -52,7 +55,8 @@ public struct RetentionTool: Sendable {
     /// Runs `retention <arguments>`; 0 done, 1 refused or failed at Apple, 2 usage or a refusal before sending.
     public func run(_ arguments: [String]) -> Int32 {
         guard arguments.count >= 2, let own = Self.commands["\(arguments[0]) \(arguments[1])"] else {
-            errors("offer-signer: usage: offer-signer \(Self.usage.replacingOccurrences(of: "\n", with: "\n       offer-signer "))\n")
+            errors("offer-signer: usage: offer-signer \(Self.usage.replacingOccurrences(of: "\n", with: "\n       offer-signer "))\n"
+                   + "       (\(Self.commonOptions))\n")
             return 2
         }
         let command = "\(arguments[0]) \(arguments[1])"
