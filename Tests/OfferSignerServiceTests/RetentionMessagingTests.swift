@@ -223,6 +223,13 @@ struct RetentionMessagingTests {
         let failed = harness.env.send("GET", "/v1/admin/retention-messages", role: .marketing)
         #expect(failed.status == 502 && failed.code == "appstore_api_failed" && failed.json["appleErrorCode"] as? Int == 5000000
                 && failed.json["appleErrorMessage"] as? String == "An unknown error occurred. Please try again.", "\(failed.text)")
+        harness.store.messaging.inject([.status(400, code: 4000164, message: "Invalid locale.")])
+        let badLocale = put(harness, "/v1/admin/retention-defaults/pro_monthly/xx-YY", #"{"messageIdentifier": "\#(Self.message)"}"#)
+        #expect(badLocale.status == 400 && badLocale.json["appleErrorCode"] as? Int == 4000164 && badLocale.text.contains("Invalid locale."),
+                "a 4xx of Apple's that is the caller's fault comes back with Apple's words: \(badLocale.text)")
+        harness.store.messaging.inject([.status(404, code: 0, message: "")])
+        #expect(harness.env.send("GET", "/v1/admin/retention-images", role: .marketing).status == 502,
+                "a 404 without Apple's not-found codes (no access to the API) is Apple failing, not the caller")
         harness.store.messaging.inject([.status(401, code: 0, message: "")])
         #expect(harness.env.send("GET", "/v1/admin/retention-images", role: .marketing).status == 502)
         harness.store.messaging.inject([.body("{\"messageIdentifiers\": 7}")])
