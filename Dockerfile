@@ -10,7 +10,7 @@ FROM swift:6.3-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev pkg-config \
+        libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev libp11-kit-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -26,7 +26,9 @@ RUN swift build -c release --static-swift-stdlib \
 FROM debian:bookworm-slim
 # Runtime libraries only: OpenSSL libcrypto, SQLite, libpq (PostgreSQL), libmicrohttpd, libcurl (the App Store Server API
 # client), the C++ runtime the static Swift runtime links against (checked with ldd on a
-# --static-swift-stdlib build), CA certificates, curl for the health check. `make image-check`
+# --static-swift-stdlib build), CA certificates, curl for the health check. A PKCS#11 module is
+# not linked but loaded when a keys file names one: for keys in an HSM, add its vendor's module
+# to an image built FROM this one (or Debian's softhsm2 to try it). `make image-check`
 # builds this stage without Docker and fails when the list lacks a library the binary loads.
 # hadolint ignore=DL3008
 RUN apt-get update \

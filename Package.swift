@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // The PKCS#11 API's header from p11-kit (libp11-kit-dev); nothing linked: modules are loaded with dlopen.
+        .systemLibrary(name: "CPKCS11", providers: [.apt(["libp11-kit-dev"])]),
 
         // The domain: signing, Apple's signed data, eligibility. No I/O but crypto.
         .target(name: "OfferSignerCore", dependencies: ["COpenSSL"]),
@@ -30,8 +32,10 @@ let package = Package(
         .target(name: "OfferSignerConsole", exclude: ["Assets"], plugins: ["EmbedConsoleAssets"]),
         .executableTarget(name: "ConsoleAssetEmbedder"),
         .plugin(name: "EmbedConsoleAssets", capability: .buildTool(), dependencies: ["ConsoleAssetEmbedder"]),
+        // Signing keys that never leave a hardware module: PKCS#11 modules loaded with dlopen, sessions, ECDSA.
+        .target(name: "OfferSignerPKCS11", dependencies: ["OfferSignerCore", "CPKCS11"]),
         // The use cases: issuing, retention, App Store sync, audit, configuration, offline tools. No HTTP.
-        .target(name: "OfferSignerApplication", dependencies: ["OfferSignerCore", "OfferSignerStore", "AppStoreServerAPI"]),
+        .target(name: "OfferSignerApplication", dependencies: ["OfferSignerCore", "OfferSignerStore", "AppStoreServerAPI", "OfferSignerPKCS11"]),
         // The HTTP face: handlers, routes, middleware, the console, the composition root and the running service.
         .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerApplication",
                                                     "OfferSignerHTTP", "OfferSignerConsole"]),
@@ -52,7 +56,8 @@ let package = Package(
         .target(name: "OfferSignerClient"),
         // The client against a real `serve` (the debug build), with App Store data signed by the test chain.
         .testTarget(name: "OfferSignerClientTests", dependencies: ["OfferSignerClient", "AppStoreServerAPIMock", "OfferSignerCore", "OfferSignerTestSupport"]),
-        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "OfferSignerApplication", "AppStoreServerAPIMock", "OfferSignerTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "OfferSignerApplication", "AppStoreServerAPIMock", "OfferSignerTestSupport",
+                                                             "OfferSignerPKCS11", "CPKCS11"], exclude: ["Fixtures"]),
     ]
 )
 

@@ -26,6 +26,10 @@ BENCH_POSTGRESQL=${BENCH_POSTGRESQL:-1}       # 0 skips the PostgreSQL runs (ben
 BENCH_SIGN_ONLY=${BENCH_SIGN_ONLY:-0}         # 1: the signing load only (no ingestion, no retention, no PostgreSQL run)
 if [ "$BENCH_SIGN_ONLY" = 1 ]; then BENCH_POSTGRESQL=0; fi
 BENCH_STAGE_SECONDS=${BENCH_STAGE_SECONDS:-5} # each stage of the ladder before the signing load; 0 skips it
+BENCH_INTRO_SECONDS=${BENCH_INTRO_SECONDS:-5} # each introductory-eligibility run (10 single requests vs pages of 10, issue 24); 0 skips it
+BENCH_PKCS11=${BENCH_PKCS11:-1}               # 0 skips the signing load with the key in a SoftHSM2 token (issue 27)
+BENCH_PKCS11_DURATION=${BENCH_PKCS11_DURATION:-5}   # seconds of that load, measured after the warm-up
+BENCH_PKCS11_MODULE=${BENCH_PKCS11_MODULE:-/usr/lib/softhsm/libsofthsm2.so}
 
 # The service's rate limits (per API key, per user, per client address) would turn most of
 # wrk's requests into 429s: the benchmark measures capacity, so they are off unless the
@@ -50,10 +54,11 @@ for tool in wrk openssl python3 curl; do
 done
 [ -x "$BIN" ] || die "$BIN is missing: run 'make bench' (or 'swift build -c release') first"
 for n in BENCH_USERS BENCH_DURATION BENCH_WARMUP BENCH_CONNECTIONS BENCH_THREADS BENCH_NOTIFICATIONS \
-         BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL BENCH_RETENTION_REQUESTS BENCH_REDEMPTIONS; do
+         BENCH_NOTIFY_TIMEOUT BENCH_OPENSSL_SECONDS BENCH_USERS_SMALL BENCH_RETENTION_REQUESTS BENCH_REDEMPTIONS BENCH_PKCS11_DURATION; do
     [[ ${!n} =~ ^[0-9]+$ ]] && [ "${!n}" -gt 0 ] || die "$n must be a positive whole number (got '${!n}')"
 done
 [[ $BENCH_STAGE_SECONDS =~ ^[0-9]+$ ]] || die "BENCH_STAGE_SECONDS must be a whole number (got '$BENCH_STAGE_SECONDS')"
+[[ $BENCH_INTRO_SECONDS =~ ^[0-9]+$ ]] || die "BENCH_INTRO_SECONDS must be a whole number (got '$BENCH_INTRO_SECONDS')"
 [ "$BENCH_CONNECTIONS" -ge "$BENCH_THREADS" ] || die "BENCH_CONNECTIONS must be >= BENCH_THREADS"
 [ "$BENCH_NOTIFICATIONS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_NOTIFICATIONS must be >= BENCH_CONNECTIONS"
 [ "$BENCH_RETENTION_REQUESTS" -ge "$BENCH_CONNECTIONS" ] || die "BENCH_RETENTION_REQUESTS must be >= BENCH_CONNECTIONS"
@@ -79,7 +84,7 @@ SERVER_NOTE=""
 start_server() {
     local database=$1 log=$2 t0 t1 deadline
     t0=$(date +%s%N)
-    OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$database OFFER_SIGNER_LISTEN=127.0.0.1:$BENCH_PORT \
+    OFFER_SIGNER_KEYS=${SERVER_KEYS:-$WORK/dev/keys.json} OFFER_SIGNER_DATABASE=$database OFFER_SIGNER_LISTEN=127.0.0.1:$BENCH_PORT \
     OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem OFFER_SIGNER_ENVIRONMENTS=Production,Sandbox \
     OFFER_SIGNER_LOG_LEVEL=error \
     OFFER_SIGNER_RATE_SIGN_PER_KEY=$RATE_SIGN_PER_KEY OFFER_SIGNER_RATE_SIGN_PER_USER=$RATE_SIGN_PER_USER \
@@ -261,6 +266,26 @@ sign_load() {
     echo "service CPU per signature: $SIGN_CPU_US µs, of which the signature log's group-commit writer: $SIGN_WRITER_US µs"
 }
 
+# intro_load MODE OUTFILE: BENCH_INTRO_SECONDS of bench/intro.lua over the ten bench products
+# (MODE single: one product per request; page: all ten per request); sets INTRO_RPS,
+# INTRO_PRODUCTS_PER_S (requests/s x products per request), INTRO_P99 and INTRO_CPU_US (the
+# service's CPU per product).
+intro_load() {
+    local mode=$1 out=$2 before per=1
+    [ "$mode" = page ] && per=10
+    before=$(cpu_ticks)
+    TOKEN=$CLIENT_TOKEN MODE=$mode PRODUCTS=$INTRO_PRODUCTS USERS=$BENCH_USERS \
+        run_wrk "$out" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_INTRO_SECONDS}s" --timeout 10s -s "$BENCH/intro.lua" "$URL" \
+        || { cat "$out" >&2; die "wrk failed during the introductory-eligibility run ($mode)"; }
+    [ "$(wrk_value "$out" non200)" = 0 ] || die "introductory eligibility ($mode): some answers were not 200 ($out)"
+    INTRO_RPS=$(wrk_value "$out" rps)
+    INTRO_PRODUCTS_PER_S=$(awk -v r="$INTRO_RPS" -v n="$per" 'BEGIN { printf "%.1f", r * n }')
+    INTRO_P99=$(wrk_value "$out" p99_ms)
+    INTRO_CPU_US=$(awk -v a="$before" -v b="$(cpu_ticks)" -v n="$(wrk_value "$out" requests)" -v per="$per" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { if (n + 0 > 0) printf "%.0f", (b - a) * 1e6 / hz / (n * per); else print "?" }')
+    echo "introductory eligibility, $mode: $INTRO_RPS requests/s = $INTRO_PRODUCTS_PER_S products/s, p99 $INTRO_P99 ms, $INTRO_CPU_US µs of service CPU per product"
+}
+
 # ratio A B [FORMAT]: A / B.
 ratio() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (b + 0 > 0) printf f, a / b; else print "?" }'; }
 # meets A OP B: "yes" when the figure A compares to B as OP says (>=, <=, <, ==), else "**no**".
@@ -397,6 +422,26 @@ SIGN_SOCKET_ERRORS=$(socket_errors "$WORK/wrk-sign.txt")
 [ -n "$SIGN_RPS" ] || die "no figures in wrk's output"
 RSS_AFTER_SIGN=$(peak_rss_mb)
 
+# ---------------------------------------------------------------- 5b. a store page of introductory eligibility (issue 24)
+INTRO_ROWS=()
+if [ "$BENCH_INTRO_SECONDS" -gt 0 ]; then
+    say "5b. introductory eligibility: 10 products as 10 single requests, then as pages of 10 (productIds), ${BENCH_INTRO_SECONDS} s each"
+    INTRO_PRODUCTS=$(printf "$BUNDLE.tier_%02d," 1 2 3 4 5 6 7 8 9 10); INTRO_PRODUCTS=${INTRO_PRODUCTS%,}
+    status=$(curl -s -o "$WORK/intro-rule.json" -w '%{http_code}' --max-time 10 -X PUT "$URL/v1/admin/introductory-offer-rules/bench_tiers" \
+        -H "Authorization: Bearer $MARKETING_TOKEN" -H 'Content-Type: application/json' \
+        -d '{"ruleId":"bench_tiers","bundleId":"'$BUNDLE'","productIds":["'"${INTRO_PRODUCTS//,/\",\"}"'"]}')
+    case $status in 200|201) ;; *) cat "$WORK/intro-rule.json" >&2; die "PUT /v1/admin/introductory-offer-rules/bench_tiers answered $status" ;; esac
+    echo "introductory-offer rule 'bench_tiers' names the ten products ($INTRO_PRODUCTS)"
+    intro_load single "$WORK/wrk-intro-single.txt"
+    INTRO_SINGLE_PPS=$INTRO_PRODUCTS_PER_S
+    INTRO_ROWS+=("| introductory eligibility (issue 24), one product per request: requests/s = products/s; p99 (ms); service CPU µs per product | $INTRO_RPS; $INTRO_P99; $INTRO_CPU_US | | |")
+    intro_load page "$WORK/wrk-intro-page.txt"
+    INTRO_ROWS+=("| introductory eligibility, pages of 10 (\`productIds\`): requests/s; products/s; p99 (ms); service CPU µs per product | $INTRO_RPS; $INTRO_PRODUCTS_PER_S; $INTRO_P99; $INTRO_CPU_US | | |")
+    INTRO_RATIO=$(ratio "$INTRO_PRODUCTS_PER_S" "$INTRO_SINGLE_PPS")
+    INTRO_ROWS+=("| introductory eligibility: products/s in pages of 10 ÷ products/s one per request | $INTRO_RATIO | > 1 | $(meets "$INTRO_RATIO" ">=" 1) |")
+    echo "products per second, pages of 10 / single requests: $INTRO_RATIO"
+fi
+
 NOTIFY_RATE=skipped NOTIFY_STORED=skipped NOTIFY_FAILED=- NOTIFY_SOCKET_ERRORS=- NOTIFY_P99=skipped NOTIFY_CPU_US=skipped
 REDEEM_RATE=skipped REDEEM_STORED=skipped REDEEM_FAILED=- REDEEM_P99=skipped REDEEM_CPU_US=skipped MATCH_CPU_US=skipped
 OUTCOMES_S=skipped OUTCOMES_REDEMPTIONS=- OUTCOMES_MATCHED=- OUTCOMES_TREATED=- REBUILD_S=skipped
@@ -479,6 +524,38 @@ if [ "$BENCH_SIGN_ONLY" != 1 ]; then
     echo "rebuilt in $REBUILD_S s"
 fi
 
+# ---------------------------------------------------------------- 7c. the key in a hardware module (issue 27)
+HSM_RPS=skipped HSM_RATIO=- HSM_P50=- HSM_P99=- HSM_FAILED=- HSM_CPU_US=-
+if [ "$BENCH_PKCS11" = 1 ] && [ -e "$BENCH_PKCS11_MODULE" ]; then
+    say "7c. the signing load again, the app's key in a SoftHSM2 token (PKCS#11): ${BENCH_PKCS11_DURATION} s"
+    HSM_OUT=$("$BIN" dev-setup --pkcs11 --dir "$WORK/dev-hsm" --database "$WORK/db.sqlite" --listen "127.0.0.1:$BENCH_PORT") \
+        || die "dev-setup --pkcs11 failed"
+    SOFTHSM2_CONF=$(sed -n 's/^ *export SOFTHSM2_CONF=//p' <<<"$HSM_OUT")
+    OFFER_SIGNER_DEV_PIN=$(sed -n "s/^ *export OFFER_SIGNER_DEV_PIN='\(.*\)'\$/\1/p" <<<"$HSM_OUT")
+    [ -n "$SOFTHSM2_CONF" ] && [ -n "$OFFER_SIGNER_DEV_PIN" ] || die "no SOFTHSM2_CONF or PIN in dev-setup --pkcs11's output"
+    export SOFTHSM2_CONF OFFER_SIGNER_DEV_PIN
+    # The same keys file as before (its API tokens), with the app's signing key and the audit key in the token.
+    python3 - "$WORK/dev/keys.json" "$WORK/dev-hsm/keys.json" <<'PY' || die "could not write the PKCS#11 keys file"
+import json, sys
+main, hsm = (json.load(open(path)) for path in sys.argv[1:3])
+main["apps"][0]["signingKeys"] = hsm["apps"][0]["signingKeys"]
+main["auditKey"] = hsm["auditKey"]
+json.dump(main, open(sys.argv[2], "w"), indent=2)
+PY
+    SERVER_KEYS=$WORK/dev-hsm/keys.json start_server "$WORK/db.sqlite" "$WORK/server-hsm.log"
+    echo "pid $SERVER_PID: key $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["apps"][0]["signingKeys"][0]["pkcs11"])' "$WORK/dev-hsm/keys.json")"
+    check_sign "bench-user-00000001"
+    sign_load "$BENCH_USERS" "$BENCH_PKCS11_DURATION" "$WORK/wrk-sign-hsm.txt"
+    HSM_RPS=$(wrk_value "$WORK/wrk-sign-hsm.txt" rps)
+    HSM_RATIO=$(ratio "$HSM_RPS" "$SIGN_RPS")
+    HSM_P50=$(wrk_value "$WORK/wrk-sign-hsm.txt" p50_ms)
+    HSM_P99=$(wrk_value "$WORK/wrk-sign-hsm.txt" p99_ms)
+    HSM_FAILED=$(( $(wrk_value "$WORK/wrk-sign-hsm.txt" non200) + $(socket_errors "$WORK/wrk-sign-hsm.txt") ))
+    HSM_CPU_US=$SIGN_CPU_US
+    stop_server
+    unset SOFTHSM2_CONF OFFER_SIGNER_DEV_PIN
+fi
+
 # ---------------------------------------------------------------- optional: history size
 SMALL_P99="" SMALL_RPS="" SMALL_NON2XX="" P99_RATIO=""
 if [ "$BENCH_COMPARE" = 1 ]; then
@@ -544,6 +621,7 @@ N_FMT=$(fmt_users "$BENCH_USERS")
     if [ "${#STAGES[@]}" -gt 0 ]; then
         echo "| stage 4, + the signature and its durable, hash-chained log record (the signing load): requests/s; service CPU µs per request | $SIGN_RPS; $SIGN_CPU_MAIN | | |"
     fi
+    for row in "${INTRO_ROWS[@]}"; do echo "$row"; done
     if [ "$BENCH_COMPARE" = 1 ]; then
         echo "| signing with $(fmt_users "$BENCH_USERS_SMALL") users: requests/s | $SMALL_RPS | | |"
         echo "| signing with $(fmt_users "$BENCH_USERS_SMALL") users: p99 (ms) | $SMALL_P99 | | |"
@@ -564,6 +642,9 @@ N_FMT=$(fmt_users "$BENCH_USERS")
     echo "| retention: promotional offers / other answers / failed | $RETENTION_OFFERS / $RETENTION_OTHER / $RETENTION_FAILED | all offers | $(meets "$RETENTION_OFFERS" "==" "$BENCH_RETENTION_REQUESTS") |"
     echo "| retention: p50 latency (ms) | $RETENTION_P50 | | |"
     echo "| retention: p99 latency (ms) | $RETENTION_P99 | <= 50 | $(meets "$RETENTION_P99" "<=" 50) |"
+    echo "| key in a SoftHSM2 token (PKCS#11, issue 27): signing requests/s; ratio to the .p8 key's | $HSM_RPS; $HSM_RATIO | | |"
+    echo "| key in a SoftHSM2 token: p50 / p99 latency (ms); service CPU µs per signature | $HSM_P50 / $HSM_P99; $HSM_CPU_US | | |"
+    echo "| key in a SoftHSM2 token: failed requests | $HSM_FAILED | 0 | $(meets "$HSM_FAILED" "==" 0) |"
     echo "| peak RSS after the signing load (MB) | $RSS_AFTER_SIGN | <= 64 | $(meets "$RSS_AFTER_SIGN" "<=" 64) |"
     echo "| peak RSS at the end, after ingestion and retention (MB) | $RSS_END | <= 64 | $(meets "$RSS_END" "<=" 64) |"
     echo "| start-up until /healthz answers, ${N_FMT} users stored (s) | $MAIN_STARTUP_S | < 0.5 (1,000,000 users) | $(meets "$MAIN_STARTUP_S" "<" 0.5) |"

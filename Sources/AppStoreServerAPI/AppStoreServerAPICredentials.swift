@@ -9,10 +9,10 @@ public struct AppStoreServerAPICredentials: Sendable {
     public var issuerId: String
     /// The app's bundle ID (the JWT's `bid`); every request is about this app.
     public var bundleId: String
-    /// The In-App Purchase private key.
-    public var privateKey: P256PrivateKey
+    /// The In-App Purchase private key: a `.p8` file's or a hardware module's.
+    public var privateKey: any P256SigningKey
 
-    public init(keyId: String, issuerId: String, bundleId: String, privateKey: P256PrivateKey) {
+    public init(keyId: String, issuerId: String, bundleId: String, privateKey: any P256SigningKey) {
         self.keyId = keyId
         self.issuerId = issuerId
         self.bundleId = bundleId

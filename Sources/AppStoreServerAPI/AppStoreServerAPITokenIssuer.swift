@@ -59,14 +59,11 @@ final class AppStoreServerAPITokenIssuer: Sendable {
             ("bid", .string(credentials.bundleId)),
         ])
         let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(claims.utf8)
-        let der: [UInt8]
+        let raw: [UInt8]
         do {
-            der = try credentials.privateKey.signDER(Array(signingInput.utf8))
+            raw = try credentials.privateKey.rawSignature(Array(signingInput.utf8))
         } catch {
             throw AppStoreServerAPIError.tokenSigningFailed(error.description)
-        }
-        guard let raw = ECDSASignatureEncoding.raw(fromDER: der) else {
-            throw AppStoreServerAPIError.tokenSigningFailed("OpenSSL's signature is not a DER ECDSA signature")
         }
         return Token(compact: signingInput + "." + Base64URL.encode(raw), expires: Date(timeIntervalSince1970: TimeInterval(expires)))
     }

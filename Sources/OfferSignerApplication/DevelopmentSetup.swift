@@ -15,10 +15,13 @@ public struct DevelopmentSetup {
 
     public let folder: String
     public let database: String
+    /// Keys in a SoftHSM2 token made in `folder/softhsm` instead of `.p8` files (`dev-setup --pkcs11`).
+    public let pkcs11: Bool
 
-    public init(folder: String, database: String) {
+    public init(folder: String, database: String, pkcs11: Bool = false) {
         self.folder = folder
         self.database = database
+        self.pkcs11 = pkcs11
     }
 
     public var keysPath: String { (folder as NSString).appendingPathComponent("keys.json") }
@@ -58,6 +61,8 @@ public struct DevelopmentSetup {
     struct Tokens {
         var byRole: [Role: String] = [:]
         var app = ""
+        /// The SoftHSM token, with `--pkcs11`.
+        var pkcs11: DevelopmentToken?
     }
 
     private func createKeys() throws -> Tokens {
@@ -76,6 +81,18 @@ public struct DevelopmentSetup {
             throw StartupError.cannotWrite(path: auditKeyPath, what: "the development audit key")
         }
         var tokens = Tokens()
+        var signingKey = KeysFile.SigningKeyEntry(keyId: Self.keyId, privateKeyPath: keyFile, active: true)
+        var auditKey = KeysFile.AuditKeyEntry(keyId: Self.auditKeyId, privateKeyPath: auditKeyFile)
+        if pkcs11 {
+            let token = try DevelopmentToken.create(in: (folder as NSString).appendingPathComponent("softhsm"),
+                                                    keyIds: (Self.keyId, Self.auditKeyId))
+            signingKey = token.signingKey
+            auditKey = token.auditKey
+            tokens.pkcs11 = token
+            // The token holds the keys: no copy of them in files.
+            try? FileManager.default.removeItem(atPath: keyPath)
+            try? FileManager.default.removeItem(atPath: auditKeyPath)
+        }
         var apiKeys: [KeysFile.APIKeyEntry] = []
         for role in Role.allCases {
             let token = "dev_\(role.rawValue)_" + SecureRandom.token()
@@ -87,8 +104,7 @@ public struct DevelopmentSetup {
                                             tokenSHA256: SHA256Digest.hex(Array(tokens.app.utf8)), proof: CallerTrust.app.proofSetting))
         let file = KeysFile(apps: [KeysFile.App(
             bundleId: Self.bundleId, appAppleId: 1234567890, issuerId: "00000000-0000-0000-0000-000000000000",
-            signingKeys: [KeysFile.SigningKeyEntry(keyId: Self.keyId, privateKeyPath: keyFile, active: true)])], apiKeys: apiKeys,
-            auditKey: KeysFile.AuditKeyEntry(keyId: Self.auditKeyId, privateKeyPath: auditKeyFile))
+            signingKeys: [signingKey])], apiKeys: apiKeys, auditKey: auditKey)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard FileManager.default.createFile(atPath: keysPath, contents: try encoder.encode(file), attributes: [.posixPermissions: 0o600]) else {
@@ -98,7 +114,8 @@ public struct DevelopmentSetup {
     }
 
     private func createdMessage(tokens: Tokens, listen: String) -> String {
-        var text = """
+        var text = tokens.pkcs11?.banner ?? ""
+        text += """
         ================================================================================
         DEVELOPMENT KEYS — for development only. The P-256 keys in \(folder) were generated
         here: the signing key is NOT an App Store key (StoreKit will not accept its

@@ -18,10 +18,14 @@ public struct StoreSet: Sendable {
     public let outcomes: any OutcomeStore
     /// The calls that found the database unavailable, by cause (for metrics).
     public let availability: DatabaseAvailability
+    /// Subscriptions linked to app account tokens at Apple (nil: not kept, e.g. in tests that do not need it).
+    public let links: (any AppAccountTokenLinkStore)?
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
                 retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore,
-                outcomes: any OutcomeStore, availability: DatabaseAvailability = DatabaseAvailability()) {
+                outcomes: any OutcomeStore, availability: DatabaseAvailability = DatabaseAvailability(),
+                links: (any AppAccountTokenLinkStore)? = nil) {
+        self.links = links
         self.availability = availability
         self.consents = consents
         self.offers = offers
@@ -37,6 +41,7 @@ public struct StoreSet: Sendable {
     public init(_ stores: Stores) {
         self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
                   retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints,
-                  consents: stores.consents, outcomes: stores.outcomes, availability: stores.availability)
+                  consents: stores.consents, outcomes: stores.outcomes, availability: stores.availability,
+                  links: stores.links)
     }
 }

@@ -115,6 +115,36 @@ public struct OfferSignerClient: Sendable {
         return answers
     }
 
+    /// The introductory-offer eligibility of every product of a store page in one request
+    /// (`productIds`, 1–20 distinct products of one app), in the order given. A product the
+    /// service does not know fails the whole call with `notFound` naming it (the per-product
+    /// ``introductoryOfferEligibility(productIDs:userID:transactionID:proof:environment:bundleID:)``
+    /// answers for any product, one request each). Needs a service that answers store pages.
+    public func introductoryOfferEligibility(storePage productIDs: [String], userID: String, transactionID: String? = nil,
+                                             proof: CustomerProof? = nil, environment: AppStoreEnvironment? = nil,
+                                             bundleID: String? = nil) async throws(OfferSignerError) -> [IntroductoryOfferEligibility] {
+        guard let transaction = transactionID ?? proof?.transactionID else {
+            throw .invalidRequest(detail: "a transaction ID of the customer is needed: pass transactionID or a proof that has one")
+        }
+        let body = try WireFormat.encode(WireFormat.IntroductoryPageRequest(
+            productIds: productIDs, userId: userID, transactionId: transaction, bundleId: bundleID,
+            signedTransaction: proof?.signedTransaction, signedAppTransaction: proof?.signedAppTransaction,
+            environment: environment?.rawValue))
+        let data = try await sender.send("POST", path: ["v1", "offers", "introductory-eligibility"], body: body)
+        let answer = try WireFormat.decode(WireFormat.IntroductoryPageResponse.self, from: data)
+        guard answer.items.count == productIDs.count else {
+            throw .unexpectedResponse(status: 200, code: nil,
+                                      detail: "\(answer.items.count) answers for \(productIDs.count) products")
+        }
+        var answers: [IntroductoryOfferEligibility] = []
+        for (productID, item) in zip(productIDs, answer.items) {
+            answers.append(IntroductoryOfferEligibility(
+                productID: productID, allowIntroductoryOffer: item.allowIntroductoryOffer, compactJWS: item.jws,
+                nonce: try WireFormat.uuid(item.nonce), keyID: item.keyIdentifier, reasons: item.reasons))
+        }
+        return answers
+    }
+
     /// The offers of the customer's app with whether the customer is eligible for each, best
     /// priority first (`GET /v1/users/{userId}/offers`), for a paywall.
     /// - Parameters:

@@ -41,6 +41,22 @@ enum WireFormat {
         let environment: String?
     }
 
+    /// The body of a store page's `POST /v1/offers/introductory-eligibility`.
+    struct IntroductoryPageRequest: Encodable {
+        let productIds: [String]
+        let userId: String
+        let transactionId: String
+        let bundleId: String?
+        let signedTransaction: String?
+        let signedAppTransaction: String?
+        let environment: String?
+    }
+
+    /// A store page's answer: one per product, in request order.
+    struct IntroductoryPageResponse: Decodable {
+        let items: [IntroductoryResponse]
+    }
+
     /// `POST /v1/offers/introductory-eligibility`'s answer.
     struct IntroductoryResponse: Decodable {
         let allowIntroductoryOffer: Bool

@@ -15,18 +15,23 @@ public struct ServiceComposition: Sendable {
     public let retention: RetentionResponder
     /// The HTTP face of the use cases.
     public let router: Router<ServiceContext>
+    /// Links proven token-less subscriptions at Apple in the background (nil: off); closed at shutdown.
+    public let linker: AppAccountTokenLinker?
 
     /// - Parameters:
     ///   - checkpointer: signs checkpoints while the service runs (nil: it does not).
     ///   - appStoreAPI: App Store Server API clients (history refresh); nil when not configured.
     ///   - unknownUsers: fetches unknown users' history while signing
     ///     (`OFFER_SIGNER_FETCH_UNKNOWN_USERS`); nil when off.
+    ///   - linker: links proven token-less subscriptions to their user at Apple, in the
+    ///     background (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS`); nil when off. Give it the same `metrics`.
     ///   - trustedProxies: reverse proxies whose `X-Forwarded-For` is believed.
     ///   - integrityRuns: bounds the integrity walks running at once.
     ///   - messageStates: Apple's retention message approvals, refreshed by whoever runs the
     ///     service; nil: made here from `appStoreAPI` (and refreshed on changes only).
     public init(keyRing: KeyRing, verification: AppStoreVerification, stores: StoreSet, activity: OfferActivity,
                 checkpointer: AuditCheckpointer? = nil, appStoreAPI: AppStoreAPIClients? = nil, unknownUsers: UnknownUserLookup? = nil,
+                linker: AppAccountTokenLinker? = nil,
                 rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2),
                 retentionMaxAge: Int = RetentionResponder.defaultMaxRequestAge, messageStates: RetentionMessageStates? = nil,
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
@@ -34,7 +39,7 @@ public struct ServiceComposition: Sendable {
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
                                  unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser, holdouts: stores.outcomes,
-                                 clock: clock, metrics: metrics, logger: logger)
+                                 linker: linker, links: linker == nil ? nil : stores.links, clock: clock, metrics: metrics, logger: logger)
         let states = messageStates ?? appStoreAPI.map { RetentionMessageStates(clients: $0, clock: clock, logger: logger) }
         let messaging = RetentionMessaging(clients: appStoreAPI, records: stores.rules, states: states, clock: clock, logger: logger)
         let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,
@@ -67,9 +72,11 @@ public struct ServiceComposition: Sendable {
             OperationsHandler(keyRing: keyRing, signatures: stores.signatures, metrics: metrics),
             CallerHandler(keyRing: keyRing, appStore: verification),
             ConsentHandler(consents: stores.consents, clearing: ConsentClearing(consents: stores.consents, clock: clock)),
+            AppAccountTokenLinkHandler(links: stores.links),
             ConsoleHandler(),
         ]
         self.issuer = issuer
+        self.linker = linker
         self.retention = retention
         router = ServiceRouter.make(groups, keyRing: keyRing, trustedProxies: trustedProxies, metrics: metrics, logger: logger)
     }

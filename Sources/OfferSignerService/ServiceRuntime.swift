@@ -79,12 +79,16 @@ public final class ServiceRuntime: Sendable {
         messageStateRefresh = appStoreAPI.bundleIds.isEmpty ? nil : messageStates.task()
         let (unknownUserLookup, recoveryJob) = Self.appStoreAPIUses(appStoreAPI, verification: appStore, history: database.history,
                                                                     syncStore: database.sync, settings: settings, logger: logger)
+        let metrics = Metrics()
+        let linker = Self.linking(appStoreAPI, verification: appStore, database: database, settings: settings, logger: logger)
+            .map { AppAccountTokenLinker(linking: $0, metrics: metrics, logger: logger) }
         composition = ServiceComposition(
             keyRing: keyRing, verification: appStore, stores: stores, activity: activity, checkpointer: checkpointer,
-            appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup,
+            appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup, linker: linker,
             rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                    notificationsPerAddress: settings.notificationRatePerAddress),
             trustedProxies: Set(settings.trustedProxies), retentionMaxAge: settings.retentionRequestMaxAge, messageStates: messageStates,
+            metrics: metrics,
             logger: logger)
         retentionPruning = RetentionAnswerPruner(requests: database.retentionRequests, keepDays: settings.retentionKeepDays,
                                                  clock: .system, logger: logger).task()
@@ -154,6 +158,7 @@ public final class ServiceRuntime: Sendable {
 
     /// Stops accepting, lets running requests finish, signs the last checkpoint, then closes the log.
     public func stop() {
+        composition.linker?.close()
         recoveryJob?.stop()
         retentionPruning.stop()
         messageStateRefresh?.stop()
@@ -173,6 +178,19 @@ public final class ServiceRuntime: Sendable {
         if configuration.auditKey == nil {
             logger.log(.warning, "the keys file names no auditKey: the signature log is not anchored by signed checkpoints (see README, Audits)")
         }
+    }
+
+    /// Links of proven token-less subscriptions at Apple when `OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS`
+    /// is on (nil when off).
+    private static func linking(_ clients: AppStoreAPIClients, verification: AppStoreVerification, database: Stores,
+                                settings: ServiceSettings, logger: Logger) -> AppAccountTokenLinking? {
+        guard settings.linkAppAccountTokens else { return nil }
+        if clients.bundleIds.isEmpty {
+            logger.log(.warning, "OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS is on but no app of the keys file has an issuerId: "
+                       + "every link will fail until one has")
+        }
+        return AppAccountTokenLinking(clients: clients, verification: verification, history: database.history,
+                                      links: database.links, clock: .system)
     }
 
     /// What the App Store Server API is put to use for besides the history refresh endpoint:

@@ -9,6 +9,11 @@ public protocol SignatureLog: Sendable {
     /// requests cannot overrun it.
     func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature
 
+    /// Appends every one of `records` in one commit (no quota) and returns only once all of
+    /// them are durably committed, in order; when any cannot be appended the error is thrown
+    /// and none of them may be handed out.
+    func append(all records: [SignatureRecord]) throws(SignatureLogError) -> [LoggedSignature]
+
     /// The record with this nonce.
     func signature(nonce: String) throws -> LoggedSignature?
 

@@ -30,6 +30,13 @@ public final class Stores: Sendable {
         case .postgreSQL(let database): database.availability
         }
     }
+    /// Subscriptions linked to app account tokens at Apple (Set App Account Token), every attempt.
+    public var links: any AppAccountTokenLinkStore {
+        switch engine {
+        case .sqlite(let database): SQLAppAccountTokenLinkStore(database: database)
+        case .postgreSQL(let database): SQLAppAccountTokenLinkStore(database: database)
+        }
+    }
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void
@@ -140,10 +147,9 @@ public final class Stores: Sendable {
 
     /// The chain's last entry (a record or an accepted gap), as the database holds it.
     func chainEnd() throws -> ChainLink {
-        let database: any SQLDatabase = switch engine {
-        case .sqlite(let database): database
-        case .postgreSQL(let database): database
+        switch engine {
+        case .sqlite(let database): try database.withReader(.audit) { db in try ChainHead.read(db).last }
+        case .postgreSQL(let database): try database.withReader(.audit) { db in try ChainHead.read(db).last }
         }
-        return try database.withReader(.audit) { db in try ChainHead.read(db).last }
     }
 }

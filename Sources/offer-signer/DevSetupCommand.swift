@@ -6,9 +6,10 @@ import OfferSignerService
 enum DevSetupCommand {
     static func run(_ arguments: [String]) -> Int32 {
         do {
-            let options = try CommandLineOptions(arguments, allowed: ["--dir", "--database", "--listen"])
+            let options = try CommandLineOptions(arguments, allowed: ["--dir", "--database", "--listen"], switches: ["--pkcs11"])
             let setup = DevelopmentSetup(folder: options["--dir"] ?? "var/dev",
-                                         database: options["--database"] ?? "var/offer-signer.sqlite")
+                                         database: options["--database"] ?? "var/offer-signer.sqlite",
+                                         pkcs11: options["--pkcs11"] == "true")
             print(try setup.run(listen: options["--listen"] ?? "127.0.0.1:8080"), terminator: "")
             return 0
         } catch let error as SettingsError {

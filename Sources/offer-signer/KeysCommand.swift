@@ -30,6 +30,25 @@ enum KeysCommand {
         return 0
     }
 
+    /// Prints where `key` is held and whether a test signature by it verifies under `publicKey`;
+    /// returns 1 when it does not.
+    private static func report(_ key: any P256SigningKey, publicKey: P256PublicKey, source: KeySource) -> Int {
+        print("    kind: \(source.summary)")
+        let message = Array("offer-signer keys check test signature".utf8)
+        do {
+            let signature = try key.derSignature(message)
+            guard publicKey.isValidSignature(derSignature: signature, of: message) else {
+                print("    test signature: DOES NOT VERIFY under the public key below")
+                return 1
+            }
+            print("    test signature: verifies")
+            return 0
+        } catch {
+            print("    test signature: FAILED (\(error))")
+            return 1
+        }
+    }
+
     private static func check(_ arguments: [String]) -> Int32 {
         let path: String
         do {
@@ -41,16 +60,19 @@ enum KeysCommand {
         }
         do {
             let configuration = try KeyConfiguration.load(path: path)
+            var failed = 0
             print("\(path): OK")
             for app in configuration.apps.values.sorted(by: { $0.bundleId < $1.bundleId }) {
                 print("app \(app.bundleId)\(app.appAppleId.map { " (appAppleId \($0))" } ?? "")")
                 for key in app.keys {
                     print("  key \(key.keyId)\(key.active ? " (active)" : "")")
+                    failed += report(key.privateKey, publicKey: key.publicKey, source: key.source)
                     print(key.publicKey.pem.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
                 }
             }
             if let audit = configuration.auditKey {
                 print("audit key \(audit.keyId) (signs checkpoints; give auditors this public key)")
+                failed += report(audit.privateKey, publicKey: audit.publicKey, source: audit.source)
                 print(audit.publicKey.pem.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
             } else {
                 print("no audit key: checkpoints of the signature log are not signed (see README, Audits)")
@@ -59,7 +81,7 @@ enum KeysCommand {
                 print("api key \(key.name): role \(key.role.rawValue), \(key.trust.summary)")
             }
             for warning in configuration.warnings { print(warning) }
-            return 0
+            return failed == 0 ? 0 : 1
         } catch {
             printError(error.description)
             return 1

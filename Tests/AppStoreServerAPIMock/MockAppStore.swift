@@ -136,6 +136,8 @@ public final class MockAppStore: Sendable {
     public let pageSize: Int
     /// The environment every response names (`Production` or `Sandbox`).
     public let environment: String
+    /// Set App Account Token and Get Transaction Info, with their own purchases and faults.
+    public let appAccountTokens: MockAppAccountTokens
     private let state = Mutex(State())
     /// Apple's Retention Messaging API (`/inApps/v1/messaging/…`) of this app and environment.
     public let messaging: MockRetentionMessaging
@@ -144,6 +146,7 @@ public final class MockAppStore: Sendable {
         self.jwt = jwt
         self.pageSize = pageSize
         self.environment = environment
+        appAccountTokens = MockAppAccountTokens(jwt: jwt)
         messaging = MockRetentionMessaging(environment: environment)
     }
 
@@ -173,6 +176,7 @@ public final class MockAppStore: Sendable {
     }
 
     public func respond(to request: MockHTTPRequest) -> MockHTTPResponse {
+        if let answer = appAccountTokens.respond(to: request) { return answer }
         let endpoint = Self.endpoint(request)
         let checked = jwt.check(authorization: request.authorization, now: Date())
         let claims = try? checked.get()

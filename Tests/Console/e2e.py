@@ -53,6 +53,7 @@ class Service_:
             self.port = probe.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
         database = os.path.join(folder, "db.sqlite")
+        self.binary, self.database, self.keys = binary, database, os.path.join(folder, "dev", "keys.json")
         setup = subprocess.run([binary, "dev-setup", "--dir", os.path.join(folder, "dev"), "--database", database,
                                 "--listen", f"127.0.0.1:{self.port}"], capture_output=True, text=True, check=True).stdout
         self.tokens = {}
@@ -954,9 +955,33 @@ def scenarios(service, console, facts):
         c.shot("26-audit-redemptions-unmatched")
         c.sign_out()
 
+    def audit_account_links():
+        # An operator's link while the App Store cannot be reached: recorded as failed, with why, and listed.
+        result = subprocess.run([service.binary, "appstore", "link", "--original-transaction-id", "2000000000000042",
+                                 "--user", "6f0e3c52-2b8f-4f6a-9d7e-1f2a3b4c5d6e", "--keys", service.keys,
+                                 "--database", service.database, "--appstore-api-url", "http://127.0.0.1:9",
+                                 "--apple-roots", os.path.join(CHAIN, "root.pem")],
+                                capture_output=True, text=True, env={**os.environ, "USER": "e2e-operator"})
+        check(result.returncode == 1 and result.stdout.startswith("failed:"),
+              f"appstore link without the App Store fails and says so ({result.stdout!r} {result.stderr!r})")
+        c.sign_in(service.tokens["auditor"])
+        c.wait_text("#nav", "Audit")
+        c.open("#/audit/links")
+        c.wait_text(".summary", "on this page")
+        c.wait_text("main table", "2000000000000042")
+        text = c.find(".results").get_attribute("textContent")
+        check("Failed" in text and "cli:e2e-operator" in text and "could not reach the App Store Server API" in text,
+              f"the link shows its outcome, who asked and why ({text[:300]!r})")
+        c.shot("27-audit-account-links")
+        c.type("#link-originalTransactionId", "1")
+        c.click_text("button", "Apply filters")
+        c.wait_text(".results", "No link matches these filters.")
+        c.sign_out()
+
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
             disable_and_enable, user_lookup, consent_rescinded, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
-            retention_rules, retention_messaging, introductory_rules, audit_sources_and_formats, outcomes_and_holdout, audit_redemptions]
+            retention_rules, retention_messaging, introductory_rules, audit_sources_and_formats, outcomes_and_holdout, audit_redemptions,
+            audit_account_links]
 
 
 def main():
@@ -965,6 +990,7 @@ def main():
     parser.add_argument("--screenshots", default=os.path.join(ROOT, "var", "console-screenshots"))
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--docs", action="store_true", help="also write the README's screenshots to docs/")
+    parser.add_argument("--only", help="run only the scenarios whose name contains this (a quicker loop)")
     args = parser.parse_args()
     started = time.time()
     folder = tempfile.mkdtemp(prefix="offer-signer-console-")
@@ -985,6 +1011,8 @@ def main():
         console = Console(service.base, args.screenshots, os.path.join(folder, "downloads"), docs=args.docs)
         for scenario in scenarios(service, console, facts):
             name = scenario.__name__
+            if args.only and args.only not in name:
+                continue
             begun = time.time()
             try:
                 scenario()

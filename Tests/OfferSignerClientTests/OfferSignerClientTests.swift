@@ -113,6 +113,16 @@ struct OfferSignerClientTests {
         #expect(several[Self.product]?.allowIntroductoryOffer == false)
         #expect(AppStoreData.claims(several[yearly]?.compactJWS ?? "")["productId"] as? String == yearly)
 
+        // A store page in one request: answers in order, each signed; a product the service does not know fails it.
+        let page = try await client.introductoryOfferEligibility(storePage: [Self.product], userID: Self.otherUser,
+                                                                 transactionID: "2000000000000300")
+        #expect(page.map(\.productID) == [Self.product] && page[0].allowIntroductoryOffer == false)
+        #expect(SignatureCheck.jwsIsValid(page[0].compactJWS, key: try service.publicKey(page[0].keyID), keyID: page[0].keyID))
+        #expect(await Self.refusal { () async throws(OfferSignerError) in
+            _ = try await client.introductoryOfferEligibility(storePage: [Self.product, yearly], userID: Self.otherUser,
+                                                              transactionID: "2000000000000300")
+        }.map { if case .notFound(let detail) = $0 { detail.contains(yearly) } else { false } } == true)
+
         let proof = CustomerProof(signedTransaction: AppStoreData.transaction(id: "2000000000000301", original: "2000000000000300",
                                                                               user: Self.otherUser, purchasedDaysAgo: 5),
                                   transactionID: "2000000000000300")

@@ -24,11 +24,12 @@ struct CommandLineTests {
     }
 
     /// Runs the command to completion (at most `timeout` seconds).
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], timeout: TimeInterval = 20) throws -> Outcome {
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], unsetting: Set<String> = [],
+                    timeout: TimeInterval = 20) throws -> Outcome {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !unsetting.contains($0.key) }
         let output = Pipe(), errors = Pipe(), stdin = Pipe()
         process.standardOutput = output
         process.standardError = errors

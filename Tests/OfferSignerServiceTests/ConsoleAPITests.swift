@@ -2,7 +2,7 @@ import Foundation
 @testable import OfferSignerApplication
 import OfferSignerCore
 @testable import OfferSignerService
-import OfferSignerStore
+@testable import OfferSignerStore
 import Testing
 
 /// The API the console is built on: simulating an unsaved rule, activity per day, an

@@ -62,6 +62,7 @@ struct RoleTableTests {
         ("GET", "/v1/stats/offers/o1", [.marketing, .auditor, .admin]),
         ("GET", "/v1/stats/offers/o1/outcomes", [.marketing, .auditor, .admin]),
         ("GET", "/v1/audit/redemptions", [.auditor, .admin]),
+        ("GET", "/v1/audit/app-account-token-links", [.auditor, .admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
         ("GET", "/v1/me", Set(Role.allCases)),
         ("GET", "/healthz", nil),

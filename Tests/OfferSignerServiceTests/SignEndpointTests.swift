@@ -184,6 +184,9 @@ struct FailingSignatureLog: SignatureLog {
     func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
         throw .unavailable("disk I/O error")
     }
+    func append(all records: [SignatureRecord]) throws(SignatureLogError) -> [LoggedSignature] {
+        throw .unavailable("disk I/O error")
+    }
     func signature(nonce: String) throws -> LoggedSignature? { nil }
     func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] { [] }
     func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport { IntegrityReport(ok: true, records: 0) }

@@ -42,6 +42,10 @@ final class TestEnvironment {
     var appStoreAPI: AppStoreAPIClients?
     var appStoreSync: (any AppStoreSyncStore)?
     var unknownUserLookup: UnknownUserLookup?
+    /// Subscriptions linked to app account tokens at Apple.
+    var links: any AppAccountTokenLinkStore
+    /// The background linker (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS=on`); nil: off.
+    var linker: AppAccountTokenLinker?
     /// Apple's retention message approvals, kept across requests (nil: each composition makes its own).
     var retentionMessageStates: RetentionMessageStates?
     var rateLimits = RateLimits.none
@@ -73,6 +77,7 @@ final class TestEnvironment {
         signatureLog = try SQLiteSignatureLog(database: database)
         historyStore = SQLiteHistoryStore(database: database)
         retentionRequestStore = SQLiteRetentionRequestStore(database: database)
+        links = SQLAppAccountTokenLinkStore(database: database)
         self.now = now
         let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)
         let fixedNow = now
@@ -139,8 +144,8 @@ final class TestEnvironment {
     var composition: ServiceComposition {
         ServiceComposition(keyRing: keyRing, verification: appStore, stores: StoreSet(
             offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
-            checkpoints: checkpoints, consents: consents, outcomes: outcomes), activity: activity, checkpointer: checkpointer, appStoreAPI: appStoreAPI,
-            unknownUsers: unknownUserLookup, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
+            checkpoints: checkpoints, consents: consents, outcomes: outcomes, links: links), activity: activity, checkpointer: checkpointer,
+            appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup, linker: linker, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
             messageStates: retentionMessageStates, clock: clock, metrics: metrics, logger: logger)
     }
 

@@ -66,6 +66,10 @@ struct DatabaseCopyTests {
         _ = try stores.history.record(.transaction(StoredTransaction(transaction: redeemed, signedTransaction: "jws-t2")))
         try stores.outcomes.recordHoldout(HoldoutDecision(bundleId: "com.example.app", offerId: "winback", userKey: "user-9",
                                                           environment: .production, decidedAt: 7, percent: 10))
+        try stores.links.record(AppAccountTokenLink(bundleId: "com.example.app", environment: .production, originalTransactionId: "o1",
+                                                    appAccountToken: "user-0", outcome: .refused, existingToken: "user-9",
+                                                    reason: "a different token is set", actor: "service", requestId: "r1", forced: false,
+                                                    attempts: 1, at: t0))
     }
 
     @Test("SQLite to PostgreSQL and back: every table's rows, the chain verified at each destination, new appends continue it")
@@ -91,7 +95,8 @@ struct DatabaseCopyTests {
                 == ["offers": 1, "offer_changes": 3, "notifications": 2, "transactions": 2, "renewals": 1, "signatures": 2500,
                     "signature_log_gaps": 0, "signature_checkpoints": 1, "signature_chain_head": 1, "offer_refusals_daily": 2,
                     "appstore_backfill": 1, "appstore_recovered_windows": 1, "managed_rules": 1, "managed_rule_changes": 2,
-                    "retention_requests": 1, "consent_events": 2, "offer_redemptions": 1, "offer_holdouts": 1])
+                    "retention_requests": 1, "consent_events": 2, "offer_redemptions": 1, "offer_holdouts": 1,
+                    "app_account_token_links": 1])
 
         let back = try last.open()
         defer { back.close() }

@@ -85,18 +85,18 @@ final class CurlEasyHandle: @unchecked Sendable {
         case "GET":
             return ccurl_set_long(handle, CURLOPT_HTTPGET, 1)
         case "POST":
-            return bodySetup(request.body)
+            // libcurl copies the body; a terminating zero keeps the pointer valid when it is empty.
+            let body = (request.body ?? []).map { CChar(bitPattern: $0) } + [0]
+            return body.withUnsafeBufferPointer { ccurl_set_post_body(handle, $0.baseAddress, body.count - 1) }
         default:
-            // Another method with a body (PUT): the body set as a POST's, sent under the method's name.
-            let code = request.body == nil ? CURLE_OK : bodySetup(request.body)
-            return code != CURLE_OK ? code : ccurl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+            // PUT, DELETE …: a body goes as POST's does, then the method is named.
+            if let bytes = request.body {
+                let body = bytes.map { CChar(bitPattern: $0) } + [0]
+                let code = body.withUnsafeBufferPointer { ccurl_set_post_body(handle, $0.baseAddress, body.count - 1) }
+                if code != CURLE_OK { return code }
+            }
+            return ccurl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         }
-    }
-
-    private func bodySetup(_ bytes: [UInt8]?) -> CURLcode {
-        // libcurl copies the body; a terminating zero keeps the pointer valid when it is empty.
-        let body = (bytes ?? []).map { CChar(bitPattern: $0) } + [0]
-        return body.withUnsafeBufferPointer { ccurl_set_post_body(handle, $0.baseAddress, body.count - 1) }
     }
 }
 

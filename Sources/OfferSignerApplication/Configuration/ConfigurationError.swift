@@ -1,4 +1,5 @@
 import OfferSignerCore
+import OfferSignerPKCS11
 
 /// Bad configuration: which file, and what is wrong with it.
 public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -39,6 +40,10 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
     case invalidProofSetting(apiKey: String, value: String)
     /// `"proof": "required"` (a key shipped in apps) on a key whose role is not `client`.
     case proofOnNonClientKey(apiKey: String, role: Role)
+    /// A key entry names no key, or two (`key` says which entry: an app's key, or the audit key).
+    case keyLocation(key: String, reason: String)
+    /// A key in a hardware module could not be used: the module, the token, the PIN or the object.
+    case pkcs11Key(key: String, PKCS11Error)
     case invalidAuditKeyId(String)
     case unreadableAuditKey(path: String, reason: String)
     case invalidAuditKey(path: String, KeyError)
@@ -81,6 +86,8 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
             "API key \(apiKey): proof '\(value)' is not known (use \"required\" for a key shipped in apps, \"optional\" or nothing for a backend's)"
         case .proofOnNonClientKey(let apiKey, let role):
             "API key \(apiKey): \"proof\": \"required\" marks a key shipped in apps, which must have role client, not \(role.rawValue)"
+        case .keyLocation(let key, let reason): "\(key): \(reason)"
+        case .pkcs11Key(let key, let error): "\(key): \(error)"
         case .invalidAuditKeyId(let keyId): "auditKey: keyId '\(keyId)' is not a valid key ID"
         case .unreadableAuditKey(let path, let reason): "auditKey: cannot read \(path) (\(reason))"
         case .invalidAuditKey(let path, let error): "auditKey: \(path) is \(error)"

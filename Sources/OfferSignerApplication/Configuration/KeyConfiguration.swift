@@ -19,8 +19,9 @@ public struct KeyConfiguration: Sendable {
         self.warnings = warnings
     }
 
-    /// Reads and validates the keys file at `path`.
-    public static func load(path: String) throws(ConfigurationError) -> KeyConfiguration {
+    /// Reads and validates the keys file at `path`; the PINs of keys in hardware modules are
+    /// read from `environment`.
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> KeyConfiguration {
         let url = URL(fileURLWithPath: path)
         let data: Data
         do {
@@ -34,10 +35,11 @@ public struct KeyConfiguration: Sendable {
         } catch {
             throw ConfigurationError(file: path, fault: .malformedKeysFile(DecodingErrorText.describe(error)))
         }
-        return try validate(file, path: path, folder: url.deletingLastPathComponent())
+        return try validate(file, path: path, folder: url.deletingLastPathComponent(), environment: environment)
     }
 
-    static func validate(_ file: KeysFile, path: String, folder: URL) throws(ConfigurationError) -> KeyConfiguration {
+    static func validate(_ file: KeysFile, path: String, folder: URL,
+                         environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> KeyConfiguration {
         func fail(_ fault: ConfigurationFault) -> ConfigurationError { ConfigurationError(file: path, fault: fault) }
         guard !file.apps.isEmpty else { throw fail(.noApps) }
         var apps: [AppKeys] = []
@@ -51,18 +53,20 @@ public struct KeyConfiguration: Sendable {
             for entry in app.signingKeys {
                 guard Identifier.isValid(entry.keyId) else { throw fail(.invalidKeyId(app: app.bundleId, keyId: entry.keyId)) }
                 guard seenKeyIds.insert(entry.keyId).inserted else { throw fail(.duplicateKeyId(app: app.bundleId, keyId: entry.keyId)) }
-                let keyURL = entry.privateKeyPath.hasPrefix("/") ? URL(fileURLWithPath: entry.privateKeyPath)
-                    : folder.appendingPathComponent(entry.privateKeyPath)
-                let privateKey: P256PrivateKey
-                switch Self.privateKey(at: keyURL) {
-                case .success(let key): privateKey = key
-                case .failure(.unreadable(let reason)):
-                    throw fail(.unreadablePrivateKey(app: app.bundleId, keyId: entry.keyId, path: keyURL.path, reason: reason))
-                case .failure(.invalid(let error)):
-                    throw fail(.invalidPrivateKey(app: app.bundleId, keyId: entry.keyId, path: keyURL.path, error))
+                let opened: KeyLocationEntry.Opened
+                switch entry.location.open(folder: folder, environment: environment) {
+                case .success(let key): opened = key
+                case .failure(.unreadable(let keyPath, let reason)):
+                    throw fail(.unreadablePrivateKey(app: app.bundleId, keyId: entry.keyId, path: keyPath, reason: reason))
+                case .failure(.invalid(let keyPath, let error)):
+                    throw fail(.invalidPrivateKey(app: app.bundleId, keyId: entry.keyId, path: keyPath, error))
+                case .failure(.location(let reason)):
+                    throw fail(.keyLocation(key: "app \(app.bundleId), key \(entry.keyId)", reason: reason))
+                case .failure(.pkcs11(let error)):
+                    throw fail(.pkcs11Key(key: "app \(app.bundleId), key \(entry.keyId)", error))
                 }
-                if let warning = FilePermissions.warning(for: keyURL.path) { warnings.append(warning) }
-                keys.append(SigningKey(keyId: entry.keyId, privateKey: privateKey, active: entry.active))
+                warnings += opened.warnings
+                keys.append(SigningKey(keyId: entry.keyId, privateKey: opened.key, active: entry.active, source: opened.source))
             }
             let active = keys.filter(\.active)
             guard !active.isEmpty else { throw fail(.noActiveKey(app: app.bundleId)) }
@@ -98,7 +102,7 @@ public struct KeyConfiguration: Sendable {
         }
         var auditKey: AuditKey?
         if let entry = file.auditKey {
-            auditKey = try Self.auditKey(entry, apps: apps, folder: folder, path: path, warnings: &warnings)
+            auditKey = try Self.auditKey(entry, apps: apps, folder: folder, path: path, environment: environment, warnings: &warnings)
         }
         return KeyConfiguration(apps: apps, apiKeys: apiKeys, auditKey: auditKey, warnings: warnings)
     }
@@ -165,16 +169,20 @@ public struct AppKeys: Sendable {
 /// A signing key from the keys file.
 public struct SigningKey: Sendable {
     public let keyId: String
-    public let privateKey: P256PrivateKey
+    /// A `.p8` file's key, or a hardware module's.
+    public let privateKey: any P256SigningKey
     public let active: Bool
     /// Cached public half.
     public let publicKey: P256PublicKey
+    /// Where the key is held.
+    public let source: KeySource
 
-    public init(keyId: String, privateKey: P256PrivateKey, active: Bool) {
+    public init(keyId: String, privateKey: any P256SigningKey, active: Bool, source: KeySource = .file(path: "")) {
         self.keyId = keyId
         self.privateKey = privateKey
         self.active = active
         self.publicKey = privateKey.publicKey
+        self.source = source
     }
 }
 

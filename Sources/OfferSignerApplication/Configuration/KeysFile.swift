@@ -25,11 +25,17 @@ public struct KeysFile: Codable, Sendable {
 
     public struct SigningKeyEntry: Codable, Sendable {
         public var keyId: String
-        /// Relative paths resolve against the keys file's folder.
-        public var privateKeyPath: String
+        /// A PKCS#8 `.p8` file; relative paths resolve against the keys file's folder. Or `pkcs11`.
+        public var privateKeyPath: String?
+        /// An RFC 7512 `pkcs11:` URI of a key in a hardware module, instead of `privateKeyPath`.
+        public var pkcs11: String?
+        /// The PKCS#11 module (shared library) holding `pkcs11`'s token.
+        public var pkcs11Module: String?
+        /// The name of the environment variable holding the token's PIN (never the PIN itself).
+        public var pinEnv: String?
         public var active: Bool
 
-        enum CodingKeys: String, CodingKey { case keyId, privateKeyPath, active }
+        enum CodingKeys: String, CodingKey { case keyId, privateKeyPath, pkcs11, pkcs11Module, pinEnv, active }
 
         public init(keyId: String, privateKeyPath: String, active: Bool) {
             self.keyId = keyId
@@ -37,11 +43,27 @@ public struct KeysFile: Codable, Sendable {
             self.active = active
         }
 
+        /// A key in a hardware module.
+        public init(keyId: String, pkcs11: String, pkcs11Module: String, pinEnv: String?, active: Bool) {
+            self.keyId = keyId
+            self.pkcs11 = pkcs11
+            self.pkcs11Module = pkcs11Module
+            self.pinEnv = pinEnv
+            self.active = active
+        }
+
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             keyId = try container.decode(String.self, forKey: .keyId)
-            privateKeyPath = try container.decode(String.self, forKey: .privateKeyPath)
+            privateKeyPath = try container.decodeIfPresent(String.self, forKey: .privateKeyPath)
+            pkcs11 = try container.decodeIfPresent(String.self, forKey: .pkcs11)
+            pkcs11Module = try container.decodeIfPresent(String.self, forKey: .pkcs11Module)
+            pinEnv = try container.decodeIfPresent(String.self, forKey: .pinEnv)
             active = try container.decodeIfPresent(Bool.self, forKey: .active) ?? false
+        }
+
+        var location: KeyLocationEntry {
+            KeyLocationEntry(privateKeyPath: privateKeyPath, pkcs11: pkcs11, pkcs11Module: pkcs11Module, pinEnv: pinEnv)
         }
     }
 
@@ -66,11 +88,27 @@ public struct KeysFile: Codable, Sendable {
     public struct AuditKeyEntry: Codable, Sendable {
         public var keyId: String
         /// Relative paths resolve against the keys file's folder.
-        public var privateKeyPath: String
+        public var privateKeyPath: String?
+        /// A key in a hardware module instead (see ``SigningKeyEntry``).
+        public var pkcs11: String?
+        public var pkcs11Module: String?
+        public var pinEnv: String?
 
         public init(keyId: String, privateKeyPath: String) {
             self.keyId = keyId
             self.privateKeyPath = privateKeyPath
+        }
+
+        /// An audit key in a hardware module.
+        public init(keyId: String, pkcs11: String, pkcs11Module: String, pinEnv: String?) {
+            self.keyId = keyId
+            self.pkcs11 = pkcs11
+            self.pkcs11Module = pkcs11Module
+            self.pinEnv = pinEnv
+        }
+
+        var location: KeyLocationEntry {
+            KeyLocationEntry(privateKeyPath: privateKeyPath, pkcs11: pkcs11, pkcs11Module: pkcs11Module, pinEnv: pinEnv)
         }
     }
 

@@ -39,6 +39,8 @@ public struct ServiceSettings: Sendable, Equatable {
     public var recoverInterval: Int?
     /// Whether signing fetches the App Store history of a user it knows nothing about.
     public var fetchUnknownUsers = false
+    /// Whether proven requests link token-less subscriptions to their user at Apple (Set App Account Token).
+    public var linkAppAccountTokens = false
     /// Seconds a signed app transaction sent as proof may be old (by its `receiptCreationDate`).
     public var appTransactionMaxAge = AppStoreVerification.defaultAppTransactionMaxAge
     /// Seconds a Retention Messaging request may be old (by its `signedDate`) and still be answered.
@@ -105,6 +107,9 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_APPSTORE_API_RATE", flag: "--appstore-api-rate") { $0.appStoreAPIRate = try rate($1) },
         Setting(variable: "OFFER_SIGNER_RECOVER_INTERVAL", flag: "--recover-interval") { $0.recoverInterval = try interval($1) },
         Setting(variable: "OFFER_SIGNER_FETCH_UNKNOWN_USERS", flag: "--fetch-unknown-users") { $0.fetchUnknownUsers = try onOff($1) },
+        Setting(variable: "OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS", flag: "--link-app-account-tokens") {
+            $0.linkAppAccountTokens = try onOff($1)
+        },
         Setting(variable: "OFFER_SIGNER_APP_TRANSACTION_MAX_AGE", flag: "--app-transaction-max-age") {
             $0.appTransactionMaxAge = try positive($1)
         },

@@ -13,4 +13,7 @@ struct BoundCustomer: Sendable {
     let provenSubscription: String?
     /// The app downloads (`appTransactionId`) the customer's verified proof names.
     var appDownloads: [String] = []
+    /// The proven subscription when the verified transaction carries no app account token and
+    /// is the customer's own purchase (not Family Sharing): one that may be linked to `userId` at Apple.
+    var tokenlessSubscription: String?
 }

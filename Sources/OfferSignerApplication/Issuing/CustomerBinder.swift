@@ -26,9 +26,12 @@ struct CustomerBinder: Sendable {
             return BoundCustomer(app: app, userId: userId, environment: claim.environment, provenSubscription: proven)
         }
         let proof = try provenSubscription(claim, userId: userId, bundleId: app.bundleId)
+        let proven = proof.transaction?.transaction
         return BoundCustomer(app: app, userId: userId, environment: claim.environment,
-                             provenSubscription: proof.transaction?.transaction.originalTransactionId,
-                             appDownloads: proof.appDownloads)
+                             provenSubscription: proven?.originalTransactionId, appDownloads: proof.appDownloads,
+                             tokenlessSubscription: proven.flatMap {
+                                 $0.appAccountToken == nil && $0.inAppOwnershipType != "FAMILY_SHARED" ? $0.originalTransactionId : nil
+                             })
     }
 
     /// The verified proof (its transaction stored into the history), empty when the caller

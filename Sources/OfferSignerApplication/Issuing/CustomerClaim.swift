@@ -34,4 +34,11 @@ extension CustomerClaim {
                   transactionId: request.transactionId, proof: request.proof, callerTrust: request.callerTrust,
                   appStoreSubscription: nil, transactionMayBeAppDownload: true)
     }
+
+    /// The claim of an introductory-offer store page: the same customer as a single request's.
+    init(_ page: IntroductoryOfferPageRequest) {
+        self.init(bundleId: page.bundleId, userId: page.userId, environment: page.environment,
+                  transactionId: page.transactionId, proof: page.proof, callerTrust: page.callerTrust,
+                  appStoreSubscription: nil, transactionMayBeAppDownload: true)
+    }
 }

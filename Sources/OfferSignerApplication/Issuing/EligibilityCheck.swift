@@ -5,9 +5,13 @@ import OfferSignerStore
 /// Decides whether a user may redeem an offer on a product, from the stored verified history.
 package struct EligibilityCheck: Sendable {
     let history: any SubscriptionHistoryStore
+    /// Subscriptions linked here to app account tokens at Apple: a user's history includes
+    /// them before Apple's next notification carries the token (nil: not looked up).
+    var links: (any AppAccountTokenLinkStore)?
 
-    package init(history: any SubscriptionHistoryStore) {
+    package init(history: any SubscriptionHistoryStore, links: (any AppAccountTokenLinkStore)? = nil) {
         self.history = history
+        self.links = links
     }
 
     /// The decision for `userId` (lowercased app account token) on `rule` for `productId`,
@@ -32,6 +36,15 @@ package struct EligibilityCheck: Sendable {
         var combined = userId.isEmpty ? UserHistory() : try history.history(userId: userId, bundleId: bundleId)
         if let provenSubscription {
             let subscription = try history.history(originalTransactionId: provenSubscription, environment: environment, bundleId: bundleId)
+            combined.transactions += subscription.transactions
+            combined.renewals += subscription.renewals
+        }
+        guard let links, !userId.isEmpty else { return combined }
+        var added = Set(combined.transactions.filter { $0.environment == environment }.map(\.originalTransactionId))
+        for original in try links.linkedSubscriptions(appAccountToken: userId, bundleId: bundleId, environment: environment)
+        where !added.contains(original) {
+            added.insert(original)
+            let subscription = try history.history(originalTransactionId: original, environment: environment, bundleId: bundleId)
             combined.transactions += subscription.transactions
             combined.renewals += subscription.renewals
         }

@@ -47,3 +47,36 @@ public struct IssuedIntroductoryOffer: Sendable, Hashable {
     /// The introductory-offer rule that decided; nil when Apple's default did.
     public let ruleId: String?
 }
+
+/// What a caller asks for a store page: whether one user gets the introductory offer of each
+/// of several products of one app (SwiftUI's `subscriptionIntroductoryOffer` asks per
+/// product as the view draws), each answer signed for StoreKit.
+public struct IntroductoryOfferPageRequest: Sendable {
+    /// The app; nil when exactly one app is configured.
+    public var bundleId: String?
+    /// The products, in the order the answers come back; distinct.
+    public var productIds: [String]
+    /// The app account token, as for a single product (``IntroductoryOfferRequest/userId``).
+    public var userId: String
+    /// Any transaction of the customer: every JWS's `transactionId`.
+    public var transactionId: String
+    public var environment: AppStoreEnvironment
+    public var requestedBy: String
+    public var requestId: String
+    public var proof: CustomerProof
+    public var callerTrust: CallerTrust
+
+    public init(bundleId: String?, productIds: [String], userId: String, transactionId: String,
+                environment: AppStoreEnvironment = .production, requestedBy: String, requestId: String,
+                proof: CustomerProof = CustomerProof(), callerTrust: CallerTrust = .backend) {
+        self.bundleId = bundleId
+        self.productIds = productIds
+        self.userId = userId
+        self.transactionId = transactionId
+        self.environment = environment
+        self.requestedBy = requestedBy
+        self.requestId = requestId
+        self.proof = proof
+        self.callerTrust = callerTrust
+    }
+}

@@ -23,6 +23,8 @@ public struct OfferIssuer: Sendable {
     /// Requests per customer (nil: no limit), keyed on what binding proved, never on the text sent.
     let customerLimit: TokenBucketLimiter?
     let clock: WallClock
+    /// Links proven token-less subscriptions to their user at Apple, in the background (nil: off).
+    let linker: AppAccountTokenLinker?
 
     /// - Parameters:
     ///   - unknownUsers: fetches the history of users with none known
@@ -30,17 +32,21 @@ public struct OfferIssuer: Sendable {
     ///   - customerLimit: requests per customer through the API (promotional offers and
     ///     introductory eligibility; not the App Store's retention requests), nil for none.
     ///   - holdouts: where users held out of offers are recorded (nil: nowhere).
+    ///   - linker: queues links of proven token-less subscriptions at Apple (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS`); nil when off.
+    ///   - links: the links made, so that eligibility sees a linked subscription at once (nil: not looked up).
     public init(keyRing: KeyRing, verification: AppStoreVerification, offers: any OfferStore, rules: any RuleStore,
                 history: any SubscriptionHistoryStore, consents: any ConsentStore, signatures: any SignatureLog,
                 activity: OfferActivity, unknownUsers: UnknownUserLookup?, customerLimit: TokenBucketLimiter? = nil,
-                holdouts: (any OutcomeStore)? = nil, clock: WallClock, metrics: Metrics, logger: Logger) {
+                holdouts: (any OutcomeStore)? = nil, linker: AppAccountTokenLinker? = nil,
+                links: (any AppAccountTokenLinkStore)? = nil, clock: WallClock, metrics: Metrics, logger: Logger) {
         self.customerLimit = customerLimit
-        let eligibility = EligibilityCheck(history: history)
+        self.linker = linker
+        let eligibility = EligibilityCheck(history: history, links: links)
         consent = ConsentCheck(consents: consents)
         binder = CustomerBinder(keyRing: keyRing, proofs: ProofVerifier(verification: verification, clock: clock), history: history)
         promotional = PromotionalOfferJudge(offers: offers, eligibility: eligibility, consent: consent, activity: activity,
                                             unknownUsers: unknownUsers, holdouts: holdouts)
-        introductory = IntroductoryOfferJudge(rules: rules, eligibility: eligibility, consent: consent)
+        introductory = IntroductoryOfferJudge(rules: rules, offers: offers, eligibility: eligibility, consent: consent)
         recorder = SignatureRecorder(signatures: signatures, activity: activity, clock: clock, metrics: metrics, logger: logger)
         self.clock = clock
     }
@@ -48,7 +54,10 @@ public struct OfferIssuer: Sendable {
     /// Signs `request`'s promotional offer when the customer is eligible, or says why not.
     public func issue(_ request: IssueRequest) throws(SignRefusal) -> IssuedOffer {
         let customer = try binder.bind(CustomerClaim(request))
-        if request.source == .api { try limit(customer) }
+        if request.source == .api {
+            linker?.offer(customer, requestId: request.requestId)
+            try limit(customer)
+        }
         let rule = try promotional.rule(request.offerId, productId: request.productId, bundleId: customer.app.bundleId)
         let now = clock.now
         try promotional.judge(customer, rule: rule, request: request, now: now)
@@ -64,6 +73,7 @@ public struct OfferIssuer: Sendable {
     /// why no signature was made.
     public func issue(_ request: IntroductoryOfferRequest) throws(SignRefusal) -> IssuedIntroductoryOffer {
         let customer = try binder.bind(CustomerClaim(request))
+        linker?.offer(customer, requestId: request.requestId)
         try limit(customer)
         let now = clock.now
         let (decision, rule) = try introductory.judge(customer, productId: request.productId, now: now)
@@ -74,6 +84,27 @@ public struct OfferIssuer: Sendable {
         let issued = try recorder.sign(eligibility, userId: customer.userId, app: customer.app, requestedBy: request.requestedBy,
                                        requestId: request.requestId)
         return IssuedIntroductoryOffer(issued: issued, decision: decision, ruleId: rule?.ruleId)
+    }
+
+    /// Decides and signs the introductory-offer eligibility of every product of `page`, in
+    /// order, or says why none was signed: one binding of the customer, one read of the
+    /// history and the rules, one request taken from the per-customer limit, and every record
+    /// appended in one commit before any signature is returned.
+    public func issue(_ page: IntroductoryOfferPageRequest) throws(SignRefusal) -> [IssuedIntroductoryOffer] {
+        let customer = try binder.bind(CustomerClaim(page))
+        linker?.offer(customer, requestId: page.requestId)
+        try limit(customer)
+        let now = clock.now
+        let decisions = try introductory.judge(customer, productIds: page.productIds, now: now)
+        let eligibilities = zip(page.productIds, decisions).map { productId, decided in
+            IntroductoryOfferEligibility(
+                bundleId: customer.app.bundleId, keyIdentifier: customer.app.signer.keyIdentifier, productId: productId,
+                allowIntroductoryOffer: decided.0.eligible, transactionId: page.transactionId, nonce: recorder.nonce(at: now),
+                timestamp: now.milliseconds)
+        }
+        let issued = try recorder.sign(all: eligibilities, userId: customer.userId, app: customer.app,
+                                       requestedBy: page.requestedBy, requestId: page.requestId)
+        return zip(issued, decisions).map { IssuedIntroductoryOffer(issued: $0, decision: $1.0, ruleId: $1.1?.ruleId) }
     }
 
     /// Takes a request of `customer` from the limit: the proven subscription when there is one

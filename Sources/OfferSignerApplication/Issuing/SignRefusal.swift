@@ -18,6 +18,9 @@ public enum SignRefusal: Error, Sendable {
     /// The caller must prove who the customer is and did not: its API key is shipped in apps
     /// (`.appKey`), or the request names no user (`.emptyUserId`).
     case proofRequired(ProofRequirement)
+    /// A product of an introductory-offer store page that the app does not know: no verified
+    /// transaction of the environment names it, nor any of the app's rules.
+    case unknownProduct(productId: String, bundleId: String)
     /// Proof of the customer verified but does not match the request.
     case proofMismatch(ProofMismatch)
     /// Proof of the customer did not verify (nothing of it was stored).
@@ -35,6 +38,9 @@ public enum SignRefusal: Error, Sendable {
     case quotaExceeded(offerId: String, maxCount: Int, retryAfterSeconds: Int)
     /// The signature's record could not be made durable, so the signature was withheld.
     case logUnavailable(reason: String)
+    /// The app's key is in a hardware module that cannot sign now (token removed, module or
+    /// network HSM down, every session busy); nothing was signed.
+    case signingKeyUnavailable(reason: String)
     /// The database could not be reached to read the offer, the rules or the user's history, or to store a proven transaction.
     case storeUnavailable(reason: String)
     /// Something that should not fail did (the store could not be read, OpenSSL failed).

@@ -24,7 +24,7 @@ struct SignatureRecorder: Sendable {
         do {
             issued = try app.signer.issue(offer, format: format)
         } catch {
-            throw Self.refusal(error, bundleId: app.bundleId)
+            throw refusal(error, app: app, requestId: requestId)
         }
         try record(SignatureRecord(issued, apiKeyName: requestedBy, requestId: requestId, recordedAt: clock.now.milliseconds,
                                    source: source), quota: maxPerDay)
@@ -40,7 +40,7 @@ struct SignatureRecorder: Sendable {
         do {
             issued = try app.signer.issue(eligibility)
         } catch {
-            throw Self.refusal(error, bundleId: app.bundleId)
+            throw refusal(error, app: app, requestId: requestId)
         }
         try record(SignatureRecord(issued, userId: userId, apiKeyName: requestedBy, requestId: requestId,
                                    recordedAt: clock.now.milliseconds), quota: nil)
@@ -48,10 +48,46 @@ struct SignatureRecorder: Sendable {
         return issued
     }
 
-    private static func refusal(_ error: PromotionalOfferSigningError, bundleId: String) -> SignRefusal {
-        switch error {
+    /// Signs every one of `eligibilities` (one customer's store page) and appends their
+    /// records in one commit; none is returned unless all are durable.
+    func sign(all eligibilities: [IntroductoryOfferEligibility], userId: String, app: AppKeys, requestedBy: String,
+              requestId: String) throws(SignRefusal) -> [IssuedIntroductoryOfferEligibility] {
+        var issued: [IssuedIntroductoryOfferEligibility] = []
+        issued.reserveCapacity(eligibilities.count)
+        do {
+            for eligibility in eligibilities { issued.append(try app.signer.issue(eligibility)) }
+        } catch {
+            throw refusal(error, app: app, requestId: requestId)
+        }
+        let recordedAt = clock.now.milliseconds
+        let records = issued.map {
+            SignatureRecord($0, userId: userId, apiKeyName: requestedBy, requestId: requestId, recordedAt: recordedAt)
+        }
+        do {
+            _ = try signatures.append(all: records)
+        } catch {
+            throw refusal(error, requestId: requestId, quota: nil, record: records[0])
+        }
+        for eligibility in eligibilities {
+            metrics.recordSignature(bundleId: eligibility.bundleId, offerId: "", format: SignatureFormat.introductoryOfferEligibility.rawValue)
+        }
+        return issued
+    }
+
+    /// A signing failure as a refusal; a hardware module that cannot sign is logged (its reason
+    /// names the module's error, never the PIN) and answered 503.
+    private func refusal(_ error: PromotionalOfferSigningError, app: AppKeys, requestId: String) -> SignRefusal {
+        let bundleId = app.bundleId
+        if case .keyUnavailable(let reason) = error {
+            logger.log(.error, "the signing key's module could not sign; no signature issued", [
+                "requestId": .string(requestId), "bundleId": .string(bundleId), "keyId": .string(app.activeKey.keyId),
+                "reason": .string(reason),
+            ])
+        }
+        return switch error {
         case .missingIssuerId: .jwsUnavailable(bundleId: bundleId)
         case .openSSL: .internalFailure(error)
+        case .keyUnavailable(let reason): .signingKeyUnavailable(reason: reason)
         }
     }
 
@@ -60,22 +96,27 @@ struct SignatureRecorder: Sendable {
         do {
             _ = try signatures.append(record, quota: maxPerDay.map { SignatureQuota(maxCount: $0) })
         } catch {
-            switch error {
-            case .quotaExceeded(let seconds):
-                activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
-                                       criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
-                throw .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
-            case .unavailable(let reason):
-                logger.log(.error, "signature log append failed; no signature issued",
-                           ["requestId": .string(record.requestId), "reason": .string(reason)])
-                throw .logUnavailable(reason: reason)
-            case .endMismatch(let mismatch):
-                logger.log(.error, "SIGNATURE LOG TAMPERED: it does not end where its last commit recorded it; "
-                           + "no signature is issued until an operator restores it from a backup or runs "
-                           + "`offer-signer audit accept-truncation` (see README, Audits)",
-                           ["requestId": .string(record.requestId), "reason": .string(mismatch.description)])
-                throw .logUnavailable(reason: mismatch.description)
-            }
+            throw refusal(error, requestId: record.requestId, quota: maxPerDay, record: record)
+        }
+    }
+
+    /// The refusal for the log's `error` appending `record` (or a page of records like it).
+    private func refusal(_ error: SignatureLogError, requestId: String, quota maxPerDay: Int?, record: SignatureRecord) -> SignRefusal {
+        switch error {
+        case .quotaExceeded(let seconds):
+            activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
+                                   criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
+            return .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
+        case .unavailable(let reason):
+            logger.log(.error, "signature log append failed; no signature issued",
+                       ["requestId": .string(requestId), "reason": .string(reason)])
+            return .logUnavailable(reason: reason)
+        case .endMismatch(let mismatch):
+            logger.log(.error, "SIGNATURE LOG TAMPERED: it does not end where its last commit recorded it; "
+                       + "no signature is issued until an operator restores it from a backup or runs "
+                       + "`offer-signer audit accept-truncation` (see README, Audits)",
+                       ["requestId": .string(requestId), "reason": .string(mismatch.description)])
+            return .logUnavailable(reason: mismatch.description)
         }
     }
 }

@@ -38,6 +38,8 @@ public struct AppStoreTool: Sendable {
                           [--max-transactions-per-customer N] [serve options]
         appstore recover --from TIME [--to TIME] [--bundle-id ID] [--environment Production|Sandbox] [--max-duration SECONDS]
                          [--max-pages N] [serve options]
+        appstore link --original-transaction-id ID --user UUID [--force] [--bundle-id ID] [--environment Production|Sandbox]
+                      [serve options]
         """
 
     /// Runs `appstore <arguments>`; returns the exit code (0 done, 1 failures or interrupted, 2 usage).
@@ -53,6 +55,11 @@ public struct AppStoreTool: Sendable {
                                                                          "--max-pages"]) { options, setup in
                 try recover(options, setup)
             }
+        case "link":
+            return withSetup(Array(arguments.dropFirst()), own: ["--original-transaction-id", "--user", "--bundle-id", "--environment"],
+                             switches: ["--force"]) { options, setup in
+                try link(options, setup)
+            }
         default:
             errors("offer-signer: usage: offer-signer \(Self.usage.replacingOccurrences(of: "\n", with: "\n       offer-signer "))\n")
             return 2
@@ -67,6 +74,7 @@ public struct AppStoreTool: Sendable {
         let syncStore: any AppStoreSyncStore
         let clients: AppStoreAPIClients
         let ingestor: HistoryIngestor
+        let verification: AppStoreVerification
     }
 
     /// A refusal of the command line, answered with exit code 2.
@@ -74,11 +82,12 @@ public struct AppStoreTool: Sendable {
         let description: String
     }
 
-    private func withSetup(_ arguments: [String], own: Set<String>, _ body: (CommandLineOptions, Setup) throws -> Int32) -> Int32 {
+    private func withSetup(_ arguments: [String], own: Set<String>, switches: Set<String> = [],
+                           _ body: (CommandLineOptions, Setup) throws -> Int32) -> Int32 {
         let options: CommandLineOptions
         let settings: ServiceSettings
         do {
-            options = try CommandLineOptions(arguments, allowed: own.union(ServiceSettings.flags))
+            options = try CommandLineOptions(arguments, allowed: own.union(ServiceSettings.flags), switches: switches)
             settings = try ServiceSettings.resolve(options: options, environment: environment)
         } catch {
             errors("offer-signer: \(error.description)\n")
@@ -97,7 +106,8 @@ public struct AppStoreTool: Sendable {
             let stores = try OfflineStores(location: try settings.databaseLocation)
             let setup = Setup(settings: settings, configuration: configuration, stores: stores,
                               syncStore: stores.sync, clients: clients,
-                              ingestor: HistoryIngestor(verification: verification, history: stores.history, clock: clock))
+                              ingestor: HistoryIngestor(verification: verification, history: stores.history, clock: clock),
+                              verification: verification)
             return try body(options, setup)
         } catch let error as UsageError {
             errors("offer-signer: \(error.description)\n")
@@ -252,5 +262,59 @@ public struct AppStoreTool: Sendable {
 
     static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+extension AppStoreTool {
+    // MARK: link
+
+    /// `appstore link`: sets the subscription's app account token at Apple now, recorded as
+    /// `cli:$USER`; refused when a different token is already set, unless `--force`.
+    /// Exit 0 when linked (or already linked), 1 when refused or failed.
+    func link(_ options: CommandLineOptions, _ setup: Setup) throws -> Int32 {
+        guard let original = options["--original-transaction-id"] else {
+            throw UsageError(description: "appstore link needs --original-transaction-id ID (the subscription's original transaction)")
+        }
+        guard !original.isEmpty, original.utf8.count <= 64, original.allSatisfy(\.isASCII), original.allSatisfy(\.isNumber) else {
+            throw UsageError(description: "--original-transaction-id takes 1 to 64 decimal digits")
+        }
+        guard let userText = options["--user"] else { throw UsageError(description: "appstore link needs --user UUID (the app account token)") }
+        guard let user = UUID(uuidString: userText) else {
+            throw UsageError(description: "--user takes the app account token, a UUID such as 6f0e3c52-2b8f-4f6a-9d7e-1f2a3b4c5d6e")
+        }
+        let force: Bool
+        switch options["--force"] {
+        case nil, "false": force = false
+        case "true": force = true
+        case let other?: throw UsageError(description: "--force takes no value (got '\(other)')")
+        }
+        let bundleId = try app(options, setup)
+        var environment = setup.clients.environments.first ?? .production
+        if let name = options["--environment"] {
+            guard let chosen = AppStoreServerAPIEnvironment(rawValue: name), setup.clients.environments.contains(chosen) else {
+                throw UsageError(description: "--environment takes an accepted environment "
+                                 + "(\(setup.clients.environments.map(\.rawValue).joined(separator: ", ")))")
+            }
+            environment = chosen
+        }
+        let linking = AppAccountTokenLinking(clients: setup.clients, verification: setup.verification, history: setup.stores.history,
+                                             links: setup.stores.links, clock: clock)
+        let request = AppAccountTokenLinking.Request(
+            bundleId: bundleId, environment: AppStoreEnvironment(rawValue: environment.rawValue) ?? .production,
+            originalTransactionId: original, appAccountToken: user, actor: "cli:\(self.environment["USER"] ?? "unknown")", force: force)
+        let link: AppAccountTokenLink
+        switch try linking.attempt(request) {
+        case .ended(let ended): link = ended
+        case .retry(let error): link = try linking.gaveUp(request, error: error, attempts: 1)
+        case .alreadyLinked:
+            output("linked: \(bundleId) \(environment.rawValue) subscription \(original) → \(request.token): linked here before, nothing to do")
+            return 0
+        }
+        var line = "\(link.outcome.rawValue): \(bundleId) \(environment.rawValue) subscription \(original) → \(link.appAccountToken)"
+        if link.forced { line += " (forced)" }
+        if let reason = link.reason { line += ": \(reason)" }
+        if let existing = link.existingToken { line += " (set: \(existing))" }
+        output(line)
+        return link.outcome == .linked ? 0 : 1
     }
 }

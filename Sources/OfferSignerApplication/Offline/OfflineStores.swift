@@ -15,6 +15,7 @@ public final class OfflineStores {
     public var sync: any AppStoreSyncStore { stores.sync }
     public var consents: any ConsentStore { stores.consents }
     public var outcomes: any OutcomeStore { stores.outcomes }
+    public var links: any AppAccountTokenLinkStore { stores.links }
 
     public init(location: DatabaseLocation) throws(StartupError) {
         if case .sqlite(let path) = location {

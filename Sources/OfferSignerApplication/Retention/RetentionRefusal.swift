@@ -15,6 +15,8 @@ public enum RetentionRefusal: Error, Sendable {
     case identifierReused(requestIdentifier: String)
     /// The offer's signature could not be made durable, so none was issued.
     case logUnavailable(reason: String)
+    /// The app's key is in a hardware module that cannot sign now, so no offer was signed.
+    case signingKeyUnavailable(reason: String)
     /// The database cannot be reached now (PostgreSQL down or restarting).
     case storeUnavailable(reason: String)
     /// Something that should not fail did (a store could not be read, OpenSSL failed).

@@ -166,11 +166,13 @@ public struct RetentionResponder: Sendable {
             case .consentRescinded:
                 // Consent was withdrawn while the rules were tried: Apple's default, nothing else.
                 return .noMessage
-            case .offerNotFound, .productNotInOffer, .jwsUnavailable, .unknownApp, .appNotNamed,
+            case .offerNotFound, .productNotInOffer, .unknownProduct, .jwsUnavailable, .unknownApp, .appNotNamed,
                  .environmentNotAccepted, .proofRequired, .proofMismatch, .invalidProof:
                 note(rule, "its offer cannot be signed: \(error)", request, identifier, level: .warning)
             case .logUnavailable(let reason):
                 throw .logUnavailable(reason: reason)
+            case .signingKeyUnavailable(let reason):
+                throw .signingKeyUnavailable(reason: reason)
             case .storeUnavailable(let reason):
                 throw .storeUnavailable(reason: reason)
             case .internalFailure(let cause):

@@ -54,6 +54,8 @@ public final class Metrics: Sendable {
     private let logStream: LogStream
     /// The database whose unavailability is counted here (set once the stores are open).
     private let database = Mutex<DatabaseAvailability?>(nil)
+    /// App account token links by outcome (rare: one lock is enough).
+    private let links = Mutex<[String: Int]>([:])
 
     /// - Parameter logStream: the stream the service logs to (standard error).
     public init(logStream: LogStream = .standardError) {
@@ -91,6 +93,12 @@ public final class Metrics: Sendable {
     /// Counts a redemption of a managed offer that no signature issued here explains.
     func recordUnmatchedRedemption(bundleId: String, offerId: String) {
         shard.counts.withLock { $0.unmatchedRedemptions[SignatureKey(bundleId: bundleId, offerId: offerId, format: ""), default: 0] += 1 }
+    }
+
+    /// Counts an app account token link by how it ended: `linked`, `refused`, `failed`, or
+    /// `dropped` (the queue was full).
+    func recordLink(_ outcome: String) {
+        links.withLock { $0[outcome, default: 0] += 1 }
     }
 
     /// The Prometheus exposition text.
@@ -131,6 +139,12 @@ public final class Metrics: Sendable {
         out += "# TYPE offer_signer_log_lines_dropped_total counter\n"
         out += "offer_signer_log_lines_dropped_total \(logStream.droppedLines)\n"
         out += databaseUnavailability()
+        out += "# HELP offer_signer_app_account_token_links_total Subscriptions linked to their user at Apple (Set App Account Token), by outcome.\n"
+        out += "# TYPE offer_signer_app_account_token_links_total counter\n"
+        let links = self.links.withLock { $0 }
+        for outcome in ["linked", "refused", "failed", "dropped"] {
+            out += "offer_signer_app_account_token_links_total{outcome=\"\(outcome)\"} \(links[outcome] ?? 0)\n"
+        }
         return out
     }
 

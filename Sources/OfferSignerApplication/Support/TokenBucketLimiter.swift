@@ -23,24 +23,26 @@ public final class TokenBucketLimiter: Sendable {
         self.rate = rate
     }
 
-    /// Takes one token for `key` at `now` (seconds, any monotonic origin). Returns nil when
-    /// allowed, or the whole seconds until a token is available.
-    public func take(_ key: String, now: TimeInterval) -> Int? {
+    /// Takes `cost` tokens (one by default; at most the bucket's capacity) for `key` at `now`
+    /// (seconds, any monotonic origin). Returns nil when allowed, or the whole seconds until
+    /// that many are available; nothing is taken then.
+    public func take(_ key: String, cost: Int = 1, now: TimeInterval) -> Int? {
         let rate = self.rate
         return state.withLock { state in
             Self.sweep(&state, now: now, period: rate.period)
             let capacity = Double(rate.count)
             let perSecond = capacity / rate.period
+            let needed = min(Double(max(cost, 1)), capacity)
             var bucket = state.byKey[key] ?? Bucket(tokens: capacity, updated: now)
             bucket.tokens = min(capacity, bucket.tokens + max(0, now - bucket.updated) * perSecond)
             bucket.updated = now
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
+            if bucket.tokens >= needed {
+                bucket.tokens -= needed
                 state.byKey[key] = bucket
                 return nil
             }
             state.byKey[key] = bucket
-            return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+            return max(1, Int(((needed - bucket.tokens) / perSecond).rounded(.up)))
         }
     }
 

@@ -7,9 +7,10 @@ import { OFFER_SCHEMA } from './offer-fields.js';
 import { RETENTION_SCHEMA } from './retention-fields.js';
 import { INTRODUCTORY_SCHEMA } from './introductory-fields.js';
 import { renderRedemptions } from './view-redemptions.js';
+import { renderLinks } from './view-links.js';
 import { RETENTION_MESSAGING_SCHEMA } from './view-retention-messaging.js';
 
-const TABS = [['signatures', 'Signatures'], ['redemptions', 'Redemptions'], ['integrity', 'Integrity'], ['verify', 'Verify'], ['changes', 'Rule changes']];
+const TABS = [['signatures', 'Signatures'], ['redemptions', 'Redemptions'], ['links', 'Account links'], ['integrity', 'Integrity'], ['verify', 'Verify'], ['changes', 'Rule changes']];
 const FILTERS = [
   ['userId', 'User ID'], ['offerId', 'Offer ID'], ['productId', 'Product ID'], ['bundleId', 'App (bundle ID)'], ['keyId', 'Key ID'],
 ];
@@ -57,6 +58,7 @@ export async function renderAudit(main, context) {
     case 'changes': return changes(body, context);
     case 'record': return record(body, context);
     case 'redemptions': return renderRedemptions(body, context);
+    case 'links': return renderLinks(body, context);
     default: return signatures(body, context);
   }
 }

@@ -28,9 +28,9 @@ public struct AuditCheckpoint: Codable, Hashable, Sendable {
     }
 
     /// Signs `link` at `timestamp` with `key`.
-    public static func sign(_ link: ChainLink, at timestamp: Int64, keyId: String, key: P256PrivateKey) throws(OpenSSLError) -> AuditCheckpoint {
+    public static func sign(_ link: ChainLink, at timestamp: Int64, keyId: String, key: any P256SigningKey) throws(SigningKeyError) -> AuditCheckpoint {
         let bytes = signedBytes(keyId: keyId, sequence: link.sequence, chainHash: link.hash, timestamp: timestamp)
-        let signature = Data(try key.signDER(bytes)).base64EncodedString()
+        let signature = Data(try key.derSignature(bytes)).base64EncodedString()
         return AuditCheckpoint(sequence: link.sequence, chainHash: link.hash, timestamp: timestamp, keyId: keyId, signature: signature)
     }
 

@@ -29,11 +29,7 @@ extension PromotionalOfferSigner {
         let signature: String
         switch format {
         case .legacy:
-            do {
-                signature = try legacySignature(for: offer)
-            } catch {
-                throw .openSSL(error)
-            }
+            signature = try legacySignature(for: offer)
         case .jws:
             signature = try compactJWS(for: offer)
         }

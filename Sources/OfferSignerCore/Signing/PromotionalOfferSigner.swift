@@ -6,17 +6,22 @@ public struct PromotionalOfferSigner: Sendable {
     public let keyIdentifier: String
     /// The issuer ID from App Store Connect; needed only for the JWS format.
     public let issuerId: String?
-    let privateKey: P256PrivateKey
+    /// The key: a `.p8` file's or a hardware module's.
+    let privateKey: any P256SigningKey
 
-    public init(keyIdentifier: String, issuerId: String?, privateKey: P256PrivateKey) {
+    public init(keyIdentifier: String, issuerId: String?, privateKey: any P256SigningKey) {
         self.keyIdentifier = keyIdentifier
         self.issuerId = issuerId
         self.privateKey = privateKey
     }
 
     /// Base64 of the DER ECDSA P-256 / SHA-256 signature over `request.legacyPayload`.
-    public func legacySignature(for request: PromotionalOfferRequest) throws(OpenSSLError) -> String {
-        Data(try privateKey.signDER(request.legacyPayload)).base64EncodedString()
+    public func legacySignature(for request: PromotionalOfferRequest) throws(PromotionalOfferSigningError) -> String {
+        do {
+            return Data(try privateKey.derSignature(request.legacyPayload)).base64EncodedString()
+        } catch {
+            throw PromotionalOfferSigningError(error)
+        }
     }
 
     /// A compact ES256 JWS for `Product.PurchaseOption.promotionalOffer(_:compactJWS:)`.
@@ -59,14 +64,11 @@ public struct PromotionalOfferSigner: Sendable {
             ("nonce", .string(nonce.lowercased())),
         ] + claims
         let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(JSONValue.object(all).utf8)
-        let der: [UInt8]
+        let raw: [UInt8]
         do {
-            der = try privateKey.signDER(Array(signingInput.utf8))
+            raw = try privateKey.rawSignature(Array(signingInput.utf8))
         } catch {
-            throw .openSSL(error)
-        }
-        guard let raw = ECDSASignatureEncoding.raw(fromDER: der) else {
-            throw .openSSL(OpenSSLError("converting an ECDSA signature to R‖S", diagnostics: []))
+            throw PromotionalOfferSigningError(error)
         }
         return signingInput + "." + Base64URL.encode(raw)
     }
@@ -76,11 +78,21 @@ public struct PromotionalOfferSigner: Sendable {
 public enum PromotionalOfferSigningError: Error, CustomStringConvertible, Sendable {
     case missingIssuerId
     case openSSL(OpenSSLError)
+    /// The key's hardware module cannot sign now (see ``SigningKeyError/keyUnavailable(_:)``).
+    case keyUnavailable(String)
+
+    init(_ error: SigningKeyError) {
+        switch error {
+        case .openSSL(let error): self = .openSSL(error)
+        case .keyUnavailable(let reason): self = .keyUnavailable(reason)
+        }
+    }
 
     public var description: String {
         switch self {
         case .missingIssuerId: "the JWS format needs the app's issuerId in the keys file"
         case .openSSL(let error): error.description
+        case .keyUnavailable(let reason): SigningKeyError.keyUnavailable(reason).description
         }
     }
 }

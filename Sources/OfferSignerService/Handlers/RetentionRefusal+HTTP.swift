@@ -21,6 +21,8 @@ extension RetentionRefusal: HTTPResponseError {
         case .logUnavailable:
             .unavailable("the offer's signature could not be recorded, so none was issued",
                          retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
+        case .signingKeyUnavailable:
+            SigningKeyUnavailable.problem
         case .storeUnavailable:
             .unavailable("the database is unavailable, so the request was not answered",
                          retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)

@@ -17,6 +17,8 @@ extension SignRefusal: HTTPResponseError {
             .notFound("no offer '\(offerId)' is configured for \(bundleId)")
         case .productNotInOffer(let offerId, let productId):
             .notFound("offer '\(offerId)' is not for product '\(productId)'")
+        case .unknownProduct(let productId, let bundleId):
+            .notFound("product '\(productId)' is not known for \(bundleId): no verified transaction of the environment and no rule names it")
         case .proofRequired(.appKey):
             HTTPProblem(status: 403, code: "proof_required", title: "Proof required",
                         detail: "this API key is shipped in apps: send the customer's signedTransaction (StoreKit's Transaction.jwsRepresentation)")
@@ -47,6 +49,8 @@ extension SignRefusal: HTTPResponseError {
         case .logUnavailable:
             .unavailable("the signature could not be recorded, so none was issued; retry later",
                          retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
+        case .signingKeyUnavailable:
+            SigningKeyUnavailable.problem
         case .storeUnavailable:
             .unavailable("the database is unavailable, so no signature was issued; retry later",
                          retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)

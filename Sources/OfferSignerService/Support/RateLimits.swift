@@ -20,11 +20,12 @@ public struct RateLimits: Sendable {
     /// No limits (for tests that are not about them).
     public static let none = RateLimits()
 
-    /// Throws 429 `rate_limited` with `Retry-After` when `limiter` has no token left for `key`.
-    static func check(_ limiter: TokenBucketLimiter?, _ key: String, what: String) throws(HTTPProblem) {
+    /// Throws 429 `rate_limited` with `Retry-After` when `limiter` has fewer than `cost`
+    /// tokens (one by default) left for `key`.
+    static func check(_ limiter: TokenBucketLimiter?, _ key: String, cost: Int = 1, what: String) throws(HTTPProblem) {
         guard let limiter else { return }
         let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-        if let retry = limiter.take(key, now: now) {
+        if let retry = limiter.take(key, cost: cost, now: now) {
             throw .rateLimited("too many \(what) (limit \(limiter.rate)); retry in \(retry) s", retryAfterSeconds: retry)
         }
     }

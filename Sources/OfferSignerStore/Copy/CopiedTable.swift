@@ -81,6 +81,10 @@ struct CopiedTable: Sendable {
                     """),
         CopiedTable("offer_holdouts", key: ["bundle_id", "offer_id", "user_key"],
                     "bundle_id:t offer_id:t user_key:t environment:t decided_at_ms:i percent:i"),
+        CopiedTable("app_account_token_links", key: ["id"], """
+                    id:i bundle_id:t environment:t original_transaction_id:t app_account_token:t outcome:t existing_token:t \
+                    reason:t actor:t request_id:t forced:i attempts:i at_ms:i
+                    """),
     ]
 
     /// Tables of the schema that are deliberately not copied.

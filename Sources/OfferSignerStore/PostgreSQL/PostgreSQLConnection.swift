@@ -237,7 +237,7 @@ extension PostgreSQLConnection: SQLConnection {
         try query(sql, values).affectedRows
     }
 
-    func select<T>(_ sql: String, _ values: [SQLValue], row: (any StoreRow) throws -> T) throws -> [T] {
+    func select<T>(_ sql: String, _ values: [SQLValue], row: (PostgreSQLRow) throws -> T) throws -> [T] {
         try query(sql, values).map { try row($0) }
     }
 

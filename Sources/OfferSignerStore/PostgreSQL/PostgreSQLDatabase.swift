@@ -148,12 +148,12 @@ public final class PostgreSQLDatabase: Sendable {
 }
 
 extension PostgreSQLDatabase: SQLDatabase {
-    func withReader<T>(_ lane: SQLReadLane, _ body: (any SQLConnection) throws -> T) throws -> T {
+    func withReader<T>(_ lane: SQLReadLane, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         try read(lane) { try body($0) }
     }
 
     /// A read-only transaction at REPEATABLE READ.
-    func withSnapshot<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    func withSnapshot<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
         try read(.audit) { db in
             try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { try? db.execute("COMMIT") }
@@ -161,7 +161,7 @@ extension PostgreSQLDatabase: SQLDatabase {
         }
     }
 
-    func inTransaction<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    func inTransaction<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
         try write { try body($0) }
     }
 

@@ -177,6 +177,7 @@ enum PostgreSQLSchema {
         version3,
         version4,
         version5,
+        version6,
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own

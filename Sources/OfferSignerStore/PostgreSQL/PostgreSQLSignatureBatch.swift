@@ -10,7 +10,7 @@ enum PostgreSQLSignatureBatch {
     /// Writes a batch inside the open transaction: takes the chain lock, checks the chain's
     /// end against its recorded end, refuses nonces already logged and appends beyond a quota,
     /// inserts the rest in one statement and moves the recorded end.
-    static func write(_ batch: [LogWrite], _ db: any SQLConnection, committed: ChainLink,
+    static func write(_ batch: [LogWrite], _ db: PostgreSQLConnection, committed: ChainLink,
                               waits: ChainLockWaits) throws -> [Result<LoggedSignature?, any Error>] {
         let asked = ContinuousClock.now
         try ChainHead.lock(db)
@@ -104,7 +104,7 @@ private struct QuotaWindow {
     /// Timestamps by key.
     private var times: [Key: [Int64]] = [:]
 
-    init(_ batch: [Append], _ db: any SQLConnection) throws {
+    init(_ batch: [Append], _ db: PostgreSQLConnection) throws {
         let limited = batch.filter { $0.quota != nil }
         guard let windowStart = limited.map({ $0.record.timestamp - $0.quota!.windowMilliseconds }).min() else { return }
         let keys = Array(Set(limited.map { Key($0.record) }))

@@ -11,7 +11,7 @@ enum ChainHead {
     /// Takes the chain lock for the open transaction: every append batch, probe and accepted gap
     /// takes it first, so the writers of every instance keep one chain (PostgreSQL; SQLite's
     /// one writer is serial already).
-    static func lock(_ db: any SQLConnection) throws {
+    static func lock(_ db: some SQLConnection) throws {
         try db.lockForChanges(SQLChangeLock.chain)
     }
 
@@ -19,14 +19,14 @@ enum ChainHead {
     /// against `committed`, the end this process itself last committed (which a recorded end
     /// may pass, when an operator accepted a gap meanwhile, but never fall behind). Call inside
     /// the writer's transaction.
-    static func verifiedEnd(_ db: any SQLConnection, committed: ChainLink) throws -> ChainLink {
+    static func verifiedEnd(_ db: some SQLConnection, committed: ChainLink) throws -> ChainLink {
         let state = try read(db, committed: committed)
         if let mismatch = state.mismatch { throw mismatch }
         return state.last
     }
 
     /// Records `link` as the chain's end, in the writer's open transaction.
-    static func record(_ link: ChainLink, _ db: any SQLConnection) throws {
+    static func record(_ link: ChainLink, _ db: some SQLConnection) throws {
         try db.change("""
             INSERT INTO signature_chain_head (id, seq, hash) VALUES (1, ?, ?)
             ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
@@ -35,7 +35,7 @@ enum ChainHead {
 
     /// The chain's last entry, its recorded end, and the furthest entry a stored checkpoint
     /// or `committed` vouches for, as `db` holds them, read in one statement.
-    static func read(_ db: any SQLConnection, committed: ChainLink = .genesis) throws -> State {
+    static func read(_ db: some SQLConnection, committed: ChainLink = .genesis) throws -> State {
         var links: [String: ChainLink] = [:]
         _ = try db.select("""
             SELECT 'record', seq, hash FROM (SELECT seq, hash FROM signatures ORDER BY seq DESC LIMIT 1) r

@@ -10,7 +10,7 @@ enum HistoryFieldsBackfill {
     /// Rows read per page.
     static let pageSize = 500
 
-    static func run(_ db: any SQLConnection) throws {
+    static func run(_ db: some SQLConnection) throws {
         try forEachPage(db, table: "transactions", key: "transaction_id", jwsColumn: "signed_transaction") { environment, id, jws in
             guard let payload = try? StoredSignedData.payload(JWSTransactionDecodedPayload.self, of: jws),
                   payload.appTransactionId != nil || payload.offerPeriod != nil || payload.rawBillingPlanType != nil
@@ -32,7 +32,7 @@ enum HistoryFieldsBackfill {
     }
 
     /// Calls `body` with the environment, key and JWS of every row of `table`, in key order.
-    private static func forEachPage(_ db: any SQLConnection, table: String, key: String, jwsColumn: String,
+    private static func forEachPage(_ db: some SQLConnection, table: String, key: String, jwsColumn: String,
                                     _ body: (String, String, String) throws -> Void) throws {
         var after = ("", "")
         while true {

@@ -3,11 +3,10 @@ import Foundation
 /// Backfill progress and recovered Notification History windows, beside the history they
 /// describe (tables `appstore_backfill` and `appstore_recovered_windows`), shared by every
 /// instance on PostgreSQL.
-public final class SQLAppStoreSyncStore: AppStoreSyncStore, Sendable {
-    private let database: any SQLDatabase
+final class SQLAppStoreSyncStore<Database: SQLDatabase>: AppStoreSyncStore, Sendable {
+    private let database: Database
 
-    public init(database: SQLiteDatabase) { self.database = database }
-    public init(database: PostgreSQLDatabase) { self.database = database }
+    init(database: Database) { self.database = database }
 
     public func backfilled(bundleId: String, among transactionIds: [String]) throws -> Set<String> {
         guard !transactionIds.isEmpty else { return [] }
@@ -57,6 +56,6 @@ public final class SQLAppStoreSyncStore: AppStoreSyncStore, Sendable {
 }
 
 /// The store as SQLite's callers know it.
-public typealias SQLiteAppStoreSyncStore = SQLAppStoreSyncStore
+typealias SQLiteAppStoreSyncStore = SQLAppStoreSyncStore<SQLiteDatabase>
 /// The store as PostgreSQL's callers know it.
-public typealias PostgreSQLAppStoreSyncStore = SQLAppStoreSyncStore
+typealias PostgreSQLAppStoreSyncStore = SQLAppStoreSyncStore<PostgreSQLDatabase>

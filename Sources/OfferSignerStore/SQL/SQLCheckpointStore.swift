@@ -2,11 +2,10 @@ import OfferSignerCore
 
 /// Signed checkpoints in the `signature_checkpoints` table of the log's database (on
 /// PostgreSQL, each instance's checkpointer adds its own; any of them vouches for the one chain).
-public final class SQLCheckpointStore: CheckpointStore, Sendable {
-    private let database: any SQLDatabase
+final class SQLCheckpointStore<Database: SQLDatabase>: CheckpointStore, Sendable {
+    private let database: Database
 
-    public init(database: SQLiteDatabase) { self.database = database }
-    public init(database: PostgreSQLDatabase) { self.database = database }
+    init(database: Database) { self.database = database }
 
     public func add(_ checkpoint: AuditCheckpoint) throws {
         _ = try database.inTransaction { db in
@@ -18,7 +17,7 @@ public final class SQLCheckpointStore: CheckpointStore, Sendable {
 
     public func checkpoints(afterId: Int64, limit: Int) throws -> [StoredCheckpoint] {
         try database.withReader(.audit) { db in
-            try db.select("\(Self.selectColumns) WHERE id > ? ORDER BY id LIMIT ?", [.integer(afterId), .limit(limit)]) {
+            try db.select("\(CheckpointSQL.selectColumns) WHERE id > ? ORDER BY id LIMIT ?", [.integer(afterId), .limit(limit)]) {
                 StoredCheckpoint(id: $0.int64(0), checkpoint: Self.checkpoint($0))
             }
         }
@@ -26,18 +25,21 @@ public final class SQLCheckpointStore: CheckpointStore, Sendable {
 
     public func latest() throws -> AuditCheckpoint? {
         try database.withReader(.audit) { db in
-            try db.first("\(Self.selectColumns) ORDER BY seq DESC, id DESC LIMIT 1", row: Self.checkpoint)
+            try db.first("\(CheckpointSQL.selectColumns) ORDER BY seq DESC, id DESC LIMIT 1", row: Self.checkpoint)
         }
     }
 
-    private static let selectColumns = "SELECT id, seq, chain_hash, timestamp_ms, key_id, signature FROM signature_checkpoints"
-
-    private static func checkpoint(_ row: any StoreRow) -> AuditCheckpoint {
+    private static func checkpoint(_ row: some StoreRow) -> AuditCheckpoint {
         AuditCheckpoint(sequence: row.int64(1), chainHash: row.text(2), timestamp: row.int64(3), keyId: row.text(4), signature: row.text(5))
     }
 }
 
 /// The store as SQLite's callers know it.
-public typealias SQLiteCheckpointStore = SQLCheckpointStore
+typealias SQLiteCheckpointStore = SQLCheckpointStore<SQLiteDatabase>
 /// The store as PostgreSQL's callers know it.
-public typealias PostgreSQLCheckpointStore = SQLCheckpointStore
+typealias PostgreSQLCheckpointStore = SQLCheckpointStore<PostgreSQLDatabase>
+
+/// The statements and constants of the store (a generic class cannot hold stored statics).
+private enum CheckpointSQL {
+    static let selectColumns = "SELECT id, seq, chain_hash, timestamp_ms, key_id, signature FROM signature_checkpoints"
+}

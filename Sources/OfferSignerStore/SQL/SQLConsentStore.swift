@@ -4,23 +4,16 @@ import OfferSignerCore
 /// Consent rescinded and cleared (`consent_events`), the same on both engines. A rescinding
 /// is inserted `ON CONFLICT DO NOTHING` on its notification's UUID, so Apple's retries and two
 /// instances receiving one notification record it once.
-public final class SQLConsentStore: ConsentStore, Sendable {
-    private let database: any SQLDatabase
+final class SQLConsentStore<Database: SQLDatabase>: ConsentStore, Sendable {
+    private let database: Database
 
-    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
-    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
-
-    init(_ database: any SQLDatabase) {
+    init(database: Database) {
         self.database = database
     }
 
-    private static let columns = """
-        id, app_transaction_id, environment, bundle_id, action, at_ms, recorded_at_ms, notification_uuid, actor, reason
-        """
-
     /// Inserts a rescinding unless its notification was recorded already (in the caller's
     /// transaction: the history store records one with its notification); whether it did.
-    static func insertRescinding(_ event: ConsentEvent, _ db: any SQLConnection) throws -> Bool {
+    static func insertRescinding(_ event: ConsentEvent, _ db: Database.Connection) throws -> Bool {
         try insert(event, db, onConflict: "ON CONFLICT (notification_uuid) DO NOTHING") == 1
     }
 
@@ -50,20 +43,20 @@ public final class SQLConsentStore: ConsentStore, Sendable {
         conditions.add("id > ?", .integer(afterId))
         conditions.add("bundle_id", equals: bundleId)
         return try database.withReader(.audit) { db in
-            try db.select("SELECT \(Self.columns) FROM consent_events WHERE \(conditions.sql) ORDER BY id LIMIT ?",
+            try db.select("SELECT \(ConsentSQL.columns) FROM consent_events WHERE \(conditions.sql) ORDER BY id LIMIT ?",
                           conditions.values + [.limit(limit)]) { try Self.event($0) }
         }
     }
 
     private static func events(of appTransactionIds: [String], environment: AppStoreEnvironment?,
-                               _ db: any SQLConnection) throws -> [ConsentEvent] {
+                               _ db: Database.Connection) throws -> [ConsentEvent] {
         var conditions = SQLConditions()
         conditions.add(db.isOne(of: "app_transaction_id"), .textArray(appTransactionIds))
         conditions.add("environment", equals: environment?.rawValue)
-        return try db.select("SELECT \(columns) FROM consent_events WHERE \(conditions.sql)", conditions.values) { try event($0) }
+        return try db.select("SELECT \(ConsentSQL.columns) FROM consent_events WHERE \(conditions.sql)", conditions.values) { try event($0) }
     }
 
-    private static func insert(_ e: ConsentEvent, _ db: any SQLConnection, onConflict: String) throws -> Int {
+    private static func insert(_ e: ConsentEvent, _ db: Database.Connection, onConflict: String) throws -> Int {
         try db.change("""
             INSERT INTO consent_events (app_transaction_id, environment, bundle_id, action, at_ms, recorded_at_ms, notification_uuid,
                 actor, reason)
@@ -73,7 +66,7 @@ public final class SQLConsentStore: ConsentStore, Sendable {
                   .optional(e.actor), .optional(e.reason)])
     }
 
-    private static func event(_ row: any StoreRow) throws -> ConsentEvent {
+    private static func event(_ row: some StoreRow) throws -> ConsentEvent {
         guard let environment = AppStoreEnvironment(rawValue: row.text(2)),
               let action = ConsentEvent.Action(rawValue: row.text(4)) else {
             throw UnreadableConsentEvent(id: row.int64(0))
@@ -88,4 +81,11 @@ public final class SQLConsentStore: ConsentStore, Sendable {
 struct UnreadableConsentEvent: Error, CustomStringConvertible {
     let id: Int64
     var description: String { "consent event \(id) names an environment or action this build does not know" }
+}
+
+/// The statements and constants of the store (a generic class cannot hold stored statics).
+private enum ConsentSQL {
+    static let columns = """
+        id, app_transaction_id, environment, bundle_id, action, at_ms, recorded_at_ms, notification_uuid, actor, reason
+        """
 }

@@ -7,14 +7,11 @@ import OfferSignerCore
 /// delivers one to two instances at once the second insert waits for the first to commit and
 /// then changes nothing (the second instance answers it as a duplicate); transactions and
 /// renewal infos upsert on their keys, the newest `signedDate` winning whichever writes last.
-public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
-    private let database: any SQLDatabase
+final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Sendable {
+    private let database: Database
     private let committer: GroupCommitter<HistoryItem, Bool>
 
-    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
-    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
-
-    init(_ database: any SQLDatabase) {
+    init(database: Database) {
         self.database = database
         committer = GroupCommitter(database: database, name: "history-writer") { batch, db in try batch.map { .success(try Self.write($0, db)) } }
     }
@@ -32,7 +29,7 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
         try database.inTransaction { db in try items.map { try Self.write($0, db) } }
     }
 
-    private static func write(_ item: HistoryItem, _ db: any SQLConnection) throws -> Bool {
+    private static func write(_ item: HistoryItem, _ db: Database.Connection) throws -> Bool {
         switch item {
         case .notification(let notification, let transaction, let renewal):
             let inserted = try db.change("""
@@ -45,7 +42,7 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
             guard inserted == 1 else { return false }
             if let appTransactionId = notification.rescindsConsentOf, let bundleId = notification.bundleId,
                let environment = notification.environment.flatMap(AppStoreEnvironment.init(rawValue:)) {
-                _ = try SQLConsentStore.insertRescinding(ConsentEvent(
+                _ = try SQLConsentStore<Database>.insertRescinding(ConsentEvent(
                     appTransactionId: appTransactionId, environment: environment, bundleId: bundleId, action: .rescind,
                     at: Date(milliseconds: notification.signedDate), recordedAt: Date(milliseconds: notification.receivedAt),
                     notificationUUID: notification.notificationUUID), db)
@@ -62,7 +59,7 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
 
     /// Inserts the transaction, or replaces the stored copy of it (same environment and
     /// `transactionId`) when this one was signed later.
-    private static func upsert(_ stored: StoredTransaction, _ db: any SQLConnection) throws -> Bool {
+    private static func upsert(_ stored: StoredTransaction, _ db: Database.Connection) throws -> Bool {
         let t = stored.transaction
         return try db.change("""
             INSERT INTO transactions (environment, transaction_id, original_transaction_id, bundle_id, product_id, group_id,
@@ -99,7 +96,7 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
 
     /// Inserts the renewal info, or replaces the stored one of its subscription (same
     /// environment and `originalTransactionId`) when this one was signed later.
-    private static func upsert(_ stored: StoredRenewal, _ db: any SQLConnection) throws -> Bool {
+    private static func upsert(_ stored: StoredRenewal, _ db: Database.Connection) throws -> Bool {
         let r = stored.renewal
         return try db.change("""
             INSERT INTO renewals (environment, original_transaction_id, product_id, auto_renew_status, in_billing_retry,
@@ -129,17 +126,17 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
         try database.withReader { db in
             guard !database.statementsAreRoundTrips else {
                 var history = UserHistory()
-                _ = try db.select(Self.historySQL, [.text(bundleId), .text(bundleId), .text(userId)]) { row in
+                _ = try db.select(HistorySQL.historySQL, [.text(bundleId), .text(bundleId), .text(userId)]) { row in
                     if row.int64(0) == 0 {
                         if let transaction = HistoryRows.transaction(OffsetRow(row: row, offset: 1)) { history.transactions.append(transaction) }
-                    } else if let renewal = HistoryRows.renewal(OffsetRow(row: row, offset: 1 + Self.transactionColumnCount)) {
+                    } else if let renewal = HistoryRows.renewal(OffsetRow(row: row, offset: 1 + HistorySQL.transactionColumnCount)) {
                         history.renewals.append(renewal)
                     }
                 }
                 return history
             }
             // One row per transaction: sorted, then each subscription once.
-            var subscriptions = try db.select(Self.userSubscriptionsSQL, [.text(bundleId), .text(userId)]) { row in
+            var subscriptions = try db.select(HistorySQL.userSubscriptionsSQL, [.text(bundleId), .text(userId)]) { row in
                 AppStoreEnvironment(rawValue: row.text(0)).map { Subscription(environment: $0, original: row.text(1)) }
             }.compactMap { $0 }
             subscriptions.sort()
@@ -166,43 +163,16 @@ public final class SQLHistoryStore: SubscriptionHistoryStore, Sendable {
 
     /// One subscription's transactions in the app by transaction ID, and its renewal info when
     /// there are any.
-    private static func subscription(_ db: any SQLConnection, environment: String, original: String, bundleId: String) throws -> UserHistory {
+    private static func subscription(_ db: Database.Connection, environment: String, original: String, bundleId: String) throws -> UserHistory {
         let key: [SQLValue] = [.text(environment), .text(original)]
         // Sorted here, not by ORDER BY: SQLite would then walk the (environment, transaction_id)
         // key instead of looking the subscription up by its index.
-        let transactions = try db.select(subscriptionTransactionsSQL, key + [.text(bundleId)]) { HistoryRows.transaction($0) }
+        let transactions = try db.select(HistorySQL.subscriptionTransactionsSQL, key + [.text(bundleId)]) { HistoryRows.transaction($0) }
             .compactMap { $0 }.sorted { $0.transactionId < $1.transactionId }
         guard !transactions.isEmpty else { return UserHistory() }
-        let renewals = try db.select(subscriptionRenewalSQL, key) { HistoryRows.renewal($0) }.compactMap { $0 }
+        let renewals = try db.select(HistorySQL.subscriptionRenewalSQL, key) { HistoryRows.renewal($0) }.compactMap { $0 }
         return UserHistory(transactions: transactions, renewals: renewals)
     }
-
-    private static let userSubscriptionsSQL = "SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ? AND user_id = ?"
-    private static let subscriptionTransactionsSQL = """
-        SELECT \(HistoryRows.transactionColumns) FROM transactions
-        WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
-        """
-    private static let subscriptionRenewalSQL = "SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?"
-
-    /// The user's history in one statement (one round trip on the signing path): each row is a
-    /// transaction (kind 0, its columns first) or a renewal info (kind 1, its columns after the
-    /// transaction's). Parameters: the bundle ID twice, then the user ID.
-    private static let transactionColumnCount: Int32 = 27
-    private static let historySQL = """
-        WITH t AS (
-            SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE bundle_id = ? AND (environment, original_transaction_id) IN
-                (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ? AND user_id = ?)
-        )
-        SELECT 0, t.*, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text,
-               NULL::bigint, NULL::text FROM t
-        UNION ALL
-        SELECT 1, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint,
-               NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text,
-               NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text,
-               \(HistoryRows.renewalColumns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
-        FROM renewals r WHERE (r.environment, r.original_transaction_id) IN (SELECT environment, original_transaction_id FROM t)
-        ORDER BY 1, 2, 4, 3, 29, 30
-        """
 
     public func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {
         try database.withReader { db in
@@ -233,8 +203,8 @@ private struct Subscription: Hashable, Comparable {
 }
 
 /// A row read from column `offset` on, as if that were its first column.
-private struct OffsetRow: StoreRow {
-    let row: any StoreRow
+private struct OffsetRow<Row: StoreRow>: StoreRow {
+    let row: Row
     let offset: Int32
 
     func isNull(_ column: Int32) -> Bool { row.isNull(column + offset) }
@@ -243,6 +213,39 @@ private struct OffsetRow: StoreRow {
 }
 
 /// The store as SQLite's callers know it.
-public typealias SQLiteHistoryStore = SQLHistoryStore
+typealias SQLiteHistoryStore = SQLHistoryStore<SQLiteDatabase>
 /// The store as PostgreSQL's callers know it.
-public typealias PostgreSQLHistoryStore = SQLHistoryStore
+typealias PostgreSQLHistoryStore = SQLHistoryStore<PostgreSQLDatabase>
+
+/// The statements and constants of the store (a generic class cannot hold stored statics).
+private enum HistorySQL {
+    static let userSubscriptionsSQL = "SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ? AND user_id = ?"
+
+    static let subscriptionTransactionsSQL = """
+        SELECT \(HistoryRows.transactionColumns) FROM transactions
+        WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
+        """
+
+    static let subscriptionRenewalSQL = "SELECT \(HistoryRows.renewalColumns) FROM renewals WHERE environment = ? AND original_transaction_id = ?"
+
+    /// The user's history in one statement (one round trip on the signing path): each row is a
+    /// transaction (kind 0, its columns first) or a renewal info (kind 1, its columns after the
+    /// transaction's). Parameters: the bundle ID twice, then the user ID.
+    static let transactionColumnCount: Int32 = 27
+
+    static let historySQL = """
+        WITH t AS (
+            SELECT \(HistoryRows.transactionColumns) FROM transactions WHERE bundle_id = ? AND (environment, original_transaction_id) IN
+                (SELECT environment, original_transaction_id FROM transactions WHERE bundle_id = ? AND user_id = ?)
+        )
+        SELECT 0, t.*, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text,
+               NULL::bigint, NULL::text FROM t
+        UNION ALL
+        SELECT 1, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint,
+               NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text,
+               NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text,
+               \(HistoryRows.renewalColumns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
+        FROM renewals r WHERE (r.environment, r.original_transaction_id) IN (SELECT environment, original_transaction_id FROM t)
+        ORDER BY 1, 2, 4, 3, 29, 30
+        """
+}

@@ -4,12 +4,11 @@ import OfferSignerCore
 /// Offer activity: refusals in `offer_refusals_daily` (on PostgreSQL each instance adds its
 /// counts; the upsert sums them), signatures counted from the signature log through its
 /// `(offer_id, timestamp_ms)` index.
-public final class SQLOfferActivityStore: OfferActivityStore, Sendable {
-    private let database: any SQLDatabase
-    static let dayMilliseconds: Int64 = 86_400_000
+final class SQLOfferActivityStore<Database: SQLDatabase>: OfferActivityStore, Sendable {
+    private let database: Database
+    static var dayMilliseconds: Int64 { 86_400_000 }
 
-    public init(database: SQLiteDatabase) { self.database = database }
-    public init(database: PostgreSQLDatabase) { self.database = database }
+    init(database: Database) { self.database = database }
 
     public func addRefusals(_ counts: [RefusalCount]) throws {
         guard !counts.isEmpty else { return }
@@ -73,6 +72,6 @@ public final class SQLOfferActivityStore: OfferActivityStore, Sendable {
 }
 
 /// The store as SQLite's callers know it.
-public typealias SQLiteOfferActivityStore = SQLOfferActivityStore
+typealias SQLiteOfferActivityStore = SQLOfferActivityStore<SQLiteDatabase>
 /// The store as PostgreSQL's callers know it.
-public typealias PostgreSQLOfferActivityStore = SQLOfferActivityStore
+typealias PostgreSQLOfferActivityStore = SQLOfferActivityStore<PostgreSQLDatabase>

@@ -16,17 +16,17 @@ import Synchronization
 ///   second even when a notification was missed (a listener reconnecting after a restart).
 ///   A change takes the offer-change lock, so two instances changing one offer at once make
 ///   two versions, not one twice.
-public final class SQLOfferStore: OfferStore, Sendable {
+final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
     /// The `LISTEN`/`NOTIFY` channel of offer changes.
-    static let channel = "offer_signer_offer_changes"
+    static var channel: String { "offer_signer_offer_changes" }
 
-    private let database: any SQLDatabase
+    private let database: Database
     private let mirror = ReadMostly(Mirror())
     /// Whether a read checks for changes itself (no listener tells this process of them).
     private let checksOnRead: Bool
     /// When the mirror was last checked against the database (`DispatchTime` nanoseconds).
     private let checkedAt = Atomic<UInt64>(0)
-    private let listener: Mutex<OfferChangeListener?> = Mutex(nil)
+    fileprivate let listener: Mutex<OfferChangeListener?> = Mutex(nil)
 
     /// The rules in memory and the state of `offer_changes` they reflect.
     private struct Mirror: Sendable {
@@ -41,26 +41,10 @@ public final class SQLOfferStore: OfferStore, Sendable {
         let newest: Int64
     }
 
-    private init(_ database: any SQLDatabase, checksOnRead: Bool) throws {
+    fileprivate init(_ database: Database, checksOnRead: Bool) throws {
         self.database = database
         self.checksOnRead = checksOnRead
         try refresh(force: true)
-    }
-
-    /// Loads the rules; reads check for changes made by other processes once a second.
-    public convenience init(database: SQLiteDatabase) throws {
-        try self.init(database, checksOnRead: true)
-    }
-
-    /// Loads the rules. With `followChanges`, a listener thread keeps them in step with changes
-    /// made through other instances until `close()`.
-    public convenience init(database: PostgreSQLDatabase, followChanges: Bool = true) throws {
-        try self.init(database, checksOnRead: false)
-        guard followChanges else { return }
-        let listener = OfferChangeListener(database: database, channel: Self.channel) { [weak self] notified in
-            try self?.refresh(force: notified)
-        }
-        self.listener.withLock { $0 = listener }
     }
 
     deinit {
@@ -103,7 +87,7 @@ public final class SQLOfferStore: OfferStore, Sendable {
 
     /// Runs `body` in one transaction holding the change lock, announces the change to the
     /// other processes on commit, then brings this process's mirror up to date.
-    private func change<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    private func change<T>(_ body: (Database.Connection) throws -> T) throws -> T {
         let result = try database.inTransaction { db in
             try db.lockForChanges(SQLChangeLock.offers)
             let result = try body(db)
@@ -144,12 +128,12 @@ public final class SQLOfferStore: OfferStore, Sendable {
     }
 
     /// Creates or replaces `rules` as one change set; call in a transaction.
-    private static func apply(_ rules: [OfferRule], _ db: any SQLConnection, by actor: String, at now: Date) throws -> [StoredOffer] {
+    private static func apply(_ rules: [OfferRule], _ db: Database.Connection, by actor: String, at now: Date) throws -> [StoredOffer] {
         try rules.map { rule in try change(OfferKey(rule), db, by: actor, at: now) { _ in rule }! }
     }
 
     /// Disables the offer `key`; nil when there is none. Call in a transaction.
-    private static func disable(_ key: OfferKey, _ db: any SQLConnection, by actor: String, at now: Date) throws -> StoredOffer? {
+    private static func disable(_ key: OfferKey, _ db: Database.Connection, by actor: String, at now: Date) throws -> StoredOffer? {
         try change(key, db, by: actor, at: now) { existing in
             guard var rule = existing?.rule else { return nil }
             rule.enabled = false
@@ -159,7 +143,7 @@ public final class SQLOfferStore: OfferStore, Sendable {
 
     /// Applies `update` to one stored rule, recording the change; nil when `update` returns nil.
     /// The row is found and written by `key`, so a rule never moves to another app.
-    private static func change(_ key: OfferKey, _ db: any SQLConnection, by actor: String, at now: Date,
+    private static func change(_ key: OfferKey, _ db: Database.Connection, by actor: String, at now: Date,
                                _ update: (StoredOffer?) -> OfferRule?) throws -> StoredOffer? {
         let existing = try db.first("""
             SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers WHERE bundle_id = ? AND offer_id = ?
@@ -184,18 +168,18 @@ public final class SQLOfferStore: OfferStore, Sendable {
     }
 
     /// The state of `offer_changes`.
-    private static func stamp(_ db: any SQLConnection) throws -> Stamp {
+    private static func stamp(_ db: Database.Connection) throws -> Stamp {
         try db.first("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM offer_changes") { Stamp(count: $0.int64(0), newest: $0.int64(1)) } ?? Stamp(count: 0, newest: 0)
     }
 
     /// Every offer, by key.
-    private static func offers(_ db: any SQLConnection) throws -> [OfferKey: StoredOffer] {
+    private static func offers(_ db: Database.Connection) throws -> [OfferKey: StoredOffer] {
         let rows = try db.select("SELECT rule_json, version, created_at_ms, updated_at_ms FROM offers") { try RuleCoding.storedOffer($0) }
         return Dictionary(rows.map { (OfferKey($0.rule), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// ``OfferStore/changes(bundleId:offerId:afterId:limit:)``, read on the audit lane.
-    private static func changes(_ database: any SQLDatabase, bundleId: String?, offerId: String?, afterId: Int64,
+    private static func changes(_ database: Database, bundleId: String?, offerId: String?, afterId: Int64,
                         limit: Int) throws -> [OfferChange] {
         var conditions = SQLConditions()
         conditions.add("id > ?", .integer(afterId))
@@ -215,7 +199,27 @@ public final class SQLOfferStore: OfferStore, Sendable {
     }
 }
 
+extension SQLOfferStore where Database == SQLiteDatabase {
+    /// Loads the rules; reads check for changes made by other processes once a second.
+    convenience init(database: SQLiteDatabase) throws {
+        try self.init(database, checksOnRead: true)
+    }
+}
+
+extension SQLOfferStore where Database == PostgreSQLDatabase {
+    /// Loads the rules. With `followChanges`, a listener thread keeps them in step with changes
+    /// made through other instances until `close()`.
+    convenience init(database: PostgreSQLDatabase, followChanges: Bool = true) throws {
+        try self.init(database, checksOnRead: false)
+        guard followChanges else { return }
+        let listener = OfferChangeListener(database: database, channel: Self.channel) { [weak self] notified in
+            try self?.refresh(force: notified)
+        }
+        self.listener.withLock { $0 = listener }
+    }
+}
+
 /// The store as SQLite's callers know it.
-public typealias SQLiteOfferStore = SQLOfferStore
+typealias SQLiteOfferStore = SQLOfferStore<SQLiteDatabase>
 /// The store as PostgreSQL's callers know it.
-public typealias PostgreSQLOfferStore = SQLOfferStore
+typealias PostgreSQLOfferStore = SQLOfferStore<PostgreSQLDatabase>

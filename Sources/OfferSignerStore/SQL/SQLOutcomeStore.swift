@@ -7,19 +7,13 @@ import OfferSignerCore
 /// original_transaction_id) index) and matched against the signature log (by its
 /// (user_id, offer_id, timestamp_ms) index): a few indexed reads, and a write only when
 /// something changed.
-public final class SQLOutcomeStore: OutcomeStore, Sendable {
-    private let database: any SQLDatabase
+final class SQLOutcomeStore<Database: SQLDatabase>: OutcomeStore, Sendable {
+    private let database: Database
 
-    public init(database: SQLiteDatabase) { self.database = database }
-    public init(database: PostgreSQLDatabase) { self.database = database }
-
-    static let columns = """
-        id, environment, transaction_id, bundle_id, offer_id, offer_type, original_transaction_id, group_id, app_account_token,
-        purchase_ms, refunded, retained, ends_ms, revenue_json, signature_nonce, managed
-        """
+    init(database: Database) { self.database = database }
 
     /// A row of ``columns``; nil when its environment or offer type is not one this build knows.
-    static func record(_ row: any StoreRow) -> RedemptionRecord? {
+    static func record(_ row: some StoreRow) -> RedemptionRecord? {
         guard let environment = AppStoreEnvironment(rawValue: row.text(1)),
               let offerType = Int32(exactly: row.int64(5)).flatMap(OfferType.init(rawValue:)) else { return nil }
         let revenue = (try? JSONDecoder().decode([String: Int].self, from: Data(row.text(13).utf8))) ?? [:]
@@ -44,7 +38,7 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
                 WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
                 """, key) { HistoryRows.transaction($0) }.compactMap { $0 }
             let stored = try db.select("""
-                SELECT \(Self.columns) FROM offer_redemptions WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
+                SELECT \(OutcomeSQL.columns) FROM offer_redemptions WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ?
                 """, key) { Self.record($0) }.compactMap { $0 }
             guard transactions.contains(where: \.isUnderOffer) || !stored.isEmpty else { return nil }
             var runs = RedemptionRun.runs(in: transactions)
@@ -71,7 +65,7 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
     }
 
     /// The currency of each transaction of the subscription, read from its signed JWS (verified when stored).
-    private static func currencies(_ db: any SQLConnection, _ key: [SQLValue]) throws -> [String: String] {
+    private static func currencies(_ db: Database.Connection, _ key: [SQLValue]) throws -> [String: String] {
         let rows = try db.select("""
             SELECT transaction_id, signed_transaction FROM transactions
             WHERE environment = ? AND original_transaction_id = ? AND bundle_id = ? AND price IS NOT NULL
@@ -84,7 +78,7 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
     }
 
     /// The runs as records, each matched to a signature of the log when one explains it.
-    private static func match(_ runs: [RedemptionRun], subscription: SubscriptionRef, _ db: any SQLConnection) throws -> [RedemptionRecord] {
+    private static func match(_ runs: [RedemptionRun], subscription: SubscriptionRef, _ db: Database.Connection) throws -> [RedemptionRecord] {
         let window = Int64(RedemptionMatcher.window * 1000)
         var candidates: [String: RedemptionMatcher.Signature] = [:]
         let offerIds = Set(runs.compactMap(\.offerIdentifier))
@@ -132,16 +126,9 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
         }
     }
 
-    /// Revenue as JSON with its currencies in order, so equal revenue is equal text.
-    private static let revenueEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
-
-    private static func upsert(_ record: RedemptionRecord, at now: Int64, _ db: any SQLConnection) throws {
+    private static func upsert(_ record: RedemptionRecord, at now: Int64, _ db: Database.Connection) throws {
         let run = record.run
-        let revenue = String(decoding: (try? Self.revenueEncoder.encode(run.revenue)) ?? Data("{}".utf8), as: UTF8.self)
+        let revenue = String(decoding: (try? OutcomeSQL.revenueEncoder.encode(run.revenue)) ?? Data("{}".utf8), as: UTF8.self)
         try db.change("""
             INSERT INTO offer_redemptions (environment, transaction_id, bundle_id, offer_id, offer_type, original_transaction_id, group_id,
                 app_account_token, purchase_ms, refunded, retained, ends_ms, revenue_json, signature_nonce, managed, updated_at_ms)
@@ -186,7 +173,7 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
         conditions.add("environment", equals: filter.environment?.rawValue)
         if let from = filter.from { conditions.add("purchase_ms >= ?", .integer(from)) }
         if let to = filter.to { conditions.add("purchase_ms < ?", .integer(to)) }
-        var sql = "SELECT \(Self.columns) FROM offer_redemptions WHERE \(conditions.sql)"
+        var sql = "SELECT \(OutcomeSQL.columns) FROM offer_redemptions WHERE \(conditions.sql)"
         if let matched = filter.matched { sql += matched ? " AND signature_nonce IS NOT NULL" : " AND signature_nonce IS NULL" }
         sql += " ORDER BY id LIMIT ?"
         return try database.withReader(.audit) { db in
@@ -228,7 +215,7 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
                                 from: Int64, to: Int64) throws -> DecisionReturns {
         let group = groupId ?? ""
         let rows = try database.withReader(.audit) { db in
-            try db.select(Self.decisionReturnsSQL, [
+            try db.select(OutcomeSQL.decisionReturnsSQL, [
                 .text(offerId), .integer(to), .text(bundleId),
                 .text(bundleId), .text(offerId), .text(environment.rawValue), .integer(to),
                 .text(bundleId), .text(environment.rawValue), .text(group),
@@ -248,6 +235,34 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
         }
         return returns
     }
+
+    public func signatureCount(bundleId: String, offerId: String, from: Int64, to: Int64) throws -> Int {
+        try database.withReader(.audit) { db in
+            try db.first("""
+                SELECT COUNT(*) FROM signatures WHERE offer_id = ? AND timestamp_ms >= ? AND timestamp_ms < ? AND bundle_id = ?
+                """, [.text(offerId), .integer(from), .integer(to), .text(bundleId)]) { $0.int(0) } ?? 0
+        }
+    }
+}
+
+/// The store as SQLite's callers know it.
+typealias SQLiteOutcomeStore = SQLOutcomeStore<SQLiteDatabase>
+/// The store as PostgreSQL's callers know it.
+typealias PostgreSQLOutcomeStore = SQLOutcomeStore<PostgreSQLDatabase>
+
+/// The statements and constants of the store (a generic class cannot hold stored statics).
+private enum OutcomeSQL {
+    static let columns = """
+        id, environment, transaction_id, bundle_id, offer_id, offer_type, original_transaction_id, group_id, app_account_token,
+        purchase_ms, refunded, retained, ends_ms, revenue_json, signature_nonce, managed
+        """
+
+    /// Revenue as JSON with its currencies in order, so equal revenue is equal text.
+    static let revenueEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
 
     /// Each user's first decision (`s`: first signature, `h`: first holdout; the earlier wins,
     /// a signature on a tie), then per group the users decided in the period and those with a
@@ -278,17 +293,4 @@ public final class SQLOutcomeStore: OutcomeStore, Sendable {
             ELSE 0 END), 0)
         FROM d WHERE d.at >= ? GROUP BY d.held
         """
-
-    public func signatureCount(bundleId: String, offerId: String, from: Int64, to: Int64) throws -> Int {
-        try database.withReader(.audit) { db in
-            try db.first("""
-                SELECT COUNT(*) FROM signatures WHERE offer_id = ? AND timestamp_ms >= ? AND timestamp_ms < ? AND bundle_id = ?
-                """, [.text(offerId), .integer(from), .integer(to), .text(bundleId)]) { $0.int(0) } ?? 0
-        }
-    }
 }
-
-/// The store as SQLite's callers know it.
-public typealias SQLiteOutcomeStore = SQLOutcomeStore
-/// The store as PostgreSQL's callers know it.
-public typealias PostgreSQLOutcomeStore = SQLOutcomeStore

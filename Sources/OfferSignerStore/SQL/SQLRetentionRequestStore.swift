@@ -6,14 +6,11 @@ import OfferSignerCore
 /// across instances: a request is inserted `ON CONFLICT DO NOTHING` on its app, environment
 /// and `requestIdentifier`, so when the App Store's request reaches two instances at once the
 /// second insert waits for the first to commit and then returns the first answer.
-public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
-    private let database: any SQLDatabase
+final class SQLRetentionRequestStore<Database: SQLDatabase>: RetentionRequestStore, Sendable {
+    private let database: Database
     private let committer: GroupCommitter<AnsweredRetentionRequest, AnsweredRetentionRequest>
 
-    public convenience init(database: SQLiteDatabase) { self.init(database as any SQLDatabase) }
-    public convenience init(database: PostgreSQLDatabase) { self.init(database as any SQLDatabase) }
-
-    init(_ database: any SQLDatabase) {
+    init(database: Database) {
         self.database = database
         committer = GroupCommitter(database: database, name: "retention-request-writer") { batch, db in
             try batch.map { .success(try Self.write($0, db)) }
@@ -44,7 +41,7 @@ public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
     }
 
     /// Inserts `request` unless its identifier is already recorded; returns what is recorded.
-    private static func write(_ request: AnsweredRetentionRequest, _ db: any SQLConnection) throws -> AnsweredRetentionRequest {
+    private static func write(_ request: AnsweredRetentionRequest, _ db: Database.Connection) throws -> AnsweredRetentionRequest {
         let r = request
         let inserted = try db.change("""
             INSERT INTO retention_requests (\(RetentionRequestRows.columns))
@@ -61,7 +58,7 @@ public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
     }
 
     private static func find(_ bundleId: String, _ environment: String, _ requestIdentifier: String,
-                             _ db: any SQLConnection) throws -> AnsweredRetentionRequest? {
+                             _ db: Database.Connection) throws -> AnsweredRetentionRequest? {
         try db.first("""
             SELECT \(RetentionRequestRows.columns) FROM retention_requests
             WHERE bundle_id = ? AND environment = ? AND request_identifier = ?
@@ -70,6 +67,6 @@ public final class SQLRetentionRequestStore: RetentionRequestStore, Sendable {
 }
 
 /// The store as SQLite's callers know it.
-public typealias SQLiteRetentionRequestStore = SQLRetentionRequestStore
+typealias SQLiteRetentionRequestStore = SQLRetentionRequestStore<SQLiteDatabase>
 /// The store as PostgreSQL's callers know it.
-public typealias PostgreSQLRetentionRequestStore = SQLRetentionRequestStore
+typealias PostgreSQLRetentionRequestStore = SQLRetentionRequestStore<PostgreSQLDatabase>

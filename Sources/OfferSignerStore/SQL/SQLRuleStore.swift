@@ -6,11 +6,10 @@ import OfferSignerCore
 /// PostgreSQL a rule changed through one instance is in force on every instance at once; a
 /// change takes the rule-change lock, so two instances changing one rule at once make two
 /// versions, not one twice.
-public final class SQLRuleStore: RuleStore, Sendable {
-    private let database: any SQLDatabase
+final class SQLRuleStore<Database: SQLDatabase>: RuleStore, Sendable {
+    private let database: Database
 
-    public init(database: SQLiteDatabase) { self.database = database }
-    public init(database: PostgreSQLDatabase) { self.database = database }
+    init(database: Database) { self.database = database }
 
     public func rule<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String) throws -> StoredRule<Rule>? {
         try database.withReader { db in try Self.stored(type, bundleId: bundleId, ruleId: ruleId, db) }
@@ -56,7 +55,7 @@ public final class SQLRuleStore: RuleStore, Sendable {
 
     /// Applies `update` to one stored rule under the change lock, recording the change; nil
     /// when `update` returns nil.
-    private static func change<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, _ db: any SQLConnection,
+    private static func change<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, _ db: Database.Connection,
                                                   by actor: String, at now: Date,
                                                   _ update: (StoredRule<Rule>?) -> Rule?) throws -> StoredRule<Rule>? {
         try db.lockForChanges(SQLChangeLock.rules)
@@ -81,7 +80,7 @@ public final class SQLRuleStore: RuleStore, Sendable {
     }
 
     private static func stored<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String,
-                                                  _ db: any SQLConnection) throws -> StoredRule<Rule>? {
+                                                  _ db: Database.Connection) throws -> StoredRule<Rule>? {
         try db.first("""
             SELECT \(RuleCoding.managedRuleColumns) FROM managed_rules WHERE kind = ? AND bundle_id = ? AND rule_id = ?
             """, [.text(Rule.kind), .text(bundleId), .text(ruleId)]) { try RuleCoding.storedRule(type, $0) }
@@ -89,6 +88,6 @@ public final class SQLRuleStore: RuleStore, Sendable {
 }
 
 /// The store as SQLite's callers know it.
-public typealias SQLiteRuleStore = SQLRuleStore
+typealias SQLiteRuleStore = SQLRuleStore<SQLiteDatabase>
 /// The store as PostgreSQL's callers know it.
-public typealias PostgreSQLRuleStore = SQLRuleStore
+typealias PostgreSQLRuleStore = SQLRuleStore<PostgreSQLDatabase>

@@ -9,8 +9,8 @@ import Synchronization
 /// checks the quotas and moves the recorded end; the commit is durable (SQLite's full sync,
 /// PostgreSQL's `synchronous_commit`) before any caller gets its record. Reads, the integrity
 /// walk and accepted gaps are written once (``SQLSignatures``).
-public final class SQLSignatureLog: RepairableSignatureLog, Sendable {
-    let database: any SQLDatabase
+final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Sendable {
+    let database: Database
     private let committer: GroupCommitter<LogWrite, LoggedSignature?>
     let health: SignatureLogHealth
     /// How long this process's batches waited for the chain lock (for measuring the design;
@@ -18,18 +18,18 @@ public final class SQLSignatureLog: RepairableSignatureLog, Sendable {
     let chainLockWaits = ChainLockWaits()
 
     /// How often a readiness check may try a write while the log is failing.
-    static let probeInterval = Duration.seconds(1)
+    static var probeInterval: Duration { .seconds(1) }
     /// How long readiness stays off after a call found the database unavailable.
-    public static let unavailableWindow = Duration.seconds(5)
+    static var unavailableWindow: Duration { .seconds(5) }
 
     /// What an engine's batch writer does inside the writer's open transaction: `committed` is
     /// the end this process last committed; one result per item of `batch`.
-    typealias BatchWriter = @Sendable (_ batch: [LogWrite], _ db: any SQLConnection, _ committed: ChainLink,
+    typealias BatchWriter = @Sendable (_ batch: [LogWrite], _ db: Database.Connection, _ committed: ChainLink,
                                        _ waits: ChainLockWaits) throws -> [Result<LoggedSignature?, any Error>]
 
     /// Opens the log. One whose end does not match its recorded end opens, serves reads, and
     /// refuses appends (and readiness) until an operator acts.
-    private init(_ database: any SQLDatabase, write: @escaping BatchWriter,
+    fileprivate init(_ database: Database, write: @escaping BatchWriter,
                  isConstraintViolation: @escaping @Sendable (any Error) -> Bool) throws {
         self.database = database
         let state = try database.withReader { db in try ChainHead.read(db) }
@@ -43,14 +43,6 @@ public final class SQLSignatureLog: RepairableSignatureLog, Sendable {
         }
     }
 
-    public convenience init(database: SQLiteDatabase) throws {
-        try self.init(database, write: SQLiteSignatureBatch.write) { ($0 as? SQLiteError)?.isConstraintViolation == true }
-    }
-
-    public convenience init(database: PostgreSQLDatabase) throws {
-        try self.init(database, write: PostgreSQLSignatureBatch.write) { ($0 as? PostgreSQLError)?.isUniqueViolation == true }
-    }
-
     deinit {
         committer.close()
     }
@@ -62,6 +54,17 @@ public final class SQLSignatureLog: RepairableSignatureLog, Sendable {
 
     public func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
         try committer.submit(.append(record, quota)).appended()
+    }
+
+    /// The records go to the writer together, so they are written in one batch: one
+    /// transaction, one durable commit.
+    public func append(all records: [SignatureRecord]) throws(SignatureLogError) -> [LoggedSignature] {
+        var logged: [LoggedSignature] = []
+        logged.reserveCapacity(records.count)
+        for result in committer.submit(all: records.map { .append($0, nil) }) {
+            logged.append(try result.appended())
+        }
+        return logged
     }
 
     /// Not ready for ``unavailableWindow`` after any call found the database unavailable (a
@@ -113,17 +116,29 @@ public final class SQLSignatureLog: RepairableSignatureLog, Sendable {
         try SQLSignatures.acceptTruncation(database, committed: health.committed, by: actor, reason: reason, at: time)
     }
 
-    static let selectColumns = SignatureRows.select
+    static var selectColumns: String { SignatureRows.select }
 
     static func logged(_ row: some StoreRow) throws -> LoggedSignature {
         try SignatureRows.logged(row)
     }
 }
 
+extension SQLSignatureLog where Database == SQLiteDatabase {
+    convenience init(database: SQLiteDatabase) throws {
+        try self.init(database, write: SQLiteSignatureBatch.write) { ($0 as? SQLiteError)?.isConstraintViolation == true }
+    }
+}
+
+extension SQLSignatureLog where Database == PostgreSQLDatabase {
+    convenience init(database: PostgreSQLDatabase) throws {
+        try self.init(database, write: PostgreSQLSignatureBatch.write) { ($0 as? PostgreSQLError)?.isUniqueViolation == true }
+    }
+}
+
 /// The log as SQLite's callers know it.
-public typealias SQLiteSignatureLog = SQLSignatureLog
+typealias SQLiteSignatureLog = SQLSignatureLog<SQLiteDatabase>
 /// The log as PostgreSQL's callers know it.
-public typealias PostgreSQLSignatureLog = SQLSignatureLog
+typealias PostgreSQLSignatureLog = SQLSignatureLog<PostgreSQLDatabase>
 
 /// What the writer is asked to do.
 enum LogWrite: Sendable {

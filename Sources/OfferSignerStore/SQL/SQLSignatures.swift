@@ -5,7 +5,7 @@ import OfferSignerCore
 /// once. Each engine's log keeps only its writer: how a batch is inserted, locked and counted
 /// against the quotas.
 enum SQLSignatures {
-    static func signature(nonce: String, _ database: any SQLDatabase) throws -> LoggedSignature? {
+    static func signature(nonce: String, _ database: some SQLDatabase) throws -> LoggedSignature? {
         try database.withReader(.audit) { db in
             try db.first("\(SignatureRows.select) WHERE nonce = ?", [.text(nonce)]) { try SignatureRows.logged($0) }
         }
@@ -13,7 +13,7 @@ enum SQLSignatures {
 
     /// ``SignatureLog/signatures(matching:afterSequence:limit:)``.
     static func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int,
-                           _ database: any SQLDatabase) throws -> [LoggedSignature] {
+                           _ database: some SQLDatabase) throws -> [LoggedSignature] {
         var conditions = SQLConditions()
         conditions.add("seq > ?", .integer(afterSequence))
         for (column, value) in [("user_id", filter.userId), ("offer_id", filter.offerId), ("product_id", filter.productId),
@@ -30,7 +30,7 @@ enum SQLSignatures {
     }
 
     /// The accepted gaps, in sequence order.
-    static func gaps(_ db: any SQLConnection) throws -> [ChainGap] {
+    static func gaps(_ db: some SQLConnection) throws -> [ChainGap] {
         try db.select("""
             SELECT seq, resumed_after_seq, prev_hash, lost_through_seq, lost_through_hash, accepted_by, reason, accepted_at_ms, hash
             FROM signature_log_gaps ORDER BY seq
@@ -48,7 +48,7 @@ enum SQLSignatures {
     /// Walks the chain `db` holds, a page at a time: records and gaps merged in sequence order,
     /// then the recorded end and the checkpoints beyond it (see ``ChainWalk``). Call inside one
     /// read snapshot.
-    static func walk(_ db: any SQLConnection, _ options: IntegrityOptions) throws -> IntegrityReport {
+    static func walk(_ db: some SQLConnection, _ options: IntegrityOptions) throws -> IntegrityReport {
         var walk = ChainWalk(options)
         var gaps = try Self.gaps(db)[...]
         var after = Int64.min
@@ -88,7 +88,7 @@ enum SQLSignatures {
     /// Refused unless the log's only fault is a cut-off end: with nothing lost there is
     /// nothing to accept, and a changed record or an end moved forward is not a loss a gap
     /// may cover (restore a backup instead).
-    static func acceptTruncation(_ database: any SQLDatabase, committed: ChainLink, by actor: String, reason: String,
+    static func acceptTruncation(_ database: some SQLDatabase, committed: ChainLink, by actor: String, reason: String,
                                  at time: Date) throws(TruncationRefusal) -> ChainGap {
         do {
             return try database.inTransaction { db throws -> ChainGap in

@@ -101,7 +101,7 @@ extension SQLiteConnection: SQLConnection {
         return changes
     }
 
-    func select<T>(_ sql: String, _ values: [SQLValue], row: (any StoreRow) throws -> T) throws -> [T] {
+    func select<T>(_ sql: String, _ values: [SQLValue], row: (SQLiteRow) throws -> T) throws -> [T] {
         try query(sql, values) { try row($0) }
     }
 

@@ -82,16 +82,16 @@ public final class SQLiteDatabase: Sendable {
 }
 
 extension SQLiteDatabase: SQLDatabase {
-    func withReader<T>(_ lane: SQLReadLane, _ body: (any SQLConnection) throws -> T) throws -> T {
+    func withReader<T>(_ lane: SQLReadLane, _ body: (SQLiteConnection) throws -> T) throws -> T {
         try read(lane) { try body($0) }
     }
 
     /// A read is a snapshot already.
-    func withSnapshot<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    func withSnapshot<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try read(.audit) { try body($0) }
     }
 
-    func inTransaction<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    func inTransaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try write { try body($0) }
     }
 

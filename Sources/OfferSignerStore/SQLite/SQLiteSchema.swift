@@ -181,6 +181,7 @@ enum SQLiteSchema {
         version9,
         version10,
         version11,
+        version12,
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own

@@ -7,7 +7,7 @@ import OfferSignerCore
 enum SQLiteSignatureBatch {
     /// Inserts a batch, extending the hash chain from its end, once that end is checked
     /// against the recorded one; the recorded end moves with the batch.
-    static func write(_ batch: [LogWrite], _ db: any SQLConnection, committed: ChainLink,
+    static func write(_ batch: [LogWrite], _ db: SQLiteConnection, committed: ChainLink,
                       waits: ChainLockWaits) throws -> [Result<LoggedSignature?, any Error>] {
         var results: [Result<LoggedSignature?, any Error>] = []
         results.reserveCapacity(batch.count)
@@ -47,7 +47,7 @@ enum SQLiteSignatureBatch {
     /// Seconds until the quota frees a slot, or nil when the record fits in it. The quota is
     /// per app, user and offer: the same offer ID in another app has its own. A user without
     /// an app account token (empty `userId`) is their proven subscription (`transactionId`).
-    private static func quotaRetryAfter(_ db: any SQLConnection, _ record: SignatureRecord, _ quota: SignatureQuota) throws -> Int? {
+    private static func quotaRetryAfter(_ db: SQLiteConnection, _ record: SignatureRecord, _ quota: SignatureQuota) throws -> Int? {
         let windowStart = record.timestamp - quota.windowMilliseconds
         let sameSubscription = record.userId.isEmpty ? "AND transaction_id IS ?" : ""
         var values: [SQLValue] = [.text(record.userId), .text(record.offerId), .text(record.bundleId), .integer(windowStart)]

@@ -62,6 +62,24 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         return waiter.result.withLock { $0! }
     }
 
+    /// Queues every one of `items` at once, so that the writer takes them in the same batch
+    /// (one transaction, one commit), and returns once that batch is committed (or has
+    /// failed), with one result per item in order.
+    func submit(all items: [Item]) -> [Result<Output, any Error>] {
+        let waiters = items.map(Waiter.init(item:))
+        let queued = queue.withLock { queue -> (accepted: Bool, wakeWriter: Bool) in
+            guard !queue.closed else { return (false, false) }
+            queue.pending.append(contentsOf: waiters)
+            return (true, queue.rouseWriter())
+        }
+        guard queued.accepted else { return items.map { _ in .failure(GroupCommitterClosed()) } }
+        if queued.wakeWriter { wake.signal() }
+        return waiters.map { waiter in
+            waiter.done.wait()
+            return waiter.result.withLock { $0! }
+        }
+    }
+
     /// Stops the writer once the items already waiting are written.
     func close() {
         let wakeWriter = queue.withLock { queue in

@@ -1,0 +1,256 @@
+import AppStoreServerAPI
+import AppStoreServerAPIMock
+import Foundation
+@testable import OfferSignerApplication
+import OfferSignerCore
+import OfferSignerHTTP
+@testable import OfferSignerService
+import OfferSignerStore
+import Testing
+
+/// `OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS`: proven token-less subscriptions linked to their user
+/// at Apple (Set App Account Token) in the background, against the mock App Store (JWT checked),
+/// and `offer-signer appstore link`.
+@Suite("Linking token-less subscriptions at Apple")
+struct AppAccountTokenLinkTests {
+    static let user = "5b1f9c2e-8a4d-4e2b-9c1a-7d3e5f6a8b9c"
+    static let other = "0d6e2f1a-3b4c-4d5e-8f9a-1b2c3d4e5f6a"
+    static let original = "2000000100"
+
+    /// A harness whose service links (a linker with quick backoff), the mock knowing the
+    /// purchase `original` (with `appleToken` set at Apple).
+    func linkingHarness(appleToken: String? = nil, capacity: Int = 100,
+                        backoff: @escaping @Sendable (Int) -> Duration = { _ in .milliseconds(20) }) throws -> (AppStoreAPIHarness, AppAccountTokenLinker) {
+        let harness = try AppStoreAPIHarness()
+        harness.store.appAccountTokens.add(originalTransactionId: Self.original, renewalIds: ["2000000101"], appAccountToken: appleToken)
+        let linking = AppAccountTokenLinking(clients: harness.clients, verification: harness.env.appStore, history: harness.env.history,
+                                             links: harness.env.links, clock: harness.env.clock)
+        let linker = AppAccountTokenLinker(linking: linking, capacity: capacity, backoff: backoff, metrics: harness.env.metrics,
+                                           logger: .silent)
+        harness.env.linker = linker
+        return (harness, linker)
+    }
+
+    /// The customer's own token-less purchase of the subscription, as the device sends it.
+    func tokenless(_ env: TestEnvironment, id: String = "2000000101", original: String = original) -> String {
+        AppStoreFlow(env: env).period(id, original: original, user: nil, from: -20, to: 10)
+    }
+
+    /// A proven introductory-eligibility request through `router` (the backend's key).
+    func proven(_ router: Router<ServiceContext>, user: String = user, signedTransaction: String) -> TestResponse {
+        let body = TestAppStore.json(["productId": TestEnvironment.product, "userId": user, "transactionId": Self.original,
+                                      "signedTransaction": signedTransaction])
+        var headers: HTTPHeaders = [:]
+        headers.set("Authorization", "Bearer \(TestEnvironment.tokens[.client]!)")
+        headers.set("Content-Type", "application/json")
+        return TestResponse(response: router.respond(to: HTTPRequest(method: "POST", path: "/v1/offers/introductory-eligibility",
+                                                                     query: [:], headers: headers, body: Array(body.utf8))))
+    }
+
+    @Test("off by default; on from the variable or the flag")
+    func setting() throws {
+        #expect(try ServiceSettings.resolve(arguments: [], environment: [:]).linkAppAccountTokens == false)
+        #expect(try ServiceSettings.resolve(arguments: [], environment: ["OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS": "on"]).linkAppAccountTokens)
+        #expect(try ServiceSettings.resolve(arguments: ["--link-app-account-tokens", "on"], environment: [:]).linkAppAccountTokens)
+        #expect(throws: SettingsError.self) { try ServiceSettings.resolve(arguments: ["--link-app-account-tokens", "yes please"], environment: [:]) }
+
+        // Off: a proven token-less request asks nothing of Apple.
+        let harness = try AppStoreAPIHarness()
+        harness.store.appAccountTokens.add(originalTransactionId: Self.original)
+        let response = proven(harness.env.router, signedTransaction: tokenless(harness.env))
+        #expect(response.status == 200, "\(response.text)")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(harness.store.appAccountTokens.updates.isEmpty && harness.store.requests.isEmpty)
+        #expect(try harness.env.links.links(bundleId: nil, originalTransactionId: nil, afterId: 0, limit: 10).isEmpty)
+    }
+
+    @Test("a proven request links in the background: Apple fails, the link is retried and made, recorded, audited, counted; eligibility sees it")
+    func backgroundLinkWithRetry() throws {
+        let (harness, linker) = try linkingHarness()
+        defer { linker.close() }
+        // Four 500s: the client's own three retries, then the linker's retry after its backoff.
+        harness.store.appAccountTokens.fail(Array(repeating: .serverError(), count: 4))
+        let composition = harness.env.composition
+        let started = ContinuousClock.now
+        let response = proven(composition.router, signedTransaction: tokenless(harness.env))
+        #expect(response.status == 200, "\(response.text)")
+        #expect(ContinuousClock.now - started < .milliseconds(500), "the answer does not wait for Apple")
+        #expect(linker.waitUntilIdle(timeout: .seconds(10)))
+
+        #expect(harness.store.appAccountTokens.token(of: Self.original) == Self.user, "Apple now carries the user's token")
+        let updates = harness.store.appAccountTokens.updates
+        #expect(updates.map(\.status) == [500, 500, 500, 500, 200])
+        #expect(updates.last?.body == #"{"appAccountToken":"\#(Self.user)"}"#)
+        #expect(harness.store.appAccountTokens.unauthorized == 0, "every request carried a JWT the mock accepted")
+
+        let links = try harness.env.links.links(bundleId: nil, originalTransactionId: nil, afterId: 0, limit: 10)
+        #expect(links.count == 1)
+        let link = try #require(links.first)
+        #expect(link.outcome == .linked && link.appAccountToken == Self.user && link.originalTransactionId == Self.original)
+        #expect(link.actor == "service" && link.requestId != nil && link.attempts == 2 && !link.forced)
+
+        let audit = harness.env.send("GET", "/v1/audit/app-account-token-links", role: .auditor)
+        #expect(audit.status == 200, "\(audit.text)")
+        let items = try #require(audit.json["items"] as? [[String: Any]])
+        #expect(items.count == 1 && items[0]["outcome"] as? String == "linked" && items[0]["appAccountToken"] as? String == Self.user)
+        #expect(items[0]["originalTransactionId"] as? String == Self.original && items[0]["actor"] as? String == "service")
+        #expect(harness.env.send("GET", "/v1/audit/app-account-token-links", role: .client).status == 403)
+
+        let metrics = harness.env.metrics.render()
+        #expect(metrics.contains(#"offer_signer_app_account_token_links_total{outcome="linked"} 1"#))
+        #expect(metrics.contains(#"offer_signer_app_account_token_links_total{outcome="failed"} 0"#))
+
+        // The user's own history, asked without proof, now includes the linked subscription.
+        let ids = try EligibilityCheck(history: harness.env.history, links: harness.env.links)
+            .history(userId: Self.user, bundleId: TestEnvironment.bundleId, provenSubscription: nil, environment: .production)
+            .transactions.map(\.originalTransactionId)
+        #expect(ids == [Self.original])
+        #expect(try EligibilityCheck(history: harness.env.history)
+            .history(userId: Self.user, bundleId: TestEnvironment.bundleId, provenSubscription: nil, environment: .production)
+            .transactions.isEmpty, "without the link, the token-less subscription is not the user's")
+
+        // Proven again: already linked, nothing more is asked of Apple.
+        _ = proven(composition.router, signedTransaction: tokenless(harness.env))
+        #expect(linker.waitUntilIdle())
+        #expect(harness.store.appAccountTokens.updates.count == 5)
+        #expect(try harness.env.links.links(bundleId: nil, originalTransactionId: nil, afterId: 0, limit: 10).count == 1,
+                "a subscription linked before is not recorded again at every proven request")
+    }
+
+    @Test("never overwrites a different token: set at Apple, or in the stored history; refused and recorded, Apple's token unchanged")
+    func neverOverwrite() throws {
+        let (harness, linker) = try linkingHarness(appleToken: Self.other)
+        defer { linker.close() }
+        let composition = harness.env.composition
+        #expect(proven(composition.router, signedTransaction: tokenless(harness.env)).status == 200)
+        #expect(linker.waitUntilIdle())
+        #expect(harness.store.appAccountTokens.updates.isEmpty, "no Set App Account Token call")
+        #expect(harness.store.appAccountTokens.token(of: Self.original) == Self.other)
+        let refused = try #require(try harness.env.links.links(bundleId: nil, originalTransactionId: Self.original, afterId: 0, limit: 10).first)
+        #expect(refused.outcome == .refused && refused.existingToken == Self.other)
+        #expect(refused.reason?.contains("at Apple") == true)
+        #expect(harness.env.metrics.render().contains(#"offer_signer_app_account_token_links_total{outcome="refused"} 1"#))
+
+        // A renewal in the stored history carries another user's token: refused without asking Apple.
+        let (second, secondLinker) = try linkingHarness()
+        defer { secondLinker.close() }
+        AppStoreFlow(env: second.env).notify(AppStoreFlow(env: second.env).period("2000000102", original: Self.original, user: Self.other,
+                                                                                   from: 10, to: 40, signed: 0))
+        #expect(proven(second.env.composition.router, signedTransaction: tokenless(second.env)).status == 200)
+        #expect(secondLinker.waitUntilIdle())
+        #expect(second.store.appAccountTokens.updates.isEmpty && second.store.appAccountTokens.token(of: Self.original) == nil)
+        let stored = try #require(try second.env.links.links(bundleId: nil, originalTransactionId: nil, afterId: 0, limit: 10).first)
+        #expect(stored.outcome == .refused && stored.existingToken == Self.other && stored.reason?.contains("stored history") == true)
+    }
+
+    @Test("a user ID that is not a UUID, a proof carrying a token, or no proof: nothing is queued")
+    func notLinkable() throws {
+        let (harness, linker) = try linkingHarness()
+        defer { linker.close() }
+        let composition = harness.env.composition
+        let flow = AppStoreFlow(env: harness.env)
+        #expect(proven(composition.router, user: "not-a-uuid", signedTransaction: tokenless(harness.env)).status == 200)
+        let carrying = flow.period("2000000101", original: Self.original, user: Self.user, from: -20, to: 10)
+        #expect(proven(composition.router, signedTransaction: carrying).status == 200)
+        #expect(linker.backlog == 0 && linker.waitUntilIdle())
+        #expect(harness.store.appAccountTokens.updates.isEmpty)
+        #expect(try harness.env.links.links(bundleId: nil, originalTransactionId: nil, afterId: 0, limit: 10).isEmpty)
+    }
+
+    @Test("the queue is bounded: a link past its capacity is dropped and counted; one subscription is queued once")
+    func boundedQueue() throws {
+        let (harness, linker) = try linkingHarness(capacity: 1)
+        defer { linker.close() }
+        for id in ["2000000200", "2000000300"] { harness.store.appAccountTokens.add(originalTransactionId: id) }
+        harness.store.appAccountTokens.fail([.slow(.milliseconds(600))])
+        func request(_ original: String) -> AppAccountTokenLinking.Request {
+            AppAccountTokenLinking.Request(bundleId: TestEnvironment.bundleId, environment: .production, originalTransactionId: original,
+                                           appAccountToken: UUID(uuidString: Self.user)!, actor: "service")
+        }
+        #expect(linker.enqueue(request(Self.original)))
+        Thread.sleep(forTimeInterval: 0.2)  // the worker has taken it and waits on Apple's slow answer
+        #expect(linker.enqueue(request("2000000200")))
+        #expect(!linker.enqueue(request("2000000200")), "already queued")
+        #expect(!linker.enqueue(request("2000000300")), "the queue is full")
+        #expect(harness.env.metrics.render().contains(#"offer_signer_app_account_token_links_total{outcome="dropped"} 1"#))
+        #expect(linker.waitUntilIdle())
+        #expect(harness.store.appAccountTokens.token(of: Self.original) == Self.user)
+        #expect(harness.store.appAccountTokens.token(of: "2000000200") == Self.user)
+        #expect(harness.store.appAccountTokens.token(of: "2000000300") == nil)
+    }
+
+    @Test("Apple's refusals end the link: Family Sharing (4000185), unknown transaction (4040005); recorded as refused, not retried")
+    func appleRefusals() throws {
+        let (harness, linker) = try linkingHarness()
+        defer { linker.close() }
+        let linking = AppAccountTokenLinking(clients: harness.clients, verification: harness.env.appStore, history: harness.env.history,
+                                             links: harness.env.links, clock: harness.env.clock)
+        harness.store.appAccountTokens.add(originalTransactionId: "2000000400", familyShared: true)
+        let family = try linking.attempt(AppAccountTokenLinking.Request(
+            bundleId: TestEnvironment.bundleId, environment: .production, originalTransactionId: "2000000400",
+            appAccountToken: UUID(uuidString: Self.user)!, actor: "test", force: true))
+        guard case .ended(let familyLink) = family else { Issue.record("not ended: \(family)"); return }
+        #expect(familyLink.outcome == .refused && familyLink.reason?.contains("4000185") == true)
+        let unknown = try linking.attempt(AppAccountTokenLinking.Request(
+            bundleId: TestEnvironment.bundleId, environment: .production, originalTransactionId: "2000000999",
+            appAccountToken: UUID(uuidString: Self.user)!, actor: "test", force: true))
+        guard case .ended(let unknownLink) = unknown else { Issue.record("not ended: \(unknown)"); return }
+        #expect(unknownLink.outcome == .refused && unknownLink.reason?.contains("4040005") == true)
+        #expect(harness.store.appAccountTokens.updates.map(\.status) == [400, 404])
+    }
+
+    @Test("the mock checks the JWT: a key Apple does not know (401) fails the link, recorded, not retried")
+    func refusedToken() throws {
+        let harness = try AppStoreAPIHarness()
+        let stranger = MockAppStore(jwt: MockAppStoreJWT(keyId: "ACTIVEKEY1", issuerId: "issuer-1", bundleId: TestEnvironment.bundleId,
+                                                         publicKey: try P256PrivateKey.generate().publicKey))
+        stranger.appAccountTokens.add(originalTransactionId: Self.original)
+        let server = try stranger.start()
+        defer { server.stop() }
+        let clients = try AppStoreAPIClients(configuration: try KeyConfiguration.load(path: harness.env.keysPath), options: .init(
+            environments: [.production], baseURL: server.baseURL, timeout: .seconds(5), retry: AppStoreAPIHarness.retry))
+        let linking = AppAccountTokenLinking(clients: clients, verification: harness.env.appStore, history: harness.env.history,
+                                             links: harness.env.links, clock: harness.env.clock)
+        let attempt = try linking.attempt(AppAccountTokenLinking.Request(
+            bundleId: TestEnvironment.bundleId, environment: .production, originalTransactionId: Self.original,
+            appAccountToken: UUID(uuidString: Self.user)!, actor: "test", force: true))
+        guard case .ended(let link) = attempt else { Issue.record("not ended: \(attempt)"); return }
+        #expect(link.outcome == .failed && link.reason?.contains("401") == true, "\(link.reason ?? "")")
+        #expect(stranger.appAccountTokens.unauthorized == 1 && stranger.appAccountTokens.updates.isEmpty)
+        #expect(stranger.appAccountTokens.token(of: Self.original) == nil)
+    }
+
+    @Test("offer-signer appstore link: links now; refuses over a different token; --force replaces it; recorded as cli")
+    func command() throws {
+        let (harness, linker) = try linkingHarness(appleToken: Self.other)
+        linker.close()
+        harness.store.appAccountTokens.add(originalTransactionId: "2000000500")
+        let linked = AppStoreCommandTests.run(harness, ["link", "--original-transaction-id", "2000000500", "--user", Self.user.uppercased()])
+        #expect(linked.status == 0, "\(linked.errors)")
+        #expect(linked.output.hasPrefix("linked: com.example.app Production subscription 2000000500 → \(Self.user)"), "\(linked.output)")
+        #expect(harness.store.appAccountTokens.token(of: "2000000500") == Self.user)
+
+        let refused = AppStoreCommandTests.run(harness, ["link", "--original-transaction-id", Self.original, "--user", Self.user])
+        #expect(refused.status == 1 && refused.output.hasPrefix("refused:") && refused.output.contains(Self.other), "\(refused.output)")
+        #expect(harness.store.appAccountTokens.token(of: Self.original) == Self.other)
+
+        let forced = AppStoreCommandTests.run(harness, ["link", "--original-transaction-id", Self.original, "--user", Self.user, "--force"])
+        #expect(forced.status == 0 && forced.output.contains("(forced)"), "\(forced.output) \(forced.errors)")
+        #expect(harness.store.appAccountTokens.token(of: Self.original) == Self.user)
+
+        let links = try harness.env.links.links(bundleId: TestEnvironment.bundleId, originalTransactionId: nil, afterId: 0, limit: 10)
+        #expect(links.map(\.outcome) == [.linked, .refused, .linked])
+        #expect(links.allSatisfy { $0.actor.hasPrefix("cli:") } && links.map(\.forced) == [false, false, true])
+
+        for (arguments, message) in [
+            (["link", "--user", Self.user], "needs --original-transaction-id"),
+            (["link", "--original-transaction-id", "12a", "--user", Self.user], "decimal digits"),
+            (["link", "--original-transaction-id", "1"], "needs --user"),
+            (["link", "--original-transaction-id", "1", "--user", "someone"], "a UUID"),
+            (["link", "--original-transaction-id", "1", "--user", Self.user, "--force=maybe"], "--force takes no value"),
+        ] {
+            let result = AppStoreCommandTests.run(harness, arguments)
+            #expect(result.status == 2 && result.errors.contains(message), "\(arguments): \(result.errors)")
+        }
+    }
+}
