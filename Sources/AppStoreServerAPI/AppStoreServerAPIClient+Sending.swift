@@ -6,6 +6,8 @@ struct APIRequest: Sendable {
     var path: String
     var query: [(name: String, value: String)] = []
     var body: [UInt8]?
+    /// The body's media type (Upload Image sends `image/png`).
+    var contentType = "application/json"
 }
 
 extension AppStoreServerAPIClient {
@@ -102,7 +104,7 @@ extension AppStoreServerAPIClient {
 
     private func headers(for request: APIRequest) throws(AppStoreServerAPIError) -> [(name: String, value: String)] {
         var headers = [("Authorization", "Bearer " + (try tokens.token())), ("Accept", "application/json"), ("User-Agent", userAgent)]
-        if request.body != nil { headers.append(("Content-Type", "application/json")) }
+        if request.body != nil { headers.append(("Content-Type", request.contentType)) }
         return headers
     }
 

@@ -27,20 +27,24 @@ public struct ServiceComposition: Sendable {
     ///     background (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS`); nil when off. Give it the same `metrics`.
     ///   - trustedProxies: reverse proxies whose `X-Forwarded-For` is believed.
     ///   - integrityRuns: bounds the integrity walks running at once.
+    ///   - messageStates: Apple's retention message approvals, refreshed by whoever runs the
+    ///     service; nil: made here from `appStoreAPI` (and refreshed on changes only).
     public init(keyRing: KeyRing, verification: AppStoreVerification, stores: StoreSet, activity: OfferActivity,
                 checkpointer: AuditCheckpointer? = nil, appStoreAPI: AppStoreAPIClients? = nil, unknownUsers: UnknownUserLookup? = nil,
                 linker: AppAccountTokenLinker? = nil,
                 rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2),
-                retentionMaxAge: Int = RetentionResponder.defaultMaxRequestAge,
+                retentionMaxAge: Int = RetentionResponder.defaultMaxRequestAge, messageStates: RetentionMessageStates? = nil,
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         metrics.observe(stores.availability)
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
                                  unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser, holdouts: stores.outcomes,
                                  linker: linker, links: linker == nil ? nil : stores.links, clock: clock, metrics: metrics, logger: logger)
+        let states = messageStates ?? appStoreAPI.map { RetentionMessageStates(clients: $0, clock: clock, logger: logger) }
+        let messaging = RetentionMessaging(clients: appStoreAPI, records: stores.rules, states: states, clock: clock, logger: logger)
         let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,
                                            requests: stores.retentionRequests, issuer: issuer, clock: clock, logger: logger,
-                                           maxRequestAge: retentionMaxAge)
+                                           maxRequestAge: retentionMaxAge, messageStates: states)
         if let tracking = stores.history as? OutcomeTrackingHistoryStore {
             UnmatchedRedemptionReport.attach(to: tracking, metrics: metrics, logger: logger)
         }
@@ -54,7 +58,8 @@ public struct ServiceComposition: Sendable {
             SimulateHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, appStore: verification, clock: clock),
             HistoryImportHandler(ingestor: ingestor, logger: logger),
             HistoryRefreshHandler(keyRing: keyRing, ingestor: ingestor, appStoreAPI: appStoreAPI, logger: logger),
-            RuleAdminHandler.retention(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock),
+            RuleAdminHandler.retention(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock, messaging: messaging),
+            RetentionMessagingHandler(keyRing: keyRing, messaging: messaging),
             RuleAdminHandler.introductoryOffer(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock),
             NotificationHandler(ingestor: ingestor, history: stores.history, rateLimits: rateLimits, metrics: metrics, logger: logger),
             RetentionHandler(responder: retention, rateLimits: rateLimits, logger: logger),

@@ -27,6 +27,8 @@ public final class ServiceRuntime: Sendable {
     private let recoveryJob: NotificationRecoveryJob?
     /// Prunes answered retention requests older than `OFFER_SIGNER_RETENTION_KEEP_DAYS`.
     private let retentionPruning: PeriodicTask
+    /// Refreshes Apple's retention message approvals every five minutes (apps with an issuerId).
+    private let messageStateRefresh: PeriodicTask?
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -73,6 +75,8 @@ public final class ServiceRuntime: Sendable {
         let activity = OfferActivity(store: database.activity, logger: logger)
         let checkpointer = AuditCheckpointer(log: database.signatures, store: database.checkpoints, keyRing: keyRing,
                                              logger: logger, interval: .seconds(settings.checkpointInterval))
+        let messageStates = RetentionMessageStates(clients: appStoreAPI, logger: logger)
+        messageStateRefresh = appStoreAPI.bundleIds.isEmpty ? nil : messageStates.task()
         let (unknownUserLookup, recoveryJob) = Self.appStoreAPIUses(appStoreAPI, verification: appStore, history: database.history,
                                                                     syncStore: database.sync, settings: settings, logger: logger)
         let metrics = Metrics()
@@ -83,7 +87,8 @@ public final class ServiceRuntime: Sendable {
             appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup, linker: linker,
             rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                    notificationsPerAddress: settings.notificationRatePerAddress),
-            trustedProxies: Set(settings.trustedProxies), retentionMaxAge: settings.retentionRequestMaxAge, metrics: metrics,
+            trustedProxies: Set(settings.trustedProxies), retentionMaxAge: settings.retentionRequestMaxAge, messageStates: messageStates,
+            metrics: metrics,
             logger: logger)
         retentionPruning = RetentionAnswerPruner(requests: database.retentionRequests, keepDays: settings.retentionKeepDays,
                                                  clock: .system, logger: logger).task()
@@ -113,6 +118,7 @@ public final class ServiceRuntime: Sendable {
         checkpointer.start()
         recoveryJob?.start()
         retentionPruning.start()
+        messageStateRefresh?.start()
         logger.log(.info, "offer-signer listening", [
             "listen": .string("\(listen.host):\(server.port)"), "database": .string(location.description), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
@@ -155,6 +161,7 @@ public final class ServiceRuntime: Sendable {
         composition.linker?.close()
         recoveryJob?.stop()
         retentionPruning.stop()
+        messageStateRefresh?.stop()
         server.stop()
         activity.stop()
         checkpointer.stop()

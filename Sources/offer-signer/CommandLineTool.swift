@@ -30,6 +30,10 @@ enum CommandLineTool {
                        [--max-pages N] [--max-duration SECONDS]
                               Store the notifications of Apple's Notification History for the
                               window that are not stored yet.
+      retention messages|images|defaults|realtime-url|performance-test ... [--bundle-id ID] [--environment ENV]
+                              Apple's Retention Messaging API: upload, list and delete messages
+                              and images, default messages, the real-time URL, the performance
+                              test (`offer-signer retention` lists the operations).
       audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures]
                               Check the signature log's hash chain, against kept checkpoints
                               and every record's signature (exit 1 if tampered).
@@ -52,7 +56,7 @@ enum CommandLineTool {
                               Copy a whole deployment between SQLite and PostgreSQL into an empty
                               database, then verify its chain.
 
-    offers, history, appstore, audit, consent and outcomes take the options of serve (--database, --keys,
+    offers, history, appstore, retention, audit, consent and outcomes take the options of serve (--database, --keys,
     --apple-roots, --environments) and the same OFFER_SIGNER_* variables; they refuse a
     database that does not exist (exit 2) and never create one.
 
@@ -76,6 +80,7 @@ enum CommandLineTool {
         case "db": return DatabaseCommand.run(rest)
         case "consent": return ConsentCommand.run(rest)
         case "outcomes": return OutcomesCommand.run(rest)
+        case "retention": return RetentionCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)
             return 0

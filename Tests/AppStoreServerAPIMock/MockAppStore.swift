@@ -139,12 +139,15 @@ public final class MockAppStore: Sendable {
     /// Set App Account Token and Get Transaction Info, with their own purchases and faults.
     public let appAccountTokens: MockAppAccountTokens
     private let state = Mutex(State())
+    /// Apple's Retention Messaging API (`/inApps/v1/messaging/…`) of this app and environment.
+    public let messaging: MockRetentionMessaging
 
     public init(jwt: MockAppStoreJWT, pageSize: Int = 20, environment: String = "Production") {
         self.jwt = jwt
         self.pageSize = pageSize
         self.environment = environment
         appAccountTokens = MockAppAccountTokens(jwt: jwt)
+        messaging = MockRetentionMessaging(environment: environment)
     }
 
     public func add(_ customer: MockCustomer) {
@@ -186,6 +189,7 @@ public final class MockAppStore: Sendable {
             return queued.removeFirst()
         }
         guard claims != nil else { return MockHTTPResponse(status: 401) }  // Apple's 401 has no body
+        if let answer = messaging.respond(to: request) { return answer }
         guard let endpoint else { return MockHTTPResponse(status: 404) }
         switch fault {
         case .serverError(let status, let code)?:

@@ -10,14 +10,17 @@ public struct MockHTTPRequest: Sendable {
     public var query: [(name: String, value: String)]
     public var authorization: String?
     public var body: Data
+    /// The `Content-Type` header.
+    public var contentType: String?
 
     public init(method: String, path: String, query: [(name: String, value: String)] = [], authorization: String? = nil,
-                body: Data = Data()) {
+                body: Data = Data(), contentType: String? = nil) {
         self.method = method
         self.path = path
         self.query = query
         self.authorization = authorization
         self.body = body
+        self.contentType = contentType
     }
 
     public func queryValues(_ name: String) -> [String] { query.filter { $0.name == name }.map(\.value) }
@@ -117,7 +120,8 @@ public final class MockHTTPServer: @unchecked Sendable {
         let request = MockHTTPRequest(
             method: String(cString: method), path: String(cString: url), query: Self.queryPairs(connection),
             authorization: MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) },
-            body: pending.data)
+            body: pending.data,
+            contentType: MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map { String(cString: $0) })
         let response = handler(request)
         let deadline = ContinuousClock.now + response.delay
         while ContinuousClock.now < deadline && !stopping.load(ordering: .relaxed) {

@@ -46,7 +46,7 @@ def check(condition, what):
 class Service_:
     """offer-signer serve on a free port, over a fresh database with imported history."""
 
-    def __init__(self, binary, folder):
+    def __init__(self, binary, folder, extra=()):
         self.folder = folder
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -65,7 +65,7 @@ class Service_:
         self.log = open(os.path.join(folder, "serve.log"), "w")
         self.args = [binary, "serve", "--keys", os.path.join(folder, "dev", "keys.json"), "--database", database,
                      "--listen", f"127.0.0.1:{self.port}", "--log-level", "warning",
-                     "--apple-roots", os.path.join(CHAIN, "root.pem")]
+                     "--apple-roots", os.path.join(CHAIN, "root.pem"), *extra]
         self.start()
 
     def start(self):
@@ -102,6 +102,127 @@ class Service_:
                 return response.status, dict(response.headers), response.read()
         except urllib.error.HTTPError as error:
             return error.code, dict(error.headers), error.read()
+
+
+class MockAppleMessaging:
+    """Apple's Retention Messaging API for the service (`--appstore-api-url`), in memory: messages and
+    images (PENDING after an upload, as in Production), defaults of approved messages, the real-time URL
+    (after a passed performance test), Apple's error bodies. Requests need an ES256 JWT with kid, aud
+    appstoreconnect-v1 and the app's bid (the Swift mock also checks its signature)."""
+
+    def __init__(self, bundle_id, approved=()):
+        import http.server, threading
+        self.bundle_id = bundle_id
+        self.messages = {m: {"state": "APPROVED", "images": []} for m in approved}
+        self.images, self.defaults, self.tests = {}, {}, {}
+        self.realtime_url, self.passed = None, False
+        self.refused = 0
+        mock = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def answer(self, status, body=None):
+                data = json.dumps(body).encode() if body is not None else b""
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def handle_any(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                if not mock.token_ok(self.headers.get("Authorization", "")):
+                    mock.refused += 1
+                    return self.answer(401)
+                status, answer = mock.respond(self.command, urllib.parse.urlparse(self.path), body, self.headers.get("Content-Type"))
+                self.answer(status, answer)
+
+            do_GET = do_PUT = do_POST = do_DELETE = handle_any
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def token_ok(self, authorization):
+        parts = authorization.removeprefix("Bearer ").split(".")
+        if len(parts) != 3:
+            return False
+        decode = lambda part: json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+        header, claims = decode(parts[0]), decode(parts[1])
+        return header.get("alg") == "ES256" and bool(header.get("kid")) and claims.get("aud") == "appstoreconnect-v1" \
+            and claims.get("bid") == self.bundle_id and bool(claims.get("iss"))
+
+    @staticmethod
+    def error(status, code, message):
+        return status, {"errorCode": code, "errorMessage": message}
+
+    def respond(self, method, url, body, content_type):
+        parts = url.path.removeprefix("/inApps/v1/messaging/").split("/")
+        parts = [urllib.parse.unquote(p) for p in parts]
+        data = json.loads(body) if body and content_type == "application/json" else {}
+        if parts == ["message", "list"] and method == "GET":
+            return 200, {"messageIdentifiers": [{"messageIdentifier": k, "messageState": v["state"]} for k, v in self.messages.items()]}
+        if parts == ["image", "list"] and method == "GET":
+            return 200, {"imageIdentifiers": [{"imageIdentifier": k, "imageState": v} for k, v in self.images.items()]}
+        if parts[0] == "message" and len(parts) == 2:
+            if method == "PUT":
+                if parts[1] in self.messages:
+                    return self.error(409, 4090001, "Message already exists.")
+                self.messages[parts[1]] = {"state": "PENDING", "images": [data["image"]["imageIdentifier"]] if data.get("image") else []}
+                return 200, None
+            if method == "DELETE":
+                return (200, None) if self.messages.pop(parts[1], None) else self.error(404, 4040015, "Message not found.")
+        if parts[0] == "image" and len(parts) == 2:
+            if method == "PUT":
+                if content_type != "image/png" or not body.startswith(b"\x89PNG"):
+                    return self.error(400, 4000161, "Invalid image.")
+                self.images[parts[1]] = "PENDING"
+                return 200, None
+            if method == "DELETE":
+                return (200, None) if self.images.pop(parts[1], None) else self.error(404, 4040014, "Image not found.")
+        if parts[0] == "default" and len(parts) == 3:
+            key = (parts[1], parts[2])
+            if method == "PUT":
+                message = self.messages.get(data.get("messageIdentifier"))
+                if not message:
+                    return self.error(404, 4040015, "Message not found.")
+                if message["state"] != "APPROVED":
+                    return self.error(403, 4030017, "Message not approved.")
+                self.defaults[key] = data["messageIdentifier"]
+                return 200, None
+            if key not in self.defaults:
+                return self.error(404, 4040020, "Default message not found.")
+            return (200, {"messageIdentifier": self.defaults[key]}) if method == "GET" else (200, self.defaults.pop(key) and None)
+        if parts == ["realtime", "url"]:
+            if method == "PUT":
+                if not self.passed:
+                    return self.error(403, 4030026, "A passing performance test is required.")
+                self.realtime_url = data["realtimeURL"]
+                return 200, None
+            if self.realtime_url is None:
+                return self.error(404, 4040021, "Realtime URL not found.")
+            if method == "DELETE":
+                self.realtime_url = None
+                return 200, None
+            return 200, {"realtimeURL": self.realtime_url}
+        config = {"maxConcurrentRequests": 10, "responseTimeThreshold": 700, "successRateThreshold": 95, "totalDuration": 60000, "totalRequests": 600}
+        if parts == ["performanceTest"] and method == "POST":
+            request_id = str(uuid.uuid4())
+            self.tests[request_id] = "PASS"
+            self.passed = True
+            return 200, {"requestId": request_id, "config": config}
+        if parts[:2] == ["performanceTest", "result"] and len(parts) == 3:
+            if parts[2] not in self.tests:
+                return self.error(404, 4040018, "Performance test run not found.")
+            return 200, {"config": config, "target": "https://signer.example.com/v1/retention/appstore", "result": "PASS", "successRate": 100,
+                         "numPending": 0, "responseTimes": {"average": 118, "p50": 96, "p90": 175, "p95": 230, "p99": 410}, "failures": {}}
+        return 404, None
+
+    def stop(self):
+        self.server.shutdown()
 
 
 class Console:
@@ -516,6 +637,87 @@ def scenarios(service, console, facts):
         check(status == 200 and answer.get("promotionalOffer", {}).get("messageIdentifier") == MESSAGE,
               f"the App Store's request gets the rule's offer ({status} {body[:200]!r})")
 
+    def retention_messaging():
+        """The Retention page's Retention Messaging part, against the mock of Apple's API."""
+        apple = service.apple
+        c.open("#/retention")
+        c.wait_text("#rm-messages", MESSAGE)
+        check("APPROVED" in c.find("#rm-messages").text, "the messages list shows Apple's state")
+        c.type("#rm-header", "Before you go")
+        c.type("#rm-body", "Your plan keeps your library in sync on every device.")
+        c.wait_text(".sheet-header", "Before you go")
+        check("library in sync" in c.find(".sheet-body").text, "the preview reads as the sheet will")
+        check(c.find("#rm-header").get_attribute("maxlength") == "66" and c.find("#rm-body").get_attribute("maxlength") == "144",
+              "the form holds Apple's limits")
+        check("13/66" in c.find("label[for=rm-header]").text, "the header's count is shown")
+        new_id = c.find("#rm-id").get_attribute("value")
+        c.shot("15b-retention-message-form", at="#rm-upload")
+        c.click_text("button", "Upload message")
+        row = c.wait_text("#rm-messages tbody", "Before you go")
+        check(apple.messages.get(new_id, {}).get("state") == "PENDING", "the message reached Apple")
+        check("PENDING" in row.text, "the new message is PENDING")
+        # Twice the same ID: Apple's words come back.
+        c.type("#rm-id", new_id)
+        c.click_text("button", "Upload message")
+        c.wait_text("#rm-upload [role=status]", "4090001")
+        c.console_errors(allow_network=(409,))
+        # A default message needs an approved message: Apple refuses, then takes it once approved.
+        c.type("#rd-product", PRODUCT)
+        c.type("#rd-locale", "en-US")
+        c.type("#rd-message", new_id)
+        c.click_text("button", "Set default")
+        c.wait_text("#rd-set [role=status]", "4030017")
+        c.console_errors(allow_network=(409,))
+        apple.messages[new_id]["state"] = "APPROVED"
+        c.click_text("button", "Set default")
+        c.wait_text("#rm-defaults tbody", "en-US")
+        check(apple.defaults.get((PRODUCT, "en-US")) == new_id, "the default reached Apple")
+        # A bullet-point image, a PNG of Apple's size.
+        png = os.path.join(service.folder, "bullet.png")
+        with open(png, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + (13).to_bytes(4, "big") + b"IHDR" + (1024).to_bytes(4, "big") * 2 + bytes([8, 2, 0, 0, 0])
+                    + b"\0\0\0\0" + (0).to_bytes(4, "big") + b"IEND\xaeB`\x82")
+        Select(c.find("#ri-size")).select_by_value("BULLET_POINT")
+        c.find("#ri-file").send_keys(png)
+        c.click_text("button", "Upload image")
+        c.wait_text("#rm-images tbody", "BULLET_POINT · 1,024 × 1,024")
+        c.open("#/retention")
+        c.wait_text("#rm-messages tbody", "Before you go")
+        c.shot("15c-retention-messages", at="#rm-title")
+        c.docs_shot(os.path.join(ROOT, "docs", "console-retention-messaging.png"))
+        c.sign_out()
+        # The admin: the real-time URL needs a passed performance test.
+        c.sign_in(service.tokens["admin"])
+        c.wait_text("#nav", "Audit")
+        c.open("#/retention")
+        c.wait_text("#rt-current", "No real-time URL")
+        c.type("#rt-url", "https://signer.example.com/v1/retention/appstore")
+        c.click_text("button", "Set URL")
+        c.wait_text("#rt-current", "4030026")
+        c.type("#pt-transaction", original_transaction(6))
+        c.click_text("button", "Start test")
+        c.wait_text("#pt-result", "PASS")
+        check("p99 410" in c.find("#pt-result").text, "the test's response times are shown")
+        c.click_text("button", "Set URL")
+        c.wait_text("#rt-current", "Apple calls https://signer.example.com/v1/retention/appstore")
+        check(apple.realtime_url == "https://signer.example.com/v1/retention/appstore", "the URL reached Apple")
+        c.console_errors(allow_network=(404, 409))
+        c.shot("15d-retention-realtime", at="#pt-result")
+        c.sign_out()
+        # The auditor sees every change, who made it and what it was.
+        c.sign_in(service.tokens["auditor"])
+        c.wait_text("#nav", "Audit")
+        c.open("#/audit/changes?rules=retention-messaging")
+        c.wait_text(".history", "Before you go")
+        text = c.find(".history").text
+        check(f"Production:message:{new_id}" in text and "Production:realtimeURL:url" in text and "admin" in text and "marketing" in text,
+              f"the audit lists the uploads, the default and the URL with who made them ({text[:300]!r})")
+        c.shot("15e-audit-retention-messaging")
+        check(apple.refused == 0, "Apple's mock accepted every token")
+        c.sign_out()
+        c.sign_in(service.tokens["marketing"])
+        c.wait_text("#nav", "Retention")
+
     def introductory_rules():
         c.open("#/introductory")
         c.wait_text("main .empty", "No rules yet")
@@ -778,7 +980,7 @@ def scenarios(service, console, facts):
 
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
             disable_and_enable, user_lookup, consent_rescinded, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
-            retention_rules, introductory_rules, audit_sources_and_formats, outcomes_and_holdout, audit_redemptions,
+            retention_rules, retention_messaging, introductory_rules, audit_sources_and_formats, outcomes_and_holdout, audit_redemptions,
             audit_account_links]
 
 
@@ -792,7 +994,9 @@ def main():
     args = parser.parse_args()
     started = time.time()
     folder = tempfile.mkdtemp(prefix="offer-signer-console-")
-    service = Service_(args.binary, folder)
+    apple = MockAppleMessaging("com.example.app", approved=(MESSAGE, FALLBACK))
+    service = Service_(args.binary, folder, extra=("--appstore-api-url", apple.base))
+    service.apple = apple
     console = None
     passed = failed = 0
     try:
@@ -829,6 +1033,7 @@ def main():
         if console:
             console.driver.quit()
         service.stop()
+        service.apple.stop()
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
     print(f"console e2e: {passed} passed, {failed} failed in {time.time() - started:.0f} s; screenshots in {args.screenshots}")

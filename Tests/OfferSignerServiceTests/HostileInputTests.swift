@@ -78,7 +78,9 @@ extension HostileInputTests {
                                       headers: ["Authorization": "Bearer admin-token", "Content-Type": "application/json"],
                                       body: route.body.spoolToDisk ? [] : body, bodyFile: route.body.spoolToDisk ? file : nil)
             let response = env.router.respond(to: request)
-            #expect(response.status < 500, "round \(round): \(route.method) \(path) answered \(response.status) to \(String(decoding: body, as: UTF8.self).prefix(200))")
+            // The Retention Messaging routes need Apple's API, which this environment has not: their 503 says so, nothing failed.
+            let needsApple = response.status == 503 && String(decoding: response.body, as: UTF8.self).contains("App Store Server API is not configured")
+            #expect(response.status < 500 || needsApple, "round \(round): \(route.method) \(path) answered \(response.status) to \(String(decoding: body, as: UTF8.self).prefix(200))")
         }
     }
 }

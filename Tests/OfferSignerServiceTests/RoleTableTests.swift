@@ -25,6 +25,22 @@ struct RoleTableTests {
         ("PUT", "/v1/admin/retention-rules/r1", [.marketing, .admin]),
         ("DELETE", "/v1/admin/retention-rules/r1", [.marketing, .admin]),
         ("GET", "/v1/admin/retention-rules/r1/changes", [.marketing, .admin]),
+        ("GET", "/v1/admin/retention-messages", [.marketing, .auditor, .admin]),
+        ("PUT", "/v1/admin/retention-messages/msg1", [.marketing, .admin]),
+        ("DELETE", "/v1/admin/retention-messages/msg1", [.marketing, .admin]),
+        ("GET", "/v1/admin/retention-images", [.marketing, .auditor, .admin]),
+        ("PUT", "/v1/admin/retention-images/img1", [.marketing, .admin]),
+        ("DELETE", "/v1/admin/retention-images/img1", [.marketing, .admin]),
+        ("GET", "/v1/admin/retention-defaults", [.marketing, .auditor, .admin]),
+        ("GET", "/v1/admin/retention-defaults/prod1/loc1", [.marketing, .auditor, .admin]),
+        ("PUT", "/v1/admin/retention-defaults/prod1/loc1", [.marketing, .admin]),
+        ("DELETE", "/v1/admin/retention-defaults/prod1/loc1", [.marketing, .admin]),
+        ("GET", "/v1/admin/retention-realtime-url", [.auditor, .admin]),
+        ("PUT", "/v1/admin/retention-realtime-url", [.admin]),
+        ("DELETE", "/v1/admin/retention-realtime-url", [.admin]),
+        ("POST", "/v1/admin/retention-performance-tests", [.admin]),
+        ("GET", "/v1/admin/retention-performance-tests/req1", [.auditor, .admin]),
+        ("GET", "/v1/audit/retention-messaging-changes", [.auditor, .admin]),
         ("GET", "/v1/admin/introductory-offer-rules", [.marketing, .admin]),
         ("GET", "/v1/admin/introductory-offer-rules/r1", [.marketing, .admin]),
         ("PUT", "/v1/admin/introductory-offer-rules/r1", [.marketing, .admin]),
@@ -82,7 +98,7 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}"))" })
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 

@@ -46,6 +46,8 @@ final class TestEnvironment {
     var links: any AppAccountTokenLinkStore
     /// The background linker (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS=on`); nil: off.
     var linker: AppAccountTokenLinker?
+    /// Apple's retention message approvals, kept across requests (nil: each composition makes its own).
+    var retentionMessageStates: RetentionMessageStates?
     var rateLimits = RateLimits.none
     var trustedProxies: Set<String> = []
     var integrityRuns = ConcurrencyGate(limit: 2)
@@ -144,7 +146,7 @@ final class TestEnvironment {
             offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
             checkpoints: checkpoints, consents: consents, outcomes: outcomes, links: links), activity: activity, checkpointer: checkpointer,
             appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup, linker: linker, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
-            clock: clock, metrics: metrics, logger: logger)
+            messageStates: retentionMessageStates, clock: clock, metrics: metrics, logger: logger)
     }
 
     var router: Router<ServiceContext> { composition.router }

@@ -27,11 +27,13 @@ schemathesis=$(absolute "$schemathesis")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/offer-signer-contract.XXXXXX")
 service=""
+apple=""
 stop() {
     if [ -n "$service" ] && kill -0 "$service" 2>/dev/null; then
         kill "$service" 2>/dev/null || true
         wait "$service" 2>/dev/null || true
     fi
+    if [ -n "$apple" ]; then kill "$apple" 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap stop EXIT
@@ -50,6 +52,11 @@ done
 
 # Rate limits off: the contract, not the limiter, is under test (429 is documented anyway).
 # Both environments accepted: `environment` may then name either, as the document says.
+# Apple's Retention Messaging API, stood in for (apple-standin.py): the run has no network.
+python3 "$here/apple-standin.py" >"$work/apple-port" &
+apple=$!
+for _ in $(seq 100); do [ -s "$work/apple-port" ] && break; sleep 0.05; done
+OFFER_SIGNER_APPSTORE_API_URL="http://127.0.0.1:$(cat "$work/apple-port")" \
 OFFER_SIGNER_KEYS="$work/dev/keys.json" OFFER_SIGNER_DATABASE="$work/offer-signer.sqlite" OFFER_SIGNER_LISTEN="$listen" \
 OFFER_SIGNER_ENVIRONMENTS=Production,Sandbox OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_RATE_SIGN_PER_KEY=off OFFER_SIGNER_RATE_SIGN_PER_USER=off \
 OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=off \

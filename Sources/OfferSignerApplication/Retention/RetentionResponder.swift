@@ -26,13 +26,18 @@ public struct RetentionResponder: Sendable {
     static let maxClockAhead: Int64 = 60_000
     /// Five minutes: Apple waits only briefly for an answer, so an older request is no live one.
     public static let defaultMaxRequestAge = 300
+    /// Apple's approval of the retention messages: a rule whose message Apple has not approved
+    /// is passed over (nil, or a state not known: every rule is tried, as before).
+    let messageStates: RetentionMessageStates?
     /// Requests being answered now, by identifier (one instance per router: share it).
     private let inFlight = SingleFlight<RetentionAnswer, RetentionRefusal>()
 
     public init(verification: AppStoreVerification, rules: any RuleStore, offers: any OfferStore,
                 history: any SubscriptionHistoryStore, requests: any RetentionRequestStore, issuer: OfferIssuer, clock: WallClock,
-                logger: Logger, maxRequestAge: Int = RetentionResponder.defaultMaxRequestAge) {
+                logger: Logger, maxRequestAge: Int = RetentionResponder.defaultMaxRequestAge,
+                messageStates: RetentionMessageStates? = nil) {
         self.maxRequestAge = maxRequestAge
+        self.messageStates = messageStates
         self.verification = verification
         self.rules = rules
         self.offers = offers
@@ -96,7 +101,16 @@ public struct RetentionResponder: Sendable {
         }
         var answer = RetentionAnswer.noMessage
         for rule in candidates {
+            if let state = unapproved(rule.messageIdentifier, request) {
+                note(rule, "its message '\(rule.messageIdentifier)' is \(state) at Apple", request, identifier, level: .info)
+                continue
+            }
             if let chosen = try self.answer(by: rule, request, identifier: identifier, userId: userId) {
+                if chosen.kind == .message, let fallback = rule.fallbackMessageIdentifier, rule.offerId != nil,
+                   let state = unapproved(fallback, request) {
+                    note(rule, "its fallback message '\(fallback)' is \(state) at Apple", request, identifier, level: .info)
+                    continue
+                }
                 answer = chosen
                 break
             }
@@ -186,6 +200,14 @@ public struct RetentionResponder: Sendable {
                        ["requestIdentifier": .string(identifier), "error": .string("\(error)")])
             return answer
         }
+    }
+
+    /// The state of a message Apple is known not to show (`PENDING`, `REJECTED`, `MISSING`);
+    /// nil when it is approved or its state is not known.
+    private func unapproved(_ messageIdentifier: String, _ request: VerifiedRealtimeRequest) -> String? {
+        guard case .notApproved(let state)? = messageStates?.approval(of: messageIdentifier, bundleId: request.bundleId,
+                                                                         environment: request.environment.rawValue) else { return nil }
+        return state
     }
 
     /// Logs why `rule` did not answer with its offer.

@@ -37,14 +37,18 @@ export function path(...segments) {
   return segments.map((segment, i) => (i === 0 ? segment : encodeURIComponent(segment))).join('/');
 }
 
-/** Calls the API; resolves to parsed JSON (or text / the Response when asked), rejects with ApiError. */
-export async function api(method, url, { params, body, accept = 'application/json', token = session.token, raw = false } = {}) {
+/** Calls the API; resolves to parsed JSON (or text / the Response when asked), rejects with ApiError.
+ *  `upload` sends bytes instead of JSON: `{ type: 'image/png', data: file }`. */
+export async function api(method, url, { params, body, upload, accept = 'application/json', token = session.token, raw = false } = {}) {
   const headers = { Accept: accept };
   if (token) headers.Authorization = `Bearer ${token}`;
   const init = { method, headers, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
+  } else if (upload) {
+    headers['Content-Type'] = upload.type;
+    init.body = upload.data;
   }
   let response;
   try {

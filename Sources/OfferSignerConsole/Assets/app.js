@@ -12,6 +12,7 @@ import { renderRules } from './view-rules.js';
 import { renderRuleEditor } from './view-rule-editor.js';
 import { RETENTION } from './retention-fields.js';
 import { INTRODUCTORY } from './introductory-fields.js';
+import { appendRetentionMessaging } from './view-retention-messaging.js';
 
 /** Pages, who may see them (admin sees all), how they render, and their editor (`#/page/new`, `#/page/edit/id`). */
 const PAGES = [
@@ -19,7 +20,10 @@ const PAGES = [
     edit: (main, context, id) => renderOfferEditor(main, { ...context, offerId: id }) },
   ...[[RETENTION, 'Retention'], [INTRODUCTORY, 'Intro offers']].map(([kind, label]) => ({
     id: kind.id, label, title: kind.title, roles: ['marketing'],
-    render: (main, context) => renderRules(main, { ...context, kind }),
+    render: async (main, context) => {
+      await renderRules(main, { ...context, kind });
+      if (kind === RETENTION) await appendRetentionMessaging(main, context);
+    },
     edit: (main, context, id) => renderRuleEditor(main, { ...context, kind, ruleId: id }),
   })),
   { id: 'activity', label: 'Activity', roles: ['marketing', 'auditor'], render: renderActivity },

@@ -8,6 +8,7 @@ import { RETENTION_SCHEMA } from './retention-fields.js';
 import { INTRODUCTORY_SCHEMA } from './introductory-fields.js';
 import { renderRedemptions } from './view-redemptions.js';
 import { renderLinks } from './view-links.js';
+import { RETENTION_MESSAGING_SCHEMA } from './view-retention-messaging.js';
 
 const TABS = [['signatures', 'Signatures'], ['redemptions', 'Redemptions'], ['links', 'Account links'], ['integrity', 'Integrity'], ['verify', 'Verify'], ['changes', 'Rule changes']];
 const FILTERS = [
@@ -242,6 +243,8 @@ const RULE_KINDS = [
   { id: 'offers', label: 'Offers', api: '/v1/audit/offer-changes', idParam: 'offerId', schema: OFFER_SCHEMA },
   { id: 'retention', label: 'Retention rules', api: '/v1/audit/retention-rule-changes', idParam: 'ruleId', schema: RETENTION_SCHEMA },
   { id: 'introductory', label: 'Introductory-offer rules', api: '/v1/audit/introductory-offer-rule-changes', idParam: 'ruleId', schema: INTRODUCTORY_SCHEMA },
+  { id: 'retention-messaging', label: 'Retention Messaging at Apple', api: '/v1/audit/retention-messaging-changes', idParam: 'ruleId',
+    schema: RETENTION_MESSAGING_SCHEMA },
 ];
 
 async function changes(body, { query, navigate, href }) {

@@ -73,6 +73,8 @@ export async function renderRuleEditor(main, { me, kind, ruleId, query, navigate
     try {
       const result = await api('PUT', path(kind.api, rule.ruleId), { body: rule });
       toast(saved ? `Saved ${result.ruleId} (version ${result.version}).` : `Created ${result.ruleId}.`, 'success');
+      // Saved, but worth knowing: e.g. a retention message Apple has not approved, which the App Store request skips.
+      for (const warning of result.warnings || []) toast(warning, 'error');
       navigate([kind.id, 'edit', result.ruleId], appQuery(result));
     } catch (error) {
       handleError(error, 'The rule was not saved');

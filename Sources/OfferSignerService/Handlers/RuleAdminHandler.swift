@@ -22,6 +22,9 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     /// Faults a rule can only be checked for against the rest of the configuration (a
     /// retention rule's offer must exist).
     let configurationProblems: @Sendable (Rule, any OfferStore) throws -> [String]
+    /// What a rule that is saved should be warned of (a retention rule's message that Apple
+    /// has not approved): the answer carries them in `warnings`.
+    var warnings: @Sendable (Rule) -> [String] = { _ in [] }
 
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let rules = try rules.rules(Rule.self, bundleId: request.query["bundleId"])
@@ -59,7 +62,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
         }
         let existed = try rules.rule(Rule.self, bundleId: rule.bundleId, ruleId: ruleId) != nil
         let stored = try rules.put(rule, by: context.callerName, at: clock.now)
-        return try HTTPResponse.json(RuleDocument(stored), status: existed ? 200 : 201)
+        return try HTTPResponse.json(RuleDocument(stored, warnings: warnings(rule)), status: existed ? 200 : 201)
     }
 
     /// Disables the rule, keeping it and its history.
@@ -101,12 +104,19 @@ struct RuleAdminHandler<Rule: ManagedRule> {
 /// A rule as the admin API returns it: the rule with `createdAt`, `updatedAt`, `version`.
 struct RuleDocument<Rule: ManagedRule>: Encodable {
     let stored: StoredRule<Rule>
+    /// Said when a rule is saved, only when there is something to say.
+    var warnings: [String] = []
 
     init(_ stored: StoredRule<Rule>) {
         self.stored = stored
     }
 
-    enum Keys: String, CodingKey { case createdAt, updatedAt, version }
+    init(_ stored: StoredRule<Rule>, warnings: [String]) {
+        self.stored = stored
+        self.warnings = warnings
+    }
+
+    enum Keys: String, CodingKey { case createdAt, updatedAt, version, warnings }
 
     func encode(to encoder: any Encoder) throws {
         try stored.rule.encode(to: encoder)
@@ -114,6 +124,7 @@ struct RuleDocument<Rule: ManagedRule>: Encodable {
         try container.encode(stored.createdAt, forKey: .createdAt)
         try container.encode(stored.updatedAt, forKey: .updatedAt)
         try container.encode(stored.version, forKey: .version)
+        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
     }
 }
 
@@ -138,14 +149,25 @@ struct RuleChangeDocument<Rule: ManagedRule>: Encodable {
 }
 
 extension RuleAdminHandler where Rule == RetentionRule {
-    /// Retention rules: a rule's `offerId` must be one of the app's offer rules.
-    static func retention(keyRing: KeyRing, rules: any RuleStore, offers: any OfferStore, clock: WallClock) -> RuleAdminHandler {
-        RuleAdminHandler(keyRing: keyRing, rules: rules, offers: offers, clock: clock, noun: "retention rule", path: "retention-rule") { rule, offers in
+    /// Retention rules: a rule's `offerId` must be one of the app's offer rules; a rule whose
+    /// messages Apple has not approved is saved with a warning (`messaging` nil: none).
+    static func retention(keyRing: KeyRing, rules: any RuleStore, offers: any OfferStore, clock: WallClock,
+                          messaging: RetentionMessaging? = nil) -> RuleAdminHandler {
+        var handler = RuleAdminHandler(keyRing: keyRing, rules: rules, offers: offers, clock: clock, noun: "retention rule",
+                                       path: "retention-rule") { rule, offers in
             guard let offerId = rule.offerId, try offers.offer(bundleId: rule.bundleId, offerId: offerId) == nil else {
                 return []
             }
             return ["'offerId' names no offer of \(rule.bundleId): no offer '\(offerId)' is configured"]
         }
+        if let messaging {
+            handler.warnings = { rule in
+                guard rule.enabled else { return [] }
+                let messages = [rule.messageIdentifier] + (rule.fallbackMessageIdentifier.map { [$0] } ?? [])
+                return messaging.approvalWarnings(bundleId: rule.bundleId, messageIdentifiers: messages)
+            }
+        }
+        return handler
     }
 }
 
