@@ -126,7 +126,7 @@ public struct OfferSignerClient: Sendable {
         guard let transaction = transactionID ?? proof?.transactionID else {
             throw .invalidRequest(detail: "a transaction ID of the customer is needed: pass transactionID or a proof that has one")
         }
-        let body = try WireFormat.encode(WireFormat.IntroductoryPageRequest(
+        let body = try WireFormat.encode(WireFormat.IntroductoryRequest(
             productIds: productIDs, userId: userID, transactionId: transaction, bundleId: bundleID,
             signedTransaction: proof?.signedTransaction, signedAppTransaction: proof?.signedAppTransaction,
             environment: environment?.rawValue))

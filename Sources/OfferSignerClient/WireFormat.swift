@@ -30,20 +30,11 @@ enum WireFormat {
         let expiresAt: String
     }
 
-    /// `POST /v1/offers/introductory-eligibility`'s body.
+    /// `POST /v1/offers/introductory-eligibility`'s body: `productId` for one product,
+    /// `productIds` for a store page (the one not given is left out).
     struct IntroductoryRequest: Encodable {
-        let productId: String
-        let userId: String
-        let transactionId: String
-        let bundleId: String?
-        let signedTransaction: String?
-        let signedAppTransaction: String?
-        let environment: String?
-    }
-
-    /// The body of a store page's `POST /v1/offers/introductory-eligibility`.
-    struct IntroductoryPageRequest: Encodable {
-        let productIds: [String]
+        var productId: String? = nil
+        var productIds: [String]? = nil
         let userId: String
         let transactionId: String
         let bundleId: String?
