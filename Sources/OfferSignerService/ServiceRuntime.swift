@@ -75,7 +75,11 @@ public final class ServiceRuntime: Sendable {
         let activity = OfferActivity(store: database.activity, logger: logger)
         let checkpointer = AuditCheckpointer(log: database.signatures, store: database.checkpoints, keyRing: keyRing,
                                              logger: logger, interval: .seconds(settings.checkpointInterval))
-        let messageStates = RetentionMessageStates(clients: appStoreAPI, logger: logger)
+        let rules = database.rules
+        let messageStates = RetentionMessageStates(clients: appStoreAPI, logger: logger) { bundleId in
+            // An app without retention rules needs no states; a store that cannot say is asked again next round.
+            (try? rules.rules(RetentionRule.self, bundleId: bundleId).isEmpty == false) ?? false
+        }
         messageStateRefresh = appStoreAPI.bundleIds.isEmpty ? nil : messageStates.task()
         let (unknownUserLookup, recoveryJob) = Self.appStoreAPIUses(appStoreAPI, verification: appStore, history: database.history,
                                                                     syncStore: database.sync, settings: settings, logger: logger)

@@ -332,4 +332,19 @@ struct RetentionMessagingTests {
         states.refreshAll()
         #expect(states.approval(of: Self.message, bundleId: TestEnvironment.bundleId, environment: "Production") == .unknown)
     }
+
+    @Test("the background refresh asks Apple only about apps that have retention rules")
+    func refreshOnlyAppsInUse() throws {
+        let harness = try harness()
+        let inUse = Mutex(false)
+        let states = RetentionMessageStates(clients: harness.clients, clock: harness.env.clock) { _ in inUse.withLock { $0 } }
+        harness.store.messaging.addMessage(Self.message, state: "APPROVED")
+        states.refreshAll()
+        #expect(messagingCalls(harness).isEmpty, "an app without retention rules cost Apple a call")
+        #expect(states.approval(of: Self.message, bundleId: TestEnvironment.bundleId, environment: "Production") == .unknown)
+        inUse.withLock { $0 = true }
+        states.refreshAll()
+        #expect(messagingCalls(harness).contains("GET /inApps/v1/messaging/message/list"))
+        #expect(states.approval(of: Self.message, bundleId: TestEnvironment.bundleId, environment: "Production") == .approved)
+    }
 }

@@ -37,15 +37,21 @@ public final class RetentionMessageStates: Sendable {
     public let interval: Duration
     /// How old states may be before they count as unknown.
     public let maxAge: TimeInterval
+    /// Whether the background refresh asks Apple about an app: only apps with retention rules
+    /// need the states, so an app that does not use Retention Messaging costs Apple no call.
+    let isInUse: @Sendable (_ bundleId: String) -> Bool
     private let entries = Mutex<[Key: Entry]>([:])
 
     /// One attempt of at most this long per refresh: the next round tries again.
     static let timeout = Duration.seconds(5)
 
     /// Five minutes between refreshes; states older than three refreshes are not trusted.
+    /// `isInUse` says which apps the background refresh asks Apple about (every app by default).
     public init(clients: AppStoreAPIClients, clock: WallClock = .system, logger: Logger = Logger(),
-                interval: Duration = .seconds(300), maxAge: TimeInterval = 900) {
+                interval: Duration = .seconds(300), maxAge: TimeInterval = 900,
+                isInUse: @escaping @Sendable (_ bundleId: String) -> Bool = { _ in true }) {
         self.clients = clients
+        self.isInUse = isInUse
         self.clock = clock
         self.logger = logger
         self.interval = interval
@@ -99,10 +105,10 @@ public final class RetentionMessageStates: Sendable {
         return states
     }
 
-    /// Refreshes every app and environment the clients serve, until `stopping` says so; a
-    /// failure is logged and leaves that app's states to age out.
+    /// Refreshes every app in use (``isInUse``) and environment the clients serve, until
+    /// `stopping` says so; a failure is logged and leaves that app's states to age out.
     public func refreshAll(stopping: () -> Bool = { false }) {
-        for bundleId in clients.bundleIds {
+        for bundleId in clients.bundleIds where isInUse(bundleId) {
             for environment in clients.environments where !stopping() {
                 do {
                     try refresh(bundleId: bundleId, environment: environment.rawValue)
