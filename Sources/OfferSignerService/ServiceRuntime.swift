@@ -76,10 +76,13 @@ public final class ServiceRuntime: Sendable {
         let checkpointer = AuditCheckpointer(log: database.signatures, store: database.checkpoints, keyRing: keyRing,
                                              logger: logger, interval: .seconds(settings.checkpointInterval))
         let rules = database.rules
-        let messageStates = RetentionMessageStates(clients: appStoreAPI, logger: logger) { bundleId in
+        let messageStates = RetentionMessageStates(clients: appStoreAPI, logger: logger, imagesOf: { bundleId, environment in
+            let records = (try? rules.rules(RetentionMessagingRecord.self, bundleId: bundleId).map(\.rule)) ?? []
+            return RetentionMessagingRecord.imagesByMessage(records, environment: environment)
+        }, isInUse: { bundleId in
             // An app without retention rules needs no states; a store that cannot say is asked again next round.
             (try? rules.rules(RetentionRule.self, bundleId: bundleId).isEmpty == false) ?? false
-        }
+        })
         messageStateRefresh = appStoreAPI.bundleIds.isEmpty ? nil : messageStates.task()
         let (unknownUserLookup, recoveryJob) = Self.appStoreAPIUses(appStoreAPI, verification: appStore, history: database.history,
                                                                     syncStore: database.sync, settings: settings, logger: logger)

@@ -49,6 +49,10 @@ public final class MockRetentionMessaging: Sendable {
     public func addMessage(_ id: String, state value: String) {
         state.withLock { $0.messages[id] = Message(json: Data("{}".utf8), state: value, images: []) }
     }
+    /// An image uploaded another way, in `state`.
+    public func addImage(_ id: String, state value: String, size: String = "FULL_SIZE") {
+        state.withLock { $0.images[id] = (size: size, state: value) }
+    }
     /// The size an image was uploaded as (nil: none).
     public func imageSize(_ id: String) -> String? { state.withLock { $0.images[id]?.size } }
     /// The default message of a product in a locale.

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import AppStoreServerAPIMock
 import Foundation
 @testable import OfferSignerApplication
@@ -337,7 +338,7 @@ struct RetentionMessagingTests {
     func refreshOnlyAppsInUse() throws {
         let harness = try harness()
         let inUse = Mutex(false)
-        let states = RetentionMessageStates(clients: harness.clients, clock: harness.env.clock) { _ in inUse.withLock { $0 } }
+        let states = RetentionMessageStates(clients: harness.clients, clock: harness.env.clock, isInUse: { _ in inUse.withLock { $0 } })
         harness.store.messaging.addMessage(Self.message, state: "APPROVED")
         states.refreshAll()
         #expect(messagingCalls(harness).isEmpty, "an app without retention rules cost Apple a call")
@@ -346,5 +347,49 @@ struct RetentionMessagingTests {
         states.refreshAll()
         #expect(messagingCalls(harness).contains("GET /inApps/v1/messaging/message/list"))
         #expect(states.approval(of: Self.message, bundleId: TestEnvironment.bundleId, environment: "Production") == .approved)
+    }
+
+    @Test("a message is usable only when its images are approved too; Apple's image list is asked only when a message shows one")
+    func imagesMustBeApproved() throws {
+        let harness = try harness()
+        let shows = Mutex<[String: [String]]>([:])
+        let states = RetentionMessageStates(clients: harness.clients, clock: harness.env.clock,
+                                            imagesOf: { _, _ in shows.withLock { $0 } })
+        let app = TestEnvironment.bundleId
+        harness.store.messaging.addMessage(Self.message, state: "APPROVED")
+        harness.store.messaging.addImage(Self.image, state: "PENDING")
+        try states.refresh(bundleId: app, environment: "Production")
+        #expect(states.approval(of: Self.message, bundleId: app, environment: "Production") == .approved)
+        #expect(!messagingCalls(harness).contains("GET /inApps/v1/messaging/image/list"), "no message shows an image: no call")
+
+        shows.withLock { $0 = [Self.message: [Self.image]] }
+        try states.refresh(bundleId: app, environment: "Production")
+        #expect(states.approval(of: Self.message, bundleId: app, environment: "Production")
+                == .notApproved(state: "approved, its image \(Self.image) PENDING"))
+        harness.store.messaging.setImageState(Self.image, "APPROVED")
+        try states.refresh(bundleId: app, environment: "Production")
+        #expect(states.approval(of: Self.message, bundleId: app, environment: "Production") == .approved)
+        shows.withLock { $0 = [Self.message: [Self.bullet]] }
+        try states.refresh(bundleId: app, environment: "Production")
+        #expect(states.approval(of: Self.message, bundleId: app, environment: "Production")
+                == .notApproved(state: "approved, its image \(Self.bullet) MISSING"))
+    }
+
+    @Test("the images a message shows come from the records of messages uploaded here, per environment, deleted ones left out")
+    func imagesByMessage() throws {
+        var shown = RetentionMessagingRecord(bundleId: TestEnvironment.bundleId, environment: "Production", item: .message, key: Self.message)
+        shown.messageIdentifier = Self.message
+        shown.message = try JSONDecoder().decode(UploadMessageRequestBody.self, from: Data("""
+            {"header": "h", "body": "b", "image": {"imageIdentifier": "\(Self.image)", "altText": "a"},
+             "bulletPoints": [{"text": "t", "imageIdentifier": "\(Self.bullet.uppercased())", "altText": "a"}]}
+            """.utf8))
+        var deleted = shown
+        deleted.messageIdentifier = Self.other
+        deleted.enabled = false
+        var sandbox = shown
+        sandbox.environment = "Sandbox"
+        sandbox.messageIdentifier = Self.other
+        let images = RetentionMessagingRecord.imagesByMessage([shown, deleted, sandbox], environment: "Production")
+        #expect(images == [Self.message: [Self.image, Self.bullet]])
     }
 }

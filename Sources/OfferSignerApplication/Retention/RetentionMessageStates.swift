@@ -8,9 +8,12 @@ import Synchronization
 /// once after every change the service makes. The responder reads only this cache, never
 /// Apple, so a real-time answer never waits on the API.
 ///
-/// When the state is not known — Apple not configured for the app, never reached, or last
-/// reached longer ago than `maxAge` — a message counts as usable (``Approval/unknown``), so
-/// an unreachable API leaves the answers as they were before this cache existed.
+/// A message is usable only when Apple approved it and every image it shows (its image and its
+/// bullet points' images, as this service uploaded it: `imagesOf`): Apple shows neither
+/// without the other. When the state is not known — Apple not configured for the app, never
+/// reached, or last reached longer ago than `maxAge` — a message counts as usable
+/// (``Approval/unknown``), so an unreachable API leaves the answers as they were before this
+/// cache existed.
 public final class RetentionMessageStates: Sendable {
     /// What is known of a message's approval.
     public enum Approval: Sendable, Equatable {
@@ -27,6 +30,10 @@ public final class RetentionMessageStates: Sendable {
 
     struct Entry {
         var states: [String: RetentionApprovalState]
+        /// The images each message shows, and Apple's states of images (nil: not asked, as no
+        /// message shows one).
+        var images: [String: [String]] = [:]
+        var imageStates: [String: RetentionApprovalState]?
         var fetchedAt: Date
     }
 
@@ -40,17 +47,23 @@ public final class RetentionMessageStates: Sendable {
     /// Whether the background refresh asks Apple about an app: only apps with retention rules
     /// need the states, so an app that does not use Retention Messaging costs Apple no call.
     let isInUse: @Sendable (_ bundleId: String) -> Bool
+    /// The images each message of an app and environment shows, by message identifier
+    /// (lowercased), as this service uploaded them.
+    let imagesOf: @Sendable (_ bundleId: String, _ environment: String) -> [String: [String]]
     private let entries = Mutex<[Key: Entry]>([:])
 
     /// One attempt of at most this long per refresh: the next round tries again.
     static let timeout = Duration.seconds(5)
 
     /// Five minutes between refreshes; states older than three refreshes are not trusted.
-    /// `isInUse` says which apps the background refresh asks Apple about (every app by default).
+    /// `isInUse` says which apps the background refresh asks Apple about (every app by default);
+    /// `imagesOf` which images each message shows (none known by default).
     public init(clients: AppStoreAPIClients, clock: WallClock = .system, logger: Logger = Logger(),
                 interval: Duration = .seconds(300), maxAge: TimeInterval = 900,
+                imagesOf: @escaping @Sendable (_ bundleId: String, _ environment: String) -> [String: [String]] = { _, _ in [:] },
                 isInUse: @escaping @Sendable (_ bundleId: String) -> Bool = { _ in true }) {
         self.clients = clients
+        self.imagesOf = imagesOf
         self.isInUse = isInUse
         self.clock = clock
         self.logger = logger
@@ -62,8 +75,15 @@ public final class RetentionMessageStates: Sendable {
     public func approval(of messageIdentifier: String, bundleId: String, environment: String) -> Approval {
         guard let entry = entries.withLock({ $0[Key(bundleId: bundleId, environment: environment)] }),
               clock.now.timeIntervalSince(entry.fetchedAt) <= maxAge else { return .unknown }
-        guard let state = entry.states[messageIdentifier.lowercased()] else { return .notApproved(state: "MISSING") }
-        return state == .approved ? .approved : .notApproved(state: state.rawValue)
+        let message = messageIdentifier.lowercased()
+        guard let state = entry.states[message] else { return .notApproved(state: "MISSING") }
+        guard state == .approved else { return .notApproved(state: state.rawValue) }
+        guard let imageStates = entry.imageStates else { return .approved }
+        for image in entry.images[message] ?? [] {
+            guard let imageState = imageStates[image] else { return .notApproved(state: "approved, its image \(image) MISSING") }
+            guard imageState == .approved else { return .notApproved(state: "approved, its image \(image) \(imageState.rawValue)") }
+        }
+        return .approved
     }
 
     /// Whether the cache holds states of `bundleId` in `environment` younger than `age` seconds.
@@ -86,22 +106,41 @@ public final class RetentionMessageStates: Sendable {
         } catch {
             throw .api(.invalidArgument("\(error)"))
         }
+        let images = imagesOf(bundleId, environment)
         let list: GetMessageListResponse
+        var imageList: GetImageListResponse?
         do {
             list = try client.messageList()
+            if images.values.contains(where: { !$0.isEmpty }) { imageList = try client.imageList() }
         } catch {
             throw .api(error)
         }
-        return remember(list, bundleId: bundleId, environment: environment)
+        var imageStates: [String: RetentionApprovalState]?
+        if let imageList {
+            imageStates = Dictionary((imageList.imageIdentifiers ?? []).map { ($0.imageIdentifier.lowercased(), $0.imageState) },
+                                     uniquingKeysWith: { first, _ in first })
+        }
+        return remember(list, bundleId: bundleId, environment: environment, images: (images, imageStates))
     }
 
-    /// Keeps a message list just read from Apple.
+    /// Keeps a message list just read from Apple; with `images`, which images each message
+    /// shows and Apple's states of images (without, those known before are kept).
     @discardableResult
-    func remember(_ list: GetMessageListResponse, bundleId: String, environment: String) -> [String: RetentionApprovalState] {
+    func remember(_ list: GetMessageListResponse, bundleId: String, environment: String,
+                  images: (byMessage: [String: [String]], states: [String: RetentionApprovalState]?)? = nil)
+        -> [String: RetentionApprovalState] {
         var states: [String: RetentionApprovalState] = [:]
         for item in list.messageIdentifiers ?? [] { states[item.messageIdentifier.lowercased()] = item.messageState }
         let now = clock.now
-        entries.withLock { $0[Key(bundleId: bundleId, environment: environment)] = Entry(states: states, fetchedAt: now) }
+        entries.withLock { entries in
+            let key = Key(bundleId: bundleId, environment: environment)
+            var entry = Entry(states: states, images: entries[key]?.images ?? [:], imageStates: entries[key]?.imageStates, fetchedAt: now)
+            if let images {
+                entry.images = images.byMessage
+                entry.imageStates = images.states
+            }
+            entries[key] = entry
+        }
         return states
     }
 

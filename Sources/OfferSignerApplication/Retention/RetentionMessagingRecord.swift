@@ -78,4 +78,15 @@ public struct RetentionMessagingRecord: ManagedRule {
 
     /// Checked where each is made (Apple's limits, identifiers); nothing more to say here.
     public func validationProblems() -> [String] { [] }
+
+    /// The images each message of `records` in `environment` shows (its image and its bullet
+    /// points' images), by message identifier, all lowercased; deleted messages left out.
+    public static func imagesByMessage(_ records: [RetentionMessagingRecord], environment: String) -> [String: [String]] {
+        var images: [String: [String]] = [:]
+        for record in records where record.enabled && record.item == .message && record.environment == environment {
+            guard let identifier = record.messageIdentifier, let message = record.message else { continue }
+            images[identifier.lowercased()] = message.imageIdentifiers.map { $0.lowercased() }
+        }
+        return images
+    }
 }
