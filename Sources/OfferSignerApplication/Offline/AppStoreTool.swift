@@ -66,21 +66,19 @@ public struct AppStoreTool: Sendable {
         }
     }
 
-    /// What both commands open.
+    /// What the commands open: the context every App Store command shares, and what ingests
+    /// verified history.
     struct Setup {
-        let settings: ServiceSettings
-        let configuration: KeyConfiguration
-        let stores: OfflineStores
-        let syncStore: any AppStoreSyncStore
-        let clients: AppStoreAPIClients
+        let context: AppStoreCommandContext
         let ingestor: HistoryIngestor
         let verification: AppStoreVerification
+
+        var settings: ServiceSettings { context.settings }
+        var clients: AppStoreAPIClients { context.clients }
+        var stores: OfflineStores { context.stores }
     }
 
-    /// A refusal of the command line, answered with exit code 2.
-    struct UsageError: Error, CustomStringConvertible {
-        let description: String
-    }
+    typealias UsageError = CommandUsageError
 
     private func withSetup(_ arguments: [String], own: Set<String>, switches: Set<String> = [],
                            _ body: (CommandLineOptions, Setup) throws -> Int32) -> Int32 {
@@ -94,19 +92,11 @@ public struct AppStoreTool: Sendable {
             return 2
         }
         do {
-            let configuration = try KeyConfiguration.load(path: settings.keys)
+            let context = try AppStoreCommandContext(settings: settings)
             let verification = try AppStoreVerification(roots: try AppStoreVerification.roots(from: settings.appleRoots),
-                                                        environments: Set(settings.environments), configuration: configuration)
-            let clients: AppStoreAPIClients
-            do {
-                clients = try AppStoreAPIClients(configuration: configuration, options: AppStoreAPIClients.Options(settings: settings))
-            } catch {
-                throw StartupError.appStoreAPI(error)
-            }
-            let stores = try OfflineStores(location: try settings.databaseLocation)
-            let setup = Setup(settings: settings, configuration: configuration, stores: stores,
-                              syncStore: stores.sync, clients: clients,
-                              ingestor: HistoryIngestor(verification: verification, history: stores.history, clock: clock),
+                                                        environments: Set(settings.environments), configuration: context.configuration)
+            let setup = Setup(context: context, ingestor: HistoryIngestor(verification: verification, history: context.stores.history,
+                                                                          clock: clock),
                               verification: verification)
             return try body(options, setup)
         } catch let error as UsageError {
@@ -120,11 +110,7 @@ public struct AppStoreTool: Sendable {
 
     /// The app named by `--bundle-id`, or the only one.
     private func app(_ options: CommandLineOptions, _ setup: Setup) throws(UsageError) -> String {
-        guard let app = setup.configuration.app(bundleId: options["--bundle-id"]) else {
-            if let bundleId = options["--bundle-id"] { throw UsageError(description: "no app with bundleId '\(bundleId)' in \(setup.settings.keys)") }
-            throw UsageError(description: "\(setup.settings.keys) configures several apps: add --bundle-id")
-        }
-        return app.bundleId
+        try setup.context.bundleId(options["--bundle-id"])
     }
 
     // MARK: backfill
@@ -153,7 +139,7 @@ public struct AppStoreTool: Sendable {
         }
         let lines = path == "-" ? LineReader(handle: .standardInput) : try LineReader(url: URL(fileURLWithPath: path))
         let input = HistoryBackfill.read(lines)
-        var backfill = HistoryBackfill(sync: sync, progressStore: setup.syncStore, bundleId: bundleId, clock: clock)
+        var backfill = HistoryBackfill(sync: sync, progressStore: setup.stores.sync, bundleId: bundleId, clock: clock)
         backfill.workers = workers
         errors("backfill of \(bundleId): \(input.transactionIds.count) transaction IDs, \(workers) workers, "
                + "at most \(Self.number(setup.settings.appStoreAPIRate)) requests/s per environment\n")
@@ -226,7 +212,7 @@ public struct AppStoreTool: Sendable {
             guard let value = Int(text), value >= 1 else { throw UsageError(description: "--max-pages takes a number of pages, at least 1") }
             maxPages = value
         }
-        let recovery = NotificationRecovery(clients: setup.clients, ingestor: setup.ingestor, syncStore: setup.syncStore)
+        let recovery = NotificationRecovery(clients: setup.clients, ingestor: setup.ingestor, syncStore: setup.stores.sync)
         let shouldStop = self.shouldStop
         var failed = false
         for bundleId in bundleIds {

@@ -39,9 +39,7 @@ public struct RetentionTool: Sendable {
     static let commonOptions = "each also takes [--bundle-id ID] [--environment Production|Sandbox] and the options of serve"
 
 
-    struct UsageError: Error, CustomStringConvertible {
-        let description: String
-    }
+    typealias UsageError = CommandUsageError
 
     static let commands: [String: Set<String>] = [
         "messages list": [], "messages upload": ["--message-id", "--file"], "messages delete": ["--message-id"],
@@ -71,21 +69,11 @@ public struct RetentionTool: Sendable {
             return 2
         }
         do {
-            let configuration = try KeyConfiguration.load(path: settings.keys)
-            guard let app = configuration.app(bundleId: options["--bundle-id"]) else {
-                if let bundleId = options["--bundle-id"] { throw UsageError(description: "no app with bundleId '\(bundleId)' in \(settings.keys)") }
-                throw UsageError(description: "\(settings.keys) configures several apps: add --bundle-id")
-            }
-            let clients: AppStoreAPIClients
-            do {
-                clients = try AppStoreAPIClients(configuration: configuration, options: AppStoreAPIClients.Options(settings: settings))
-            } catch {
-                throw StartupError.appStoreAPI(error)
-            }
-            let stores = try OfflineStores(location: try settings.databaseLocation)
-            let messaging = RetentionMessaging(clients: clients, records: stores.stores.rules, states: nil, clock: clock,
+            let context = try AppStoreCommandContext(settings: settings)
+            let bundleId = try context.bundleId(options["--bundle-id"])
+            let messaging = RetentionMessaging(clients: context.clients, records: context.stores.stores.rules, states: nil, clock: clock,
                                                logger: Logger.silent)
-            let target = RetentionMessaging.Target(bundleId: app.bundleId, environment: options["--environment"] ?? "Production")
+            let target = RetentionMessaging.Target(bundleId: bundleId, environment: options["--environment"] ?? "Production")
             try perform(command, options, messaging, target)
             return 0
         } catch let error as UsageError {
