@@ -31,12 +31,7 @@ public final class Stores: Sendable {
         }
     }
     /// Subscriptions linked to app account tokens at Apple (Set App Account Token), every attempt.
-    public var links: any AppAccountTokenLinkStore {
-        switch engine {
-        case .sqlite(let database): SQLAppAccountTokenLinkStore(database: database)
-        case .postgreSQL(let database): SQLAppAccountTokenLinkStore(database: database)
-        }
-    }
+    public let links: any AppAccountTokenLinkStore
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void
@@ -51,9 +46,11 @@ public final class Stores: Sendable {
     private init(location: DatabaseLocation, offers: any OfferStore, signatures: any RepairableSignatureLog,
                  history: OutcomeTrackingHistoryStore, checkpoints: any CheckpointStore, sync: any AppStoreSyncStore,
                  activity: any OfferActivityStore, rules: any RuleStore, retentionRequests: any RetentionRequestStore,
-                 consents: any ConsentStore, schemaVersion: Int, engine: Engine, close: @escaping @Sendable () -> Void) {
+                 consents: any ConsentStore, links: any AppAccountTokenLinkStore, schemaVersion: Int, engine: Engine,
+                 close: @escaping @Sendable () -> Void) {
         self.engine = engine
         self.consents = consents
+        self.links = links
         self.rules = rules
         self.retentionRequests = retentionRequests
         self.sync = sync
@@ -86,7 +83,8 @@ public final class Stores: Sendable {
                           checkpoints: SQLiteCheckpointStore(database: database),
                           sync: SQLiteAppStoreSyncStore(database: database), activity: SQLiteOfferActivityStore(database: database),
                           rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequests,
-                          consents: SQLConsentStore(database: database), schemaVersion: version,
+                          consents: SQLConsentStore(database: database), links: SQLAppAccountTokenLinkStore(database: database),
+                          schemaVersion: version,
                           engine: .sqlite(database)) {
                 signatures.close()
                 history.close()
@@ -103,7 +101,8 @@ public final class Stores: Sendable {
                           checkpoints: PostgreSQLCheckpointStore(database: database),
                           sync: PostgreSQLAppStoreSyncStore(database: database), activity: PostgreSQLOfferActivityStore(database: database),
                           rules: PostgreSQLRuleStore(database: database), retentionRequests: retentionRequests,
-                          consents: SQLConsentStore(database: database), schemaVersion: try database.schemaVersion(),
+                          consents: SQLConsentStore(database: database), links: SQLAppAccountTokenLinkStore(database: database),
+                          schemaVersion: try database.schemaVersion(),
                           engine: .postgreSQL(database)) {
                 offers.close()
                 signatures.close()
