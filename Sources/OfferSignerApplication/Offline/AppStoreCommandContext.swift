@@ -32,6 +32,16 @@ struct AppStoreCommandContext {
         }
         return app.bundleId
     }
+
+    /// The environment `name` names (`--environment`), one the clients accept; nil when not given.
+    func environment(_ name: String?) throws(CommandUsageError) -> AppStoreServerAPIEnvironment? {
+        guard let name else { return nil }
+        guard let environment = AppStoreServerAPIEnvironment(rawValue: name), clients.environments.contains(environment) else {
+            throw CommandUsageError(description: "--environment takes an accepted environment "
+                                    + "(\(clients.environments.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return environment
+    }
 }
 
 /// A refusal of the command line, answered with exit code 2.

@@ -199,13 +199,7 @@ public struct AppStoreTool: Sendable {
         guard !bundleIds.isEmpty else {
             throw UsageError(description: "no app of \(setup.settings.keys) has an issuerId, which the App Store Server API needs")
         }
-        var environments = setup.clients.environments
-        if let name = options["--environment"] {
-            guard let environment = AppStoreServerAPIEnvironment(rawValue: name), environments.contains(environment) else {
-                throw UsageError(description: "--environment takes an accepted environment (\(environments.map(\.rawValue).joined(separator: ", ")))")
-            }
-            environments = [environment]
-        }
+        let environments = try setup.context.environment(options["--environment"]).map { [$0] } ?? setup.clients.environments
         let budget = try RunBudget(options)
         var maxPages: Int?
         if let text = options["--max-pages"] {
@@ -275,14 +269,7 @@ extension AppStoreTool {
         case let other?: throw UsageError(description: "--force takes no value (got '\(other)')")
         }
         let bundleId = try app(options, setup)
-        var environment = setup.clients.environments.first ?? .production
-        if let name = options["--environment"] {
-            guard let chosen = AppStoreServerAPIEnvironment(rawValue: name), setup.clients.environments.contains(chosen) else {
-                throw UsageError(description: "--environment takes an accepted environment "
-                                 + "(\(setup.clients.environments.map(\.rawValue).joined(separator: ", ")))")
-            }
-            environment = chosen
-        }
+        let environment = try setup.context.environment(options["--environment"]) ?? setup.clients.environments.first ?? .production
         let linking = AppAccountTokenLinking(clients: setup.clients, verification: setup.verification, history: setup.stores.history,
                                              links: setup.stores.links, clock: clock)
         let request = AppAccountTokenLinking.Request(
