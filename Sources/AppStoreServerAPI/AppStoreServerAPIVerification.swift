@@ -15,15 +15,6 @@ public struct VerifiedSubscriptionStatus: Hashable, Sendable {
 
     /// The status, or nil for a value this code does not know yet.
     public var status: SubscriptionStatus? { SubscriptionStatus(rawValue: rawStatus) }
-
-    public init(subscriptionGroupIdentifier: String, rawStatus: Int32, originalTransactionId: String,
-                transaction: JWSTransactionDecodedPayload, renewalInfo: JWSRenewalInfoDecodedPayload) {
-        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
-        self.rawStatus = rawStatus
-        self.originalTransactionId = originalTransactionId
-        self.transaction = transaction
-        self.renewalInfo = renewalInfo
-    }
 }
 
 // Everything the App Store Server API returns signed is verified exactly as a notification is

@@ -1,7 +1,7 @@
 import AppStoreServerAPIMock
 import Foundation
 @testable import OfferSignerApplication
-import OfferSignerCore
+@testable import OfferSignerCore
 @testable import OfferSignerService
 @testable import OfferSignerStore
 import Synchronization

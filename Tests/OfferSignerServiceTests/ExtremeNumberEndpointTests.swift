@@ -1,4 +1,5 @@
 import Foundation
+@testable import OfferSignerCore
 @testable import OfferSignerApplication
 import OfferSignerHTTP
 @testable import OfferSignerService

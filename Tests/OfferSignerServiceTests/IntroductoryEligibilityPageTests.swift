@@ -1,6 +1,6 @@
 import Foundation
 @testable import OfferSignerApplication
-import OfferSignerCore
+@testable import OfferSignerCore
 import OfferSignerHTTP
 @testable import OfferSignerService
 import OfferSignerStore
@@ -104,7 +104,7 @@ struct IntroductoryEligibilityPageTests {
 
     @Test("20 products in one page; the history is read once and one per-user request is taken, one per product of the key's")
     func limits() throws {
-        var env = try pageEnvironment()
+        let env = try pageEnvironment()
         let products = (1...20).map { "com.example.app.tier_\($0)" }
         _ = try env.rules.put(IntroductoryOfferRule(ruleId: "tiers", bundleId: TestEnvironment.bundleId, productIds: products),
                               by: "test", at: env.now)

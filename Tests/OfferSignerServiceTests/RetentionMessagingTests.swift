@@ -1,8 +1,8 @@
-import AppStoreServerAPI
+@testable import AppStoreServerAPI
 import AppStoreServerAPIMock
 import Foundation
 @testable import OfferSignerApplication
-import OfferSignerCore
+@testable import OfferSignerCore
 import OfferSignerHTTP
 import Synchronization
 @testable import OfferSignerService

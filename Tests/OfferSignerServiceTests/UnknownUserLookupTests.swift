@@ -1,8 +1,8 @@
-import AppStoreServerAPI
+@testable import AppStoreServerAPI
 import AppStoreServerAPIMock
 import Foundation
 @testable import OfferSignerApplication
-import OfferSignerCore
+@testable import OfferSignerCore
 @testable import OfferSignerService
 import Synchronization
 import Testing

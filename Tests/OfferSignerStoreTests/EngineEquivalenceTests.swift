@@ -1,5 +1,5 @@
 import Foundation
-import OfferSignerCore
+@testable import OfferSignerCore
 import Testing
 @testable import OfferSignerStore
 

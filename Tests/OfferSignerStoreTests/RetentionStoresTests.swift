@@ -1,5 +1,5 @@
 import Foundation
-import OfferSignerCore
+@testable import OfferSignerCore
 import Synchronization
 import Testing
 @testable import OfferSignerStore

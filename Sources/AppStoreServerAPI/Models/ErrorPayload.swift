@@ -7,11 +7,6 @@ public struct ErrorPayload: Decodable, Hashable, Sendable {
     /// Apple's description of the error.
     public var errorMessage: String?
 
-    public init(errorCode: Int64?, errorMessage: String?) {
-        self.errorCode = errorCode
-        self.errorMessage = errorMessage
-    }
-
     /// `TransactionIdNotFoundError`.
     public static let transactionIdNotFound: Int64 = 4040010
     /// `RateLimitExceededError`.

@@ -20,16 +20,6 @@ public struct HistoryResponse: Decodable, Hashable, Sendable {
     /// The environment, or nil when absent or not known yet.
     public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(rawValue:)) }
 
-    public init(revision: String, hasMore: Bool, bundleId: String?, appAppleId: Int64?, rawEnvironment: String?,
-                signedTransactions: [String]) {
-        self.revision = revision
-        self.hasMore = hasMore
-        self.bundleId = bundleId
-        self.appAppleId = appAppleId
-        self.rawEnvironment = rawEnvironment
-        self.signedTransactions = signedTransactions
-    }
-
     enum CodingKeys: String, CodingKey {
         case revision, hasMore, bundleId, appAppleId, signedTransactions
         case rawEnvironment = "environment"

@@ -8,12 +8,6 @@ public struct NotificationHistoryResponse: Decodable, Hashable, Sendable {
     public var hasMore: Bool
     /// Up to 20 notifications.
     public var notificationHistory: [NotificationHistoryResponseItem]
-
-    public init(paginationToken: String?, hasMore: Bool, notificationHistory: [NotificationHistoryResponseItem]) {
-        self.paginationToken = paginationToken
-        self.hasMore = hasMore
-        self.notificationHistory = notificationHistory
-    }
 }
 
 /// A notification and Apple's attempts to deliver it.
@@ -24,12 +18,9 @@ public struct NotificationHistoryResponseItem: Decodable, Hashable, Sendable {
     public var signedPayload: String
     /// Apple's delivery attempts, oldest first.
     public var sendAttempts: [SendAttemptItem]
+}
 
-    public init(signedPayload: String, sendAttempts: [SendAttemptItem]) {
-        self.signedPayload = signedPayload
-        self.sendAttempts = sendAttempts
-    }
-
+extension NotificationHistoryResponseItem {
     enum CodingKeys: String, CodingKey {
         case signedPayload, sendAttempts
     }
@@ -52,11 +43,6 @@ public struct SendAttemptItem: Decodable, Hashable, Sendable {
 
     /// The outcome, or nil for a value this code does not know yet.
     public var sendAttemptResult: SendAttemptResult? { SendAttemptResult(rawValue: rawSendAttemptResult) }
-
-    public init(attemptDate: Int64, rawSendAttemptResult: String) {
-        self.attemptDate = attemptDate
-        self.rawSendAttemptResult = rawSendAttemptResult
-    }
 
     enum CodingKeys: String, CodingKey {
         case attemptDate

@@ -16,13 +16,6 @@ public struct StatusResponse: Decodable, Hashable, Sendable {
     /// The environment, or nil when absent or not known yet.
     public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(rawValue:)) }
 
-    public init(rawEnvironment: String?, bundleId: String?, appAppleId: Int64?, data: [SubscriptionGroupIdentifierItem]) {
-        self.rawEnvironment = rawEnvironment
-        self.bundleId = bundleId
-        self.appAppleId = appAppleId
-        self.data = data
-    }
-
     enum CodingKeys: String, CodingKey {
         case rawEnvironment = "environment"
         case bundleId, appAppleId, data
@@ -37,11 +30,6 @@ public struct SubscriptionGroupIdentifierItem: Decodable, Hashable, Sendable {
     public var subscriptionGroupIdentifier: String
     /// The most recent transaction of each subscription the customer has in the group.
     public var lastTransactions: [LastTransactionsItem]
-
-    public init(subscriptionGroupIdentifier: String, lastTransactions: [LastTransactionsItem]) {
-        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
-        self.lastTransactions = lastTransactions
-    }
 }
 
 /// A subscription's status with its latest signed transaction and renewal information.
@@ -59,13 +47,6 @@ public struct LastTransactionsItem: Decodable, Hashable, Sendable {
 
     /// The status, or nil for a value this code does not know yet.
     public var status: SubscriptionStatus? { SubscriptionStatus(rawValue: rawStatus) }
-
-    public init(rawStatus: Int32, originalTransactionId: String, signedTransactionInfo: String, signedRenewalInfo: String) {
-        self.rawStatus = rawStatus
-        self.originalTransactionId = originalTransactionId
-        self.signedTransactionInfo = signedTransactionInfo
-        self.signedRenewalInfo = signedRenewalInfo
-    }
 
     enum CodingKeys: String, CodingKey {
         case rawStatus = "status"

@@ -10,12 +10,4 @@ public struct TransactionHistory: Hashable, Sendable {
     public var rawEnvironment: String?
     /// How many pages were read.
     public var pages: Int
-
-    public init(transactionId: String, signedTransactions: [String], bundleId: String?, rawEnvironment: String?, pages: Int) {
-        self.transactionId = transactionId
-        self.signedTransactions = signedTransactions
-        self.bundleId = bundleId
-        self.rawEnvironment = rawEnvironment
-        self.pages = pages
-    }
 }

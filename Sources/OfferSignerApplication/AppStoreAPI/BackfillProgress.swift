@@ -11,13 +11,6 @@ public struct BackfillProgress: Sendable, Equatable {
     /// Time since the run started.
     public var elapsed: Duration
 
-    public init(total: Int, done: Int, errors: Int, elapsed: Duration) {
-        self.total = total
-        self.done = done
-        self.errors = errors
-        self.elapsed = elapsed
-    }
-
     /// IDs per second so far.
     public var rate: Double {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

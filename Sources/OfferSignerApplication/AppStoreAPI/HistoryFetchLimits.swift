@@ -4,12 +4,7 @@
 /// cannot take the memory. A history over a limit is refused whole, nothing of it stored.
 package struct HistoryFetchLimits: Sendable, Equatable {
     /// Transactions read from the history pages.
-    package var maxTransactions: Int
+    package var maxTransactions: Int = 10_000
     /// Bytes of the signed transactions kept.
-    package var maxSignedBytes: Int
-
-    package init(maxTransactions: Int = 10_000, maxSignedBytes: Int = 32 << 20) {
-        self.maxTransactions = maxTransactions
-        self.maxSignedBytes = maxSignedBytes
-    }
+    package var maxSignedBytes: Int = 32 << 20
 }

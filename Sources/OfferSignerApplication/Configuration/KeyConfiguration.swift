@@ -150,13 +150,6 @@ public struct AppKeys: Sendable {
     public let issuerId: String?
     public let keys: [SigningKey]
 
-    public init(bundleId: String, appAppleId: Int64?, issuerId: String?, keys: [SigningKey]) {
-        self.bundleId = bundleId
-        self.appAppleId = appAppleId
-        self.issuerId = issuerId
-        self.keys = keys
-    }
-
     /// The key that signs.
     public var activeKey: SigningKey { keys.first(where: \.active)! }
 

@@ -14,13 +14,6 @@ public struct KeysFile: Codable, Sendable {
         public var appAppleId: Int64?
         public var issuerId: String?
         public var signingKeys: [SigningKeyEntry]
-
-        public init(bundleId: String, appAppleId: Int64?, issuerId: String?, signingKeys: [SigningKeyEntry]) {
-            self.bundleId = bundleId
-            self.appAppleId = appAppleId
-            self.issuerId = issuerId
-            self.signingKeys = signingKeys
-        }
     }
 
     public struct SigningKeyEntry: Codable, Sendable {
@@ -35,33 +28,6 @@ public struct KeysFile: Codable, Sendable {
         public var pinEnv: String?
         public var active: Bool
 
-        enum CodingKeys: String, CodingKey { case keyId, privateKeyPath, pkcs11, pkcs11Module, pinEnv, active }
-
-        public init(keyId: String, privateKeyPath: String, active: Bool) {
-            self.keyId = keyId
-            self.privateKeyPath = privateKeyPath
-            self.active = active
-        }
-
-        /// A key in a hardware module.
-        public init(keyId: String, pkcs11: String, pkcs11Module: String, pinEnv: String?, active: Bool) {
-            self.keyId = keyId
-            self.pkcs11 = pkcs11
-            self.pkcs11Module = pkcs11Module
-            self.pinEnv = pinEnv
-            self.active = active
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            keyId = try container.decode(String.self, forKey: .keyId)
-            privateKeyPath = try container.decodeIfPresent(String.self, forKey: .privateKeyPath)
-            pkcs11 = try container.decodeIfPresent(String.self, forKey: .pkcs11)
-            pkcs11Module = try container.decodeIfPresent(String.self, forKey: .pkcs11Module)
-            pinEnv = try container.decodeIfPresent(String.self, forKey: .pinEnv)
-            active = try container.decodeIfPresent(Bool.self, forKey: .active) ?? false
-        }
-
         var location: KeyLocationEntry {
             KeyLocationEntry(privateKeyPath: privateKeyPath, pkcs11: pkcs11, pkcs11Module: pkcs11Module, pinEnv: pinEnv)
         }
@@ -75,13 +41,6 @@ public struct KeysFile: Codable, Sendable {
         /// `"required"` for a client key shipped in apps: its sign requests must carry the
         /// customer's Apple-signed transaction. Absent or `"optional"`: a trusted backend's key.
         public var proof: String?
-
-        public init(name: String, role: String, tokenSHA256: String, proof: String? = nil) {
-            self.name = name
-            self.role = role
-            self.tokenSHA256 = tokenSHA256
-            self.proof = proof
-        }
     }
 
     /// The P-256 key that signs checkpoints of the signature log; never an App Store key.
@@ -93,19 +52,6 @@ public struct KeysFile: Codable, Sendable {
         public var pkcs11: String?
         public var pkcs11Module: String?
         public var pinEnv: String?
-
-        public init(keyId: String, privateKeyPath: String) {
-            self.keyId = keyId
-            self.privateKeyPath = privateKeyPath
-        }
-
-        /// An audit key in a hardware module.
-        public init(keyId: String, pkcs11: String, pkcs11Module: String, pinEnv: String?) {
-            self.keyId = keyId
-            self.pkcs11 = pkcs11
-            self.pkcs11Module = pkcs11Module
-            self.pinEnv = pinEnv
-        }
 
         var location: KeyLocationEntry {
             KeyLocationEntry(privateKeyPath: privateKeyPath, pkcs11: pkcs11, pkcs11Module: pkcs11Module, pinEnv: pinEnv)
@@ -125,5 +71,19 @@ public struct KeysFile: Codable, Sendable {
         apps = try container.decode([App].self, forKey: .apps)
         apiKeys = try container.decodeIfPresent([APIKeyEntry].self, forKey: .apiKeys) ?? []
         auditKey = try container.decodeIfPresent(AuditKeyEntry.self, forKey: .auditKey)
+    }
+}
+
+extension KeysFile.SigningKeyEntry {
+    enum CodingKeys: String, CodingKey { case keyId, privateKeyPath, pkcs11, pkcs11Module, pinEnv, active }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        keyId = try container.decode(String.self, forKey: .keyId)
+        privateKeyPath = try container.decodeIfPresent(String.self, forKey: .privateKeyPath)
+        pkcs11 = try container.decodeIfPresent(String.self, forKey: .pkcs11)
+        pkcs11Module = try container.decodeIfPresent(String.self, forKey: .pkcs11Module)
+        pinEnv = try container.decodeIfPresent(String.self, forKey: .pinEnv)
+        active = try container.decodeIfPresent(Bool.self, forKey: .active) ?? false
     }
 }

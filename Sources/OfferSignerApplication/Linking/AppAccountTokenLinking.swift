@@ -38,18 +38,7 @@ public struct AppAccountTokenLinking: Sendable {
         public var actor: String
         public var requestId: String?
         /// Set the token whatever token is already set (the operator's decision).
-        public var force: Bool
-
-        public init(bundleId: String, environment: AppStoreEnvironment, originalTransactionId: String, appAccountToken: UUID,
-                    actor: String, requestId: String? = nil, force: Bool = false) {
-            self.bundleId = bundleId
-            self.environment = environment
-            self.originalTransactionId = originalTransactionId
-            self.appAccountToken = appAccountToken
-            self.actor = actor
-            self.requestId = requestId
-            self.force = force
-        }
+        public var force: Bool = false
 
         /// The token as Apple and the history spell it.
         public var token: String { appAccountToken.uuidString.lowercased() }

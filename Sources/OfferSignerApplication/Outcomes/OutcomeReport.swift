@@ -33,11 +33,6 @@ public struct OutcomeReport: Codable, Hashable, Sendable {
     public struct GroupReturns: Codable, Hashable, Sendable {
         public var users: Int
         public var returned: Int
-
-        public init(users: Int, returned: Int) {
-            self.users = users
-            self.returned = returned
-        }
     }
 
     enum CodingKeys: String, CodingKey {

@@ -59,11 +59,6 @@ public struct RateLimit: Sendable, Equatable, CustomStringConvertible {
     public let count: Int
     public let period: TimeInterval
 
-    public init(count: Int, period: TimeInterval) {
-        self.count = count
-        self.period = period
-    }
-
     /// Parses `N/s`, `N/m` or `N/h`; nil for `off` (no limit). Throws on anything else.
     public static func parse(_ text: String) throws(SettingsError) -> RateLimit? {
         if text == "off" { return nil }

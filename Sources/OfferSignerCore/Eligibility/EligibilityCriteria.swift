@@ -35,24 +35,9 @@ public struct EligibilityCriteria: Codable, Hashable, Sendable {
     public var expirationIntents: [Int]?
     /// `exclude` users whom Apple itself offers a win-back offer, or `require` one.
     public var appleWinBack: AppleWinBackRequirement?
+}
 
-    public init(
-        requireLapsed: Bool? = nil, includeBillingRetry: Bool? = nil, minPaidDays: Int? = nil,
-        minDaysSinceExpiry: Int? = nil, maxDaysSinceExpiry: Int? = nil, waitBetweenOffersDays: Int? = nil,
-        maxRedemptionsPerUser: Int? = nil, excludeRefunded: Bool? = nil, storefronts: [String]? = nil,
-        expirationIntents: [Int]? = nil, appleWinBack: AppleWinBackRequirement? = nil, waitCountsOfferTypes: [Int]? = nil
-    ) {
-        self.requireLapsed = requireLapsed
-        self.includeBillingRetry = includeBillingRetry
-        self.minPaidDays = minPaidDays
-        self.minDaysSinceExpiry = minDaysSinceExpiry
-        self.maxDaysSinceExpiry = maxDaysSinceExpiry
-        self.waitBetweenOffersDays = waitBetweenOffersDays
-        self.maxRedemptionsPerUser = maxRedemptionsPerUser
-        self.excludeRefunded = excludeRefunded
-        self.storefronts = storefronts
-        self.expirationIntents = expirationIntents
-        self.appleWinBack = appleWinBack
-        self.waitCountsOfferTypes = waitCountsOfferTypes
-    }
+extension EligibilityCriteria {
+    /// No criteria: every user passes (the default of a rule).
+    public static let unrestricted = EligibilityCriteria()
 }

@@ -11,12 +11,6 @@ public struct LastOffer: Codable, Hashable, Sendable {
     /// The start of the redemption: its first period's purchase date.
     public var date: Date
 
-    public init(offerType: Int, offerIdentifier: String?, date: Date) {
-        self.offerType = offerType
-        self.offerIdentifier = offerIdentifier
-        self.date = date
-    }
-
     /// The kind of offer in words ("an offer code"), for refusal messages.
     public static func kind(of offerType: Int) -> String {
         switch Int32(exactly: offerType).flatMap(OfferType.init(rawValue:)) {

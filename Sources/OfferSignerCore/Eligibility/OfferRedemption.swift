@@ -14,13 +14,6 @@ public struct OfferRedemption: Hashable, Sendable {
     /// The purchase date of the run's first period: when the customer redeemed the offer.
     public var date: Date
 
-    public init(offerType: Int, offerIdentifier: String?, originalTransactionId: String, date: Date) {
-        self.offerType = offerType
-        self.offerIdentifier = offerIdentifier
-        self.originalTransactionId = originalTransactionId
-        self.date = date
-    }
-
     /// ``offerType`` as Apple's ``OfferType``; nil for a type this build does not know.
     public var knownOfferType: OfferType? { Int32(exactly: offerType).flatMap(OfferType.init(rawValue:)) }
 

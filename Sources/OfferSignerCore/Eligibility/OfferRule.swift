@@ -23,7 +23,7 @@ public struct OfferRule: Codable, Hashable, Sendable {
     public init(
         offerId: String, bundleId: String, productIds: [String], enabled: Bool = true, priority: Int = 0,
         startsAt: Date? = nil, endsAt: Date? = nil,
-        eligibility: EligibilityCriteria = EligibilityCriteria(), limits: OfferLimits = OfferLimits(), holdoutPercent: Int = 0
+        eligibility: EligibilityCriteria = .unrestricted, limits: OfferLimits = OfferLimits(), holdoutPercent: Int = 0
     ) {
         self.offerId = offerId
         self.bundleId = bundleId

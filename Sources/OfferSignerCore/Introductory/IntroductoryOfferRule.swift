@@ -13,10 +13,10 @@ public struct IntroductoryOfferRule: ManagedRule {
 
     public var ruleId: String
     public var bundleId: String
-    public var enabled: Bool
+    public var enabled: Bool = true
     /// Among the rules that apply to a product, higher numbers win (a rule naming the product
     /// always wins over one naming its group).
-    public var priority: Int
+    public var priority: Int = 0
     /// The products the rule applies to.
     public var productIds: [String]?
     /// The subscription groups the rule applies to (every product of each).
@@ -28,21 +28,9 @@ public struct IntroductoryOfferRule: ManagedRule {
     public var excludeRefunded: Bool?
     /// Deny users whose latest storefront is not one of these (ISO 3166-1 alpha-3).
     public var storefronts: [String]?
+}
 
-    public init(ruleId: String, bundleId: String, enabled: Bool = true, priority: Int = 0, productIds: [String]? = nil,
-                subscriptionGroupIds: [String]? = nil, allowAgain: EligibilityCriteria? = nil, excludeRefunded: Bool? = nil,
-                storefronts: [String]? = nil) {
-        self.ruleId = ruleId
-        self.bundleId = bundleId
-        self.enabled = enabled
-        self.priority = priority
-        self.productIds = productIds
-        self.subscriptionGroupIds = subscriptionGroupIds
-        self.allowAgain = allowAgain
-        self.excludeRefunded = excludeRefunded
-        self.storefronts = storefronts
-    }
-
+extension IntroductoryOfferRule {
     enum CodingKeys: String, CodingKey {
         case ruleId, bundleId, enabled, priority, productIds, subscriptionGroupIds, allowAgain, excludeRefunded, storefronts
     }

@@ -11,12 +11,6 @@ public struct LiftEstimate: Codable, Hashable, Sendable {
     public var low: Double
     public var high: Double
 
-    public init(difference: Double, low: Double, high: Double) {
-        self.difference = difference
-        self.low = low
-        self.high = high
-    }
-
     /// z for a two-sided 95 % interval.
     static let z = 1.959963984540054
 

@@ -16,8 +16,8 @@ public struct RetentionRule: ManagedRule {
 
     public var ruleId: String
     public var bundleId: String
-    public var enabled: Bool
-    public var priority: Int
+    public var enabled: Bool = true
+    public var priority: Int = 0
     /// The subscriptions (the request's `productId`) the rule applies to; nil for every one.
     public var productIds: [String]?
     /// The locales (the request's `userLocale`) the rule applies to; nil for every one. `en`
@@ -32,22 +32,9 @@ public struct RetentionRule: ManagedRule {
     public var offerId: String?
     /// With an offer: the message to show instead when the user is not eligible for it.
     public var fallbackMessageIdentifier: String?
+}
 
-    public init(ruleId: String, bundleId: String, enabled: Bool = true, priority: Int = 0, productIds: [String]? = nil,
-                locales: [String]? = nil, messageIdentifier: String, alternateProductId: String? = nil, offerId: String? = nil,
-                fallbackMessageIdentifier: String? = nil) {
-        self.ruleId = ruleId
-        self.bundleId = bundleId
-        self.enabled = enabled
-        self.priority = priority
-        self.productIds = productIds
-        self.locales = locales
-        self.messageIdentifier = messageIdentifier
-        self.alternateProductId = alternateProductId
-        self.offerId = offerId
-        self.fallbackMessageIdentifier = fallbackMessageIdentifier
-    }
-
+extension RetentionRule {
     enum CodingKeys: String, CodingKey {
         case ruleId, bundleId, enabled, priority, productIds, locales, messageIdentifier, alternateProductId, offerId
         case fallbackMessageIdentifier

@@ -34,11 +34,6 @@ public struct IssuedIntroductoryOfferEligibility: Hashable, Sendable {
     public let eligibility: IntroductoryOfferEligibility
     /// The compact JWS for `Product.PurchaseOption.introductoryOfferEligibility(compactJWS:)`.
     public let jws: String
-
-    public init(eligibility: IntroductoryOfferEligibility, jws: String) {
-        self.eligibility = eligibility
-        self.jws = jws
-    }
 }
 
 extension PromotionalOfferSigner {

@@ -10,12 +10,6 @@ public struct IssuedOffer: Hashable, Sendable {
     /// Base64 DER signature (legacy) or the compact JWS (jws).
     public let signature: String
 
-    public init(offer: PromotionalOfferRequest, format: PromotionalOfferFormat, signature: String) {
-        self.offer = offer
-        self.format = format
-        self.signature = signature
-    }
-
     /// How long StoreKit accepts a signature: 24 hours after its timestamp.
     public static let lifetimeMilliseconds: Int64 = 86_400_000
 

@@ -14,11 +14,6 @@ public struct GetMessageListResponseItem: Codable, Hashable, Sendable {
     public var messageIdentifier: String
     /// `PENDING`, `APPROVED` or `REJECTED` (a value Apple adds later is kept as sent).
     public var messageState: RetentionApprovalState
-
-    public init(messageIdentifier: String, messageState: RetentionApprovalState) {
-        self.messageIdentifier = messageIdentifier
-        self.messageState = messageState
-    }
 }
 
 /// Get Image List's answer: every uploaded image with its approval state.
@@ -36,11 +31,6 @@ public struct GetImageListResponse: Codable, Hashable, Sendable {
 public struct GetImageListResponseItem: Codable, Hashable, Sendable {
     public var imageIdentifier: String
     public var imageState: RetentionApprovalState
-
-    public init(imageIdentifier: String, imageState: RetentionApprovalState) {
-        self.imageIdentifier = imageIdentifier
-        self.imageState = imageState
-    }
 }
 
 /// Apple's review state of a message or image ([messageState](https://developer.apple.com/documentation/retentionmessaging/messagestate),

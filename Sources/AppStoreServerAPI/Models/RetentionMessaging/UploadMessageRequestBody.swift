@@ -13,15 +13,6 @@ public struct UploadMessageRequestBody: Codable, Hashable, Sendable {
     /// At most five bullet points, each with a bullet-point image.
     public var bulletPoints: [BulletPoint]?
 
-    public init(header: String, body: String, image: UploadMessageImage? = nil, headerPosition: HeaderPosition? = nil,
-                bulletPoints: [BulletPoint]? = nil) {
-        self.header = header
-        self.body = body
-        self.image = image
-        self.headerPosition = headerPosition
-        self.bulletPoints = bulletPoints
-    }
-
     /// Apple's documented limits (Upload Message): header 66, body 144, alternative text 150
     /// characters, at most 5 bullet points.
     public static let maxHeaderLength = 66
@@ -82,11 +73,6 @@ public struct UploadMessageImage: Codable, Hashable, Sendable {
     public var imageIdentifier: String
     /// At most 150 characters.
     public var altText: String
-
-    public init(imageIdentifier: String, altText: String) {
-        self.imageIdentifier = imageIdentifier
-        self.altText = altText
-    }
 }
 
 /// One item of a message's bulleted list.
@@ -97,12 +83,6 @@ public struct BulletPoint: Codable, Hashable, Sendable {
     /// The UUID of a `BULLET_POINT` image used as the bullet.
     public var imageIdentifier: String
     public var altText: String
-
-    public init(text: String, imageIdentifier: String, altText: String) {
-        self.text = text
-        self.imageIdentifier = imageIdentifier
-        self.altText = altText
-    }
 }
 
 /// Where a message's header appears.

@@ -15,14 +15,6 @@ public struct AppData: Codable, Hashable, Sendable {
     /// The environment, or nil when absent or not known yet.
     public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(rawValue:)) }
 
-    public init(appAppleId: Int64? = nil, bundleId: String? = nil, rawEnvironment: String? = nil,
-                signedAppTransactionInfo: String? = nil) {
-        self.appAppleId = appAppleId
-        self.bundleId = bundleId
-        self.rawEnvironment = rawEnvironment
-        self.signedAppTransactionInfo = signedAppTransactionInfo
-    }
-
     enum CodingKeys: String, CodingKey {
         case rawEnvironment = "environment"
         case appAppleId, bundleId, signedAppTransactionInfo

@@ -22,17 +22,6 @@ public struct DecodedRealtimeRequestBody: Codable, Hashable, Sendable {
     /// The environment as Apple sent it; see ``environment``.
     public var rawEnvironment: String
 
-    public init(originalTransactionId: String, appAppleId: Int64, productId: String, userLocale: String,
-                requestIdentifier: String, signedDate: Int64, rawEnvironment: String) {
-        self.originalTransactionId = originalTransactionId
-        self.appAppleId = appAppleId
-        self.productId = productId
-        self.userLocale = userLocale
-        self.requestIdentifier = requestIdentifier
-        self.signedDate = signedDate
-        self.rawEnvironment = rawEnvironment
-    }
-
     /// The environment, or nil when not known yet.
     public var environment: AppStoreEnvironment? { AppStoreEnvironment(rawValue: rawEnvironment) }
 

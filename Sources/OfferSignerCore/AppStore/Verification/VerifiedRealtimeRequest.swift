@@ -6,10 +6,4 @@ public struct VerifiedRealtimeRequest: Hashable, Sendable {
     public let bundleId: String
     /// The request's environment, one this service accepts.
     public let environment: AppStoreEnvironment
-
-    public init(payload: DecodedRealtimeRequestBody, bundleId: String, environment: AppStoreEnvironment) {
-        self.payload = payload
-        self.bundleId = bundleId
-        self.environment = environment
-    }
 }
