@@ -11,8 +11,8 @@ public struct OfferRule: Codable, Hashable, Sendable {
     public var enabled: Bool
     /// Higher numbers are shown first.
     public var priority: Int
-    public var startsAt: Date?
-    public var endsAt: Date?
+    @EncodedAsNull public var startsAt: Date?
+    @EncodedAsNull public var endsAt: Date?
     public var eligibility: EligibilityCriteria
     public var limits: OfferLimits
     /// The share of otherwise-eligible users, 0–50 %, kept back (refused with the `holdout`
@@ -58,20 +58,6 @@ public struct OfferRule: Codable, Hashable, Sendable {
         eligibility = try container.decodeIfPresent(EligibilityCriteria.self, forKey: .eligibility) ?? EligibilityCriteria()
         limits = try container.decodeIfPresent(OfferLimits.self, forKey: .limits) ?? OfferLimits()
         holdoutPercent = try container.decodeIfPresent(Int.self, forKey: .holdoutPercent) ?? 0
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(offerId, forKey: .offerId)
-        try container.encode(bundleId, forKey: .bundleId)
-        try container.encode(productIds, forKey: .productIds)
-        try container.encode(enabled, forKey: .enabled)
-        try container.encode(priority, forKey: .priority)
-        try container.encode(startsAt, forKey: .startsAt)
-        try container.encode(endsAt, forKey: .endsAt)
-        try container.encode(eligibility, forKey: .eligibility)
-        try container.encode(limits, forKey: .limits)
-        try container.encode(holdoutPercent, forKey: .holdoutPercent)
     }
 
     /// Whether the offer runs at `now`: enabled and within `startsAt`/`endsAt`.

@@ -18,16 +18,16 @@ public struct IntroductoryOfferRule: ManagedRule {
     /// always wins over one naming its group).
     public var priority: Int = 0
     /// The products the rule applies to.
-    public var productIds: [String]?
+    @EncodedAsNull public var productIds: [String]? = nil
     /// The subscription groups the rule applies to (every product of each).
-    public var subscriptionGroupIds: [String]?
+    @EncodedAsNull public var subscriptionGroupIds: [String]? = nil
     /// Criteria (those of offer rules) under which a user who already had an introductory
     /// offer in the group gets one again; nil: never, as Apple decides.
-    public var allowAgain: EligibilityCriteria?
+    @EncodedAsNull public var allowAgain: EligibilityCriteria? = nil
     /// Deny users with a refunded purchase in the group.
-    public var excludeRefunded: Bool?
+    @EncodedAsNull public var excludeRefunded: Bool? = nil
     /// Deny users whose latest storefront is not one of these (ISO 3166-1 alpha-3).
-    public var storefronts: [String]?
+    @EncodedAsNull public var storefronts: [String]? = nil
 }
 
 extension IntroductoryOfferRule {
@@ -48,20 +48,6 @@ extension IntroductoryOfferRule {
         allowAgain = try container.decodeIfPresent(EligibilityCriteria.self, forKey: .allowAgain)
         excludeRefunded = try container.decodeIfPresent(Bool.self, forKey: .excludeRefunded)
         storefronts = try container.decodeIfPresent([String].self, forKey: .storefronts)
-    }
-
-    /// Encodes every field, an absent one as `null`, so that documents always have the same keys.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(ruleId, forKey: .ruleId)
-        try container.encode(bundleId, forKey: .bundleId)
-        try container.encode(enabled, forKey: .enabled)
-        try container.encode(priority, forKey: .priority)
-        try container.encode(productIds, forKey: .productIds)
-        try container.encode(subscriptionGroupIds, forKey: .subscriptionGroupIds)
-        try container.encode(allowAgain, forKey: .allowAgain)
-        try container.encode(excludeRefunded, forKey: .excludeRefunded)
-        try container.encode(storefronts, forKey: .storefronts)
     }
 
     /// The rule that decides for `productId` of group `group` (nil when unknown): among the

@@ -19,19 +19,19 @@ public struct RetentionRule: ManagedRule {
     public var enabled: Bool = true
     public var priority: Int = 0
     /// The subscriptions (the request's `productId`) the rule applies to; nil for every one.
-    public var productIds: [String]?
+    @EncodedAsNull public var productIds: [String]? = nil
     /// The locales (the request's `userLocale`) the rule applies to; nil for every one. `en`
     /// matches every `en-…` locale, `en-US` only itself; case and `_`/`-` do not matter.
-    public var locales: [String]?
+    @EncodedAsNull public var locales: [String]? = nil
     /// The retention message (a UUID from the Retention Messaging API's message upload)
     /// shown alone, with the alternate product, or with the offer.
     public var messageIdentifier: String
     /// With a switch-plan message: the subscription to suggest.
-    public var alternateProductId: String?
+    @EncodedAsNull public var alternateProductId: String? = nil
     /// With a promotional-offer message: the offer rule (`offerId` of this app) to sign.
-    public var offerId: String?
+    @EncodedAsNull public var offerId: String? = nil
     /// With an offer: the message to show instead when the user is not eligible for it.
-    public var fallbackMessageIdentifier: String?
+    @EncodedAsNull public var fallbackMessageIdentifier: String? = nil
 }
 
 extension RetentionRule {
@@ -54,21 +54,6 @@ extension RetentionRule {
         alternateProductId = try container.decodeIfPresent(String.self, forKey: .alternateProductId)
         offerId = try container.decodeIfPresent(String.self, forKey: .offerId)
         fallbackMessageIdentifier = try container.decodeIfPresent(String.self, forKey: .fallbackMessageIdentifier)
-    }
-
-    /// Encodes every field, an absent one as `null`, so that documents always have the same keys.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(ruleId, forKey: .ruleId)
-        try container.encode(bundleId, forKey: .bundleId)
-        try container.encode(enabled, forKey: .enabled)
-        try container.encode(priority, forKey: .priority)
-        try container.encode(productIds, forKey: .productIds)
-        try container.encode(locales, forKey: .locales)
-        try container.encode(messageIdentifier, forKey: .messageIdentifier)
-        try container.encode(alternateProductId, forKey: .alternateProductId)
-        try container.encode(offerId, forKey: .offerId)
-        try container.encode(fallbackMessageIdentifier, forKey: .fallbackMessageIdentifier)
     }
 
     /// Whether the rule is enabled and applies to a request about `productId` in `locale`.
