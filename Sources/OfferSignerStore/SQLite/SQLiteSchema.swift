@@ -177,11 +177,19 @@ enum SQLiteSchema {
         ) WITHOUT ROWID;
         CREATE INDEX signatures_by_offer_time ON signatures(offer_id, timestamp_ms);
         """),
-        version8,
-        version9,
+        SQLiteMigration(version: 8, .retentionRules),
+        SQLiteMigration(version: 9, .appleData2026, backfill: { db throws(SQLiteError) in
+            do {
+                try HistoryFieldsBackfill.run(db)
+            } catch let error as SQLiteError {
+                throw error
+            } catch {
+                throw SQLiteError(extendedCode: 1, message: "filling the 2026 history fields: \(error)", sql: nil)
+            }
+        }),
         version10,
-        version11,
-        version12,
+        SQLiteMigration(version: 11, .offerOutcomes),
+        SQLiteMigration(version: 12, .appAccountTokenLinks),
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
@@ -258,5 +266,10 @@ struct SQLiteMigration: Sendable {
         self.summary = summary
         self.sql = sql
         self.backfill = backfill
+    }
+
+    /// `step`, which PostgreSQL takes too, as SQLite's version `version`.
+    init(version: Int, _ step: SchemaStep, backfill: (@Sendable (SQLiteConnection) throws(SQLiteError) -> Void)? = nil) {
+        self.init(version: version, summary: step.summary, sql: step.sql(.sqlite), backfill: backfill)
     }
 }
