@@ -4,12 +4,14 @@ import OfferSignerCore
 /// The database schema, as numbered migrations applied in order.
 ///
 /// How the schema changes: a new migration gets the next number, its SQL and, when SQL alone
-/// cannot fill its new columns (say, from a signed JWS), a backfill. A migration once
-/// released never changes. `migrate` applies every migration a database lacks, each in its
-/// own IMMEDIATE transaction together with its row in `schema_migrations` (version, summary,
-/// time applied), so the database always records its version and two processes opening it
-/// at once apply each migration once. A database of a newer version than this build knows is
-/// refused rather than misread. (The PostgreSQL store numbers its migrations the same way.)
+/// cannot fill its new columns (say, from a signed JWS), a backfill. A migration once released
+/// never changes (`ReleasedMigrationsTests` pins each by its digest). `migrate` applies every
+/// migration a database lacks, each in its own IMMEDIATE transaction together with its row in
+/// `schema_migrations` (version, summary, time applied), so the database always records its
+/// version and two processes opening it at once apply each migration once. A database of a
+/// newer version than this build knows is refused rather than misread. (The PostgreSQL store
+/// numbers its migrations the same way.) A migration both engines take alike is written once,
+/// as a ``SchemaStep`` in `SQL/`, and each engine lists it under its own next number.
 enum SQLiteSchema {
     /// The version a database has once every migration is applied.
     static var latestVersion: Int { migrations.count }
