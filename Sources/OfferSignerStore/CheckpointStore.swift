@@ -18,9 +18,4 @@ public protocol CheckpointStore: Sendable {
 public struct StoredCheckpoint: Sendable, Hashable {
     public var id: Int64
     public var checkpoint: AuditCheckpoint
-
-    public init(id: Int64, checkpoint: AuditCheckpoint) {
-        self.id = id
-        self.checkpoint = checkpoint
-    }
 }

@@ -28,7 +28,7 @@ public struct ConsentEvent: Sendable, Hashable {
     }
 
     /// The store's ID, ascending; 0 before the event is stored.
-    public var id: Int64
+    public var id: Int64 = 0
     public var appTransactionId: String
     public var environment: AppStoreEnvironment
     public var bundleId: String
@@ -43,20 +43,6 @@ public struct ConsentEvent: Sendable, Hashable {
     public var actor: String?
     /// Why it was cleared.
     public var reason: String?
-
-    public init(id: Int64 = 0, appTransactionId: String, environment: AppStoreEnvironment, bundleId: String, action: Action,
-                at: Date, recordedAt: Date, notificationUUID: String? = nil, actor: String? = nil, reason: String? = nil) {
-        self.id = id
-        self.appTransactionId = appTransactionId
-        self.environment = environment
-        self.bundleId = bundleId
-        self.action = action
-        self.at = at
-        self.recordedAt = recordedAt
-        self.notificationUUID = notificationUUID
-        self.actor = actor
-        self.reason = reason
-    }
 
     /// Of several events of one app download and environment, the one in force: the latest by
     /// ``at``, then by ``id``.

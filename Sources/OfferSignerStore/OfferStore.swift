@@ -29,13 +29,6 @@ public struct StoredOffer: Sendable, Hashable {
     public var version: Int
     public var createdAt: Date
     public var updatedAt: Date
-
-    public init(rule: OfferRule, version: Int, createdAt: Date, updatedAt: Date) {
-        self.rule = rule
-        self.version = version
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-    }
 }
 
 /// One change to an offer rule: who, when, before and after.
@@ -51,17 +44,4 @@ public struct OfferChange: Sendable, Hashable {
     public var changedAt: Date
     public var before: OfferRule?
     public var after: OfferRule?
-
-    public init(id: Int64, bundleId: String, offerId: String, version: Int, action: String, apiKeyName: String, changedAt: Date,
-                before: OfferRule?, after: OfferRule?) {
-        self.id = id
-        self.bundleId = bundleId
-        self.offerId = offerId
-        self.version = version
-        self.action = action
-        self.apiKeyName = apiKeyName
-        self.changedAt = changedAt
-        self.before = before
-        self.after = after
-    }
 }

@@ -46,12 +46,6 @@ public struct SubscriptionRef: Sendable, Hashable {
     public var bundleId: String
     public var environment: AppStoreEnvironment
     public var originalTransactionId: String
-
-    public init(bundleId: String, environment: AppStoreEnvironment, originalTransactionId: String) {
-        self.bundleId = bundleId
-        self.environment = environment
-        self.originalTransactionId = originalTransactionId
-    }
 }
 
 /// A stored redemption with its match and the facts of its outcome.
@@ -63,13 +57,6 @@ public struct RedemptionRecord: Sendable, Hashable {
     public var signatureNonce: String?
     /// Whether the service holds a rule for its offer (a managed offer).
     public var managed: Bool
-
-    public init(id: Int64, run: RedemptionRun, signatureNonce: String?, managed: Bool) {
-        self.id = id
-        self.run = run
-        self.signatureNonce = signatureNonce
-        self.managed = managed
-    }
 
     public var matched: Bool { signatureNonce != nil }
 }
@@ -124,25 +111,12 @@ public struct UserDecision: Sendable, Hashable {
     public var decidedAt: Int64
     /// Held out (true) or signed (false).
     public var heldOut: Bool
-
-    public init(userKey: String, decidedAt: Int64, heldOut: Bool) {
-        self.userKey = userKey
-        self.decidedAt = decidedAt
-        self.heldOut = heldOut
-    }
 }
 
 /// How many users were treated (signed) and held out of an offer, and how many of each returned.
 public struct DecisionReturns: Sendable, Hashable {
-    public var treatedUsers: Int
-    public var treatedReturned: Int
-    public var holdoutUsers: Int
-    public var holdoutReturned: Int
-
-    public init(treatedUsers: Int = 0, treatedReturned: Int = 0, holdoutUsers: Int = 0, holdoutReturned: Int = 0) {
-        self.treatedUsers = treatedUsers
-        self.treatedReturned = treatedReturned
-        self.holdoutUsers = holdoutUsers
-        self.holdoutReturned = holdoutReturned
-    }
+    public var treatedUsers: Int = 0
+    public var treatedReturned: Int = 0
+    public var holdoutUsers: Int = 0
+    public var holdoutReturned: Int = 0
 }

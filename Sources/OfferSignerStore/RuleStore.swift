@@ -31,13 +31,6 @@ public struct StoredRule<Rule: ManagedRule>: Sendable, Hashable {
     public var version: Int
     public var createdAt: Date
     public var updatedAt: Date
-
-    public init(rule: Rule, version: Int, createdAt: Date, updatedAt: Date) {
-        self.rule = rule
-        self.version = version
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-    }
 }
 
 /// One change to a rule: who, when, before and after.
@@ -52,17 +45,4 @@ public struct RuleChange<Rule: ManagedRule>: Sendable, Hashable {
     public var changedAt: Date
     public var before: Rule?
     public var after: Rule?
-
-    public init(id: Int64, bundleId: String, ruleId: String, version: Int, action: String, apiKeyName: String,
-                changedAt: Date, before: Rule?, after: Rule?) {
-        self.id = id
-        self.bundleId = bundleId
-        self.ruleId = ruleId
-        self.version = version
-        self.action = action
-        self.apiKeyName = apiKeyName
-        self.changedAt = changedAt
-        self.before = before
-        self.after = after
-    }
 }

@@ -233,6 +233,7 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
 }
 
 extension PostgreSQLConnection: SQLConnection {
+    @discardableResult
     func change(_ sql: String, _ values: [SQLValue]) throws -> Int {
         try query(sql, values).affectedRows
     }

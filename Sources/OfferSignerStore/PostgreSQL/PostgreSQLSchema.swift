@@ -173,11 +173,11 @@ enum PostgreSQLSchema {
             PRIMARY KEY (bundle_id, offer_id, day, criterion)
         );
         """),
-        version2,
-        version3,
+        PostgreSQLMigration(version: 2, .retentionRules),
+        PostgreSQLMigration(version: 3, .appleData2026, backfill: { db in try HistoryFieldsBackfill.run(db) }),
         version4,
-        version5,
-        version6,
+        PostgreSQLMigration(version: 5, .offerOutcomes),
+        PostgreSQLMigration(version: 6, .appAccountTokenLinks),
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own
@@ -244,4 +244,11 @@ struct PostgreSQLMigration: Sendable {
     let sql: String
     /// Fills in what `sql` cannot, in the same transaction, after it.
     var backfill: (@Sendable (PostgreSQLConnection) throws -> Void)? = nil
+}
+
+extension PostgreSQLMigration {
+    /// `step`, which SQLite takes too, as PostgreSQL's version `version`.
+    init(version: Int, _ step: SchemaStep, backfill: (@Sendable (PostgreSQLConnection) throws -> Void)? = nil) {
+        self.init(version: version, summary: step.summary, sql: step.sql(.postgreSQL), backfill: backfill)
+    }
 }

@@ -29,8 +29,7 @@ enum PostgreSQLSignatureBatch {
         var rows: [LoggedSignature] = []
         for item in batch {
             guard case .append(let record, let quota) = item else {
-                try db.change("INSERT INTO signature_log_probe (filler) VALUES (decode(repeat('00', 4096), 'hex'))")
-                try db.change("DELETE FROM signature_log_probe")
+                try SignatureLogProbe.write(db)
                 results.append(.success(nil))
                 continue
             }

@@ -96,6 +96,7 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
 }
 
 extension SQLiteConnection: SQLConnection {
+    @discardableResult
     func change(_ sql: String, _ values: [SQLValue]) throws -> Int {
         try run(sql, values)
         return changes

@@ -4,12 +4,14 @@ import OfferSignerCore
 /// The database schema, as numbered migrations applied in order.
 ///
 /// How the schema changes: a new migration gets the next number, its SQL and, when SQL alone
-/// cannot fill its new columns (say, from a signed JWS), a backfill. A migration once
-/// released never changes. `migrate` applies every migration a database lacks, each in its
-/// own IMMEDIATE transaction together with its row in `schema_migrations` (version, summary,
-/// time applied), so the database always records its version and two processes opening it
-/// at once apply each migration once. A database of a newer version than this build knows is
-/// refused rather than misread. (The PostgreSQL store numbers its migrations the same way.)
+/// cannot fill its new columns (say, from a signed JWS), a backfill. A migration once released
+/// never changes (`ReleasedMigrationsTests` pins each by its digest). `migrate` applies every
+/// migration a database lacks, each in its own IMMEDIATE transaction together with its row in
+/// `schema_migrations` (version, summary, time applied), so the database always records its
+/// version and two processes opening it at once apply each migration once. A database of a
+/// newer version than this build knows is refused rather than misread. (The PostgreSQL store
+/// numbers its migrations the same way.) A migration both engines take alike is written once,
+/// as a ``SchemaStep`` in `SQL/`, and each engine lists it under its own next number.
 enum SQLiteSchema {
     /// The version a database has once every migration is applied.
     static var latestVersion: Int { migrations.count }
@@ -177,11 +179,19 @@ enum SQLiteSchema {
         ) WITHOUT ROWID;
         CREATE INDEX signatures_by_offer_time ON signatures(offer_id, timestamp_ms);
         """),
-        version8,
-        version9,
+        SQLiteMigration(version: 8, .retentionRules),
+        SQLiteMigration(version: 9, .appleData2026, backfill: { db throws(SQLiteError) in
+            do {
+                try HistoryFieldsBackfill.run(db)
+            } catch let error as SQLiteError {
+                throw error
+            } catch {
+                throw SQLiteError(extendedCode: 1, message: "filling the 2026 history fields: \(error)", sql: nil)
+            }
+        }),
         version10,
-        version11,
-        version12,
+        SQLiteMigration(version: 11, .offerOutcomes),
+        SQLiteMigration(version: 12, .appAccountTokenLinks),
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
@@ -258,5 +268,10 @@ struct SQLiteMigration: Sendable {
         self.summary = summary
         self.sql = sql
         self.backfill = backfill
+    }
+
+    /// `step`, which PostgreSQL takes too, as SQLite's version `version`.
+    init(version: Int, _ step: SchemaStep, backfill: (@Sendable (SQLiteConnection) throws(SQLiteError) -> Void)? = nil) {
+        self.init(version: version, summary: step.summary, sql: step.sql(.sqlite), backfill: backfill)
     }
 }

@@ -15,8 +15,7 @@ enum SQLiteSignatureBatch {
         var head = start
         for item in batch {
             guard case .append(let record, let quota) = item else {
-                try db.change("INSERT INTO signature_log_probe (filler) VALUES (zeroblob(4096))")
-                try db.change("DELETE FROM signature_log_probe")
+                try SignatureLogProbe.write(db)
                 results.append(.success(nil))
                 continue
             }
