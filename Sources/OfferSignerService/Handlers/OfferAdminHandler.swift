@@ -27,10 +27,7 @@ struct OfferAdminHandler {
     /// Creates or replaces the offer of the body's app (or of the only app, when the body names none).
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let offerId = try context.parameters.require("offerId")
-        let configuration = keyRing.current
-        let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
-            ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
-        let rule = try request.decodeJSON(OfferRule.self, userInfo: onlyApp)
+        let rule = try Self.decodeRule(OfferRule.self, request, keyRing.current)
         try validate(rule, offerId: offerId)
         let existed = try offers.offer(bundleId: rule.bundleId, offerId: offerId) != nil
         let stored = try offers.put(rule, by: context.callerName, at: clock.now)
@@ -45,6 +42,14 @@ struct OfferAdminHandler {
             throw HTTPProblem.notFound("no offer '\(offerId)' is configured for \(bundleId)")
         }
         return try HTTPResponse.json(OfferDocument(stored))
+    }
+
+    /// The body's rule (an offer's, or another kind's), whose `bundleId` may be left out when one app is configured.
+    static func decodeRule<Rule: Decodable>(_ type: Rule.Type, _ request: HTTPRequest,
+                                            _ configuration: KeyConfiguration) throws(HTTPProblem) -> Rule {
+        let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
+            ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
+        return try request.decodeJSON(type, userInfo: onlyApp)
     }
 
     /// The app named by `?bundleId=`, or the only configured app.
@@ -71,10 +76,7 @@ struct OfferAdminHandler {
         if keyRing.current.apps[rule.bundleId] == nil {
             problems.append("no app with bundleId '\(rule.bundleId)' is configured")
         }
-        guard problems.isEmpty else {
-            throw HTTPProblem(status: 400, code: "invalid_request", title: "Invalid request",
-                              detail: problems.joined(separator: "; "), extensions: ["errors": problems])
-        }
+        guard problems.isEmpty else { throw .invalidRequest(listing: problems) }
     }
 }
 

@@ -28,7 +28,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
 
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let rules = try rules.rules(Rule.self, bundleId: request.query["bundleId"])
-        return try HTTPResponse.json(["rules": rules.map(RuleDocument.init)])
+        return try HTTPResponse.json(["rules": rules.map { RuleDocument($0) }])
     }
 
     func get(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
@@ -44,9 +44,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let ruleId = try context.parameters.require("ruleId")
         let configuration = keyRing.current
-        let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
-            ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
-        let rule = try request.decodeJSON(Rule.self, userInfo: onlyApp)
+        let rule = try OfferAdminHandler.decodeRule(Rule.self, request, configuration)
         var problems = rule.validationProblems()
         if rule.ruleId != ruleId {
             problems.insert("'ruleId' in the body ('\(rule.ruleId)') differs from the rule ID in the path ('\(ruleId)')", at: 0)
@@ -56,10 +54,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
         } else if problems.isEmpty {
             problems += try configurationProblems(rule, offers)
         }
-        guard problems.isEmpty else {
-            throw HTTPProblem(status: 400, code: "invalid_request", title: "Invalid request",
-                              detail: problems.joined(separator: "; "), extensions: ["errors": problems])
-        }
+        guard problems.isEmpty else { throw HTTPProblem.invalidRequest(listing: problems) }
         let existed = try rules.rule(Rule.self, bundleId: rule.bundleId, ruleId: ruleId) != nil
         let stored = try rules.put(rule, by: context.callerName, at: clock.now)
         return try HTTPResponse.json(RuleDocument(stored, warnings: warnings(rule)), status: existed ? 200 : 201)
@@ -93,11 +88,9 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     }
 
     private func changesPage(_ request: HTTPRequest, bundleId: String?, ruleId: String?) throws -> HTTPResponse {
-        let limit = try AuditHandler.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try rules.changes(Rule.self, bundleId: bundleId, ruleId: ruleId, afterId: after, limit: limit)
-        let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
-        return try HTTPResponse.json(Page(items: changes.map(RuleChangeDocument.init), nextCursor: next))
+        let page = try PageRequest(request.query)
+        let changes = try rules.changes(Rule.self, bundleId: bundleId, ruleId: ruleId, afterId: page.after, limit: page.limit)
+        return try HTTPResponse.json(page.page(changes, position: \.id, RuleChangeDocument.init))
     }
 }
 
@@ -105,13 +98,9 @@ struct RuleAdminHandler<Rule: ManagedRule> {
 struct RuleDocument<Rule: ManagedRule>: Encodable {
     let stored: StoredRule<Rule>
     /// Said when a rule is saved, only when there is something to say.
-    var warnings: [String] = []
+    let warnings: [String]
 
-    init(_ stored: StoredRule<Rule>) {
-        self.stored = stored
-    }
-
-    init(_ stored: StoredRule<Rule>, warnings: [String]) {
+    init(_ stored: StoredRule<Rule>, warnings: [String] = []) {
         self.stored = stored
         self.warnings = warnings
     }
