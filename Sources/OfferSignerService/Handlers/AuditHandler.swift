@@ -133,7 +133,7 @@ struct AuditHandler {
         let page = try PageRequest(request.query)
         let changes = try offers.changes(bundleId: request.query["bundleId"], offerId: request.query["offerId"],
                                          afterId: page.after, limit: page.limit)
-        return try HTTPResponse.json(page.page(changes, position: \.id, OfferChangeDocument.init))
+        return try HTTPResponse.json(page.page(changes, position: \.id) { RuleChangeDocument($0) })
     }
 
     static func filter(_ query: [String: String]) throws(HTTPProblem) -> SignatureFilter {

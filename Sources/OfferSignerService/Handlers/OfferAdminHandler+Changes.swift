@@ -11,6 +11,6 @@ extension OfferAdminHandler {
         let rule = try Self.stored(request, context, keyRing: keyRing, offers: offers).rule
         let page = try PageRequest(request.query)
         let changes = try offers.changes(bundleId: rule.bundleId, offerId: rule.offerId, afterId: page.after, limit: page.limit)
-        return try HTTPResponse.json(page.page(changes, position: \.id, OfferChangeDocument.init))
+        return try HTTPResponse.json(page.page(changes, position: \.id) { RuleChangeDocument($0) })
     }
 }

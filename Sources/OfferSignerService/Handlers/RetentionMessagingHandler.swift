@@ -172,7 +172,7 @@ struct RetentionMessagingHandler {
         let page = try PageRequest(request.query)
         let changes = try messaging.changes(bundleId: request.query["bundleId"], ruleId: request.query["ruleId"], afterId: page.after,
                                             limit: page.limit)
-        return try HTTPResponse.json(page.page(changes, position: \.id, RuleChangeDocument.init))
+        return try HTTPResponse.json(page.page(changes, position: \.id) { RuleChangeDocument($0) })
     }
 
     struct Items<Item: Encodable>: Encodable {
