@@ -17,25 +17,10 @@ struct cmhd_options {
     size_t thread_stack_size;
 };
 
-static inline struct MHD_Daemon *cmhd_start(unsigned int flags, const struct sockaddr *address,
-                                            MHD_AccessHandlerCallback handler,
-                                            MHD_RequestCompletedCallback completed, void *context,
-                                            struct cmhd_options options) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, context,
-                            MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, context,
-                            MHD_OPTION_CONNECTION_LIMIT, options.connection_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, options.per_ip_connection_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, options.connection_timeout_seconds,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, options.connection_memory_limit,
-                            MHD_OPTION_THREAD_STACK_SIZE, options.thread_stack_size,
-                            MHD_OPTION_END);
-}
-
 /// MHD_OPTION_URI_LOG_CALLBACK's function type (the header gives it only in prose).
 typedef void *(*cmhd_uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
-/// cmhd_start with the server's connection hooks, each called with `context`.
+/// Starts a daemon with `options` and the server's connection hooks, each called with `context`.
 static inline struct MHD_Daemon *cmhd_start_server(unsigned int flags, const struct sockaddr *address,
                                                    MHD_AccessHandlerCallback handler,
                                                    MHD_RequestCompletedCallback completed,
@@ -53,6 +38,14 @@ static inline struct MHD_Daemon *cmhd_start_server(unsigned int flags, const str
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, options.connection_memory_limit,
                             MHD_OPTION_THREAD_STACK_SIZE, options.thread_stack_size,
                             MHD_OPTION_END);
+}
+
+/// cmhd_start_server without the connection hooks: a NULL hook is one libmicrohttpd does not call.
+static inline struct MHD_Daemon *cmhd_start(unsigned int flags, const struct sockaddr *address,
+                                            MHD_AccessHandlerCallback handler,
+                                            MHD_RequestCompletedCallback completed, void *context,
+                                            struct cmhd_options options) {
+    return cmhd_start_server(flags, address, handler, completed, NULL, NULL, context, options);
 }
 
 /// The port the daemon listens on (MHD_get_daemon_info is variadic).

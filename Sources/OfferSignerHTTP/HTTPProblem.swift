@@ -38,6 +38,12 @@ public struct HTTPProblem: Error, Sendable, CustomStringConvertible {
         HTTPProblem(status: 400, code: "invalid_request", title: "Invalid request", detail: detail)
     }
 
+    /// 400 `invalid_request` naming every fault: joined by "; " in `detail`, listed in `errors`.
+    public static func invalidRequest(listing problems: [String]) -> HTTPProblem {
+        HTTPProblem(status: 400, code: "invalid_request", title: "Invalid request", detail: problems.joined(separator: "; "),
+                    extensions: ["errors": problems])
+    }
+
     public static func unauthorized(_ detail: String) -> HTTPProblem {
         HTTPProblem(status: 401, code: "unauthorized", title: "Unauthorized", detail: detail,
                     headers: ["WWW-Authenticate": "Bearer"])

@@ -157,9 +157,6 @@ enum OfflineCommands {
         } catch StartupError.databaseMissing(let path) {
             printError(StartupError.databaseMissing(path: path).description)
             return 2
-        } catch let error as CustomStringConvertible {
-            printError(error.description)
-            return 1
         } catch {
             printError("\(error)")
             return 1

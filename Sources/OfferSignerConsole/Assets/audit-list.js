@@ -1,11 +1,48 @@
 import { api } from './api.js';
-import { h, toast } from './dom.js';
+import { h, replace, table, toast } from './dom.js';
 import { number } from './format.js';
 
-// What the audit's paged lists (signature log, rule changes, redemptions) share.
+// What the audit's paged lists (signature log, rule changes, redemptions, account links) share.
+
+/**
+ * A filtered, paged list of `route` in `body`: the filter form (`fields`, whose controls are the
+ * values of `inputs`, a `note` above them, `actions` after Apply and Clear), then the page of
+ * `path` the query asks for (`params` and its cursor): how many `noun`s it holds, the table
+ * (`table`'s options, the page's items as rows) and the pager (`next` reads the page's cursor).
+ */
+export async function pagedList(body, { query, navigate, href }, { route, note, inputs, fields, actions, path, params, noun, table: options,
+  next = page => page.nextCursor }) {
+  const form = h('form', { class: 'filters', onsubmit: event => {
+    event.preventDefault();
+    const filters = {};
+    for (const [name, input] of Object.entries(inputs)) if (input.value.trim()) filters[name] = input.value.trim();
+    navigate(route, filters);
+  } },
+  h('h2', { class: 'visually-hidden' }, 'Filters'),
+  note ? h('p', { class: 'muted' }, note) : null,
+  h('div', { class: 'filter-grid' }, fields),
+  h('div', { class: 'actions' },
+    h('button', { type: 'submit', class: 'button button-primary' }, 'Apply filters'),
+    h('a', { class: 'button button-quiet', href: href(route) }, 'Clear'),
+    actions));
+  const results = h('div', { class: 'results' }, h('p', { class: 'loading' }, 'Loading…'));
+  body.append(form, results);
+  let page;
+  try {
+    page = await api('GET', path, { params: { ...params, cursor: query.get('cursor') } });
+  } catch (error) {
+    if (error.status === 401) throw error;
+    replace(results, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
+    return;
+  }
+  replace(results,
+    pageSummary(page.items.length, noun, query),
+    table({ ...options, rows: page.items }),
+    pager({ href, route, query, next: next(page) }));
+}
 
 /** The line above a page: how many `noun`s (singular) it holds, and whether it is not the first. */
-export function pageSummary(count, noun, query) {
+function pageSummary(count, noun, query) {
   return h('p', { class: 'summary', role: 'status' },
     `${number(count)} ${noun}${count === 1 ? '' : 's'} on this page${query.get('cursor') ? ' (not the first page)' : ''}.`);
 }

@@ -1,6 +1,6 @@
 import { api, path, ApiError } from './api.js';
-import { h, replace, field, table } from './dom.js';
-import { downloadPagedCSV, pageSummary, pager } from './audit-list.js';
+import { h, replace, field } from './dom.js';
+import { downloadPagedCSV, pagedList, pager } from './audit-list.js';
 import { number, dateTime } from './format.js';
 import { historyList } from './rule-history.js';
 import { OFFER_SCHEMA } from './offer-fields.js';
@@ -63,44 +63,26 @@ export async function renderAudit(main, context) {
   }
 }
 
-async function signatures(body, { query, navigate, href }) {
+function signatures(body, context) {
+  const { query, href } = context;
   const inputs = {};
-  const form = h('form', { class: 'filters', onsubmit: event => {
-    event.preventDefault();
-    const next = {};
-    for (const [name, input] of Object.entries(inputs)) if (input.value.trim()) next[name] = input.value.trim();
-    navigate(['audit', 'signatures'], next);
-  } },
-  h('h2', { class: 'visually-hidden' }, 'Filters'),
-  h('div', { class: 'filter-grid' },
-    FILTERS.map(([name, label]) => field({ id: `filter-${name}`, label,
-      control: inputs[name] = h('input', { type: 'text', value: query.get(name) || '', autocomplete: 'off', spellcheck: 'false' }) })),
-    CHOICE_FILTERS.map(([name, label, options]) => field({ id: `filter-${name}`, label,
-      control: inputs[name] = h('select', null, options.map(([value, text]) => h('option', { value, selected: (query.get(name) || '') === value }, text))) })),
-    [['from', 'Signed from (UTC)'], ['to', 'Signed before (UTC)']].map(([name, label]) => {
-      const wrapper = field({ id: `filter-${name}`, label, control: inputs[name] = h('input', { type: 'datetime-local', step: '60', value: query.get(name) || '' }) });
-      wrapper.classList.add('filter-time');
-      return wrapper;
-    }),
-    field({ id: 'filter-limit', label: 'Rows per page', control: inputs.limit = h('select', null, ['25', '100', '500', '1000'].map(v =>
-      h('option', { value: v, selected: (query.get('limit') || '100') === v }, v))) })),
-  h('div', { class: 'actions' },
-    h('button', { type: 'submit', class: 'button button-primary' }, 'Apply filters'),
-    h('a', { class: 'button button-quiet', href: href(['audit', 'signatures']) }, 'Clear'),
-    h('button', { type: 'button', class: 'button', id: 'download-csv', onclick: event => downloadCSV(query, event.currentTarget) }, 'Download CSV')));
-  const results = h('div', { class: 'results' }, h('p', { class: 'loading' }, 'Loading…'));
-  body.append(form, results);
-  let page;
-  try {
-    page = await api('GET', '/v1/audit/signatures', { params: { ...apiFilter(query), limit: query.get('limit') || 100, cursor: query.get('cursor') } });
-  } catch (error) {
-    if (error.status === 401) throw error;
-    replace(results, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
-    return;
-  }
-  replace(results,
-    pageSummary(page.items.length, 'record', query),
-    table({ caption: 'Signature records', rows: page.items, empty: 'No signature matches these filters.',
+  return pagedList(body, context, {
+    route: ['audit', 'signatures'], inputs,
+    fields: [
+      FILTERS.map(([name, label]) => field({ id: `filter-${name}`, label,
+        control: inputs[name] = h('input', { type: 'text', value: query.get(name) || '', autocomplete: 'off', spellcheck: 'false' }) })),
+      CHOICE_FILTERS.map(([name, label, options]) => field({ id: `filter-${name}`, label,
+        control: inputs[name] = h('select', null, options.map(([value, text]) => h('option', { value, selected: (query.get(name) || '') === value }, text))) })),
+      [['from', 'Signed from (UTC)'], ['to', 'Signed before (UTC)']].map(([name, label]) => {
+        const wrapper = field({ id: `filter-${name}`, label, control: inputs[name] = h('input', { type: 'datetime-local', step: '60', value: query.get(name) || '' }) });
+        wrapper.classList.add('filter-time');
+        return wrapper;
+      }),
+      field({ id: 'filter-limit', label: 'Rows per page', control: inputs.limit = h('select', null, ['25', '100', '500', '1000'].map(v =>
+        h('option', { value: v, selected: (query.get('limit') || '100') === v }, v))) })],
+    actions: h('button', { type: 'button', class: 'button', id: 'download-csv', onclick: event => downloadCSV(query, event.currentTarget) }, 'Download CSV'),
+    path: '/v1/audit/signatures', params: { ...apiFilter(query), limit: query.get('limit') || 100 }, noun: 'record',
+    table: { caption: 'Signature records', empty: 'No signature matches these filters.',
       onRowClick: item => href(['audit', 'record', item.nonce]), rowLabel: item => `Record ${item.sequence}, nonce ${item.nonce}`,
       columns: [
         { label: '#', class: 'num', value: item => String(item.sequence) },
@@ -112,8 +94,8 @@ async function signatures(body, { query, navigate, href }) {
         { label: 'API key', value: item => item.apiKeyName },
         { label: 'Signature', class: 'nowrap', value: signedWhat },
         { label: 'Asked by', value: item => SOURCES[item.source] || item.source || '—' },
-      ] }),
-    pager({ href, route: ['audit', 'signatures'], query, next: page.nextCursor }));
+      ] },
+  });
 }
 
 /** Every record of the filter as one CSV file (page after page), downloaded by the browser. */

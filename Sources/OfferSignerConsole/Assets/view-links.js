@@ -3,9 +3,8 @@
 // Apple to attribute to a user with Set App Account Token, and how it ended. From
 // GET /v1/audit/app-account-token-links.
 
-import { api } from './api.js';
-import { h, replace, field, table } from './dom.js';
-import { pageSummary, pager } from './audit-list.js';
+import { h, field } from './dom.js';
+import { pagedList } from './audit-list.js';
 import { dateTime } from './format.js';
 
 const OUTCOMES = { linked: ['Linked', 'badge-live'], refused: ['Refused', 'badge-disabled'], failed: ['Failed', 'badge-disabled'] };
@@ -16,35 +15,17 @@ function apiFilter(query) {
   return filter;
 }
 
-export async function renderLinks(body, { query, navigate, href }) {
+export function renderLinks(body, context) {
+  const { query } = context;
   const inputs = {};
-  const form = h('form', { class: 'filters', onsubmit: event => {
-    event.preventDefault();
-    const next = {};
-    for (const [name, input] of Object.entries(inputs)) if (input.value.trim()) next[name] = input.value.trim();
-    navigate(['audit', 'links'], next);
-  } },
-  h('h2', { class: 'visually-hidden' }, 'Filters'),
-  h('p', { class: 'muted' }, 'Subscriptions without an app account token that the service, or an operator, asked the App Store to attribute to a user. A token already set is never replaced, except by an operator with --force.'),
-  h('div', { class: 'filter-grid' },
-    field({ id: 'link-originalTransactionId', label: 'Subscription (original transaction ID)', control: inputs.originalTransactionId = h('input', { type: 'text', value: query.get('originalTransactionId') || '', autocomplete: 'off', spellcheck: 'false', inputmode: 'numeric' }) }),
-    field({ id: 'link-bundleId', label: 'App (bundle ID)', control: inputs.bundleId = h('input', { type: 'text', value: query.get('bundleId') || '', autocomplete: 'off', spellcheck: 'false' }) })),
-  h('div', { class: 'actions' },
-    h('button', { type: 'submit', class: 'button button-primary' }, 'Apply filters'),
-    h('a', { class: 'button button-quiet', href: href(['audit', 'links']) }, 'Clear')));
-  const results = h('div', { class: 'results' }, h('p', { class: 'loading' }, 'Loading…'));
-  body.append(form, results);
-  let page;
-  try {
-    page = await api('GET', '/v1/audit/app-account-token-links', { params: { ...apiFilter(query), limit: 100, cursor: query.get('cursor') } });
-  } catch (error) {
-    if (error.status === 401) throw error;
-    replace(results, h('p', { class: 'notice notice-error', role: 'alert' }, error.message));
-    return;
-  }
-  replace(results,
-    pageSummary(page.items.length, 'link', query),
-    table({ caption: 'Account links', rows: page.items, empty: 'No link matches these filters.',
+  return pagedList(body, context, {
+    route: ['audit', 'links'], inputs,
+    note: 'Subscriptions without an app account token that the service, or an operator, asked the App Store to attribute to a user. A token already set is never replaced, except by an operator with --force.',
+    fields: [
+      field({ id: 'link-originalTransactionId', label: 'Subscription (original transaction ID)', control: inputs.originalTransactionId = h('input', { type: 'text', value: query.get('originalTransactionId') || '', autocomplete: 'off', spellcheck: 'false', inputmode: 'numeric' }) }),
+      field({ id: 'link-bundleId', label: 'App (bundle ID)', control: inputs.bundleId = h('input', { type: 'text', value: query.get('bundleId') || '', autocomplete: 'off', spellcheck: 'false' }) })],
+    path: '/v1/audit/app-account-token-links', params: { ...apiFilter(query), limit: 100 }, noun: 'link',
+    table: { caption: 'Account links', empty: 'No link matches these filters.',
       columns: [
         { label: 'When', class: 'nowrap', value: item => dateTime(item.at) },
         { label: 'Subscription', class: 'nowrap', value: item => item.originalTransactionId },
@@ -58,6 +39,6 @@ export async function renderLinks(body, { query, navigate, href }) {
         { label: 'Attempts', class: 'nowrap', value: item => String(item.attempts) },
         { label: 'Why', value: item => item.reason || '—' },
         { label: 'History', value: item => item.environment },
-      ] }),
-    pager({ href, route: ['audit', 'links'], query, next: page.nextCursor }));
+      ] },
+  });
 }

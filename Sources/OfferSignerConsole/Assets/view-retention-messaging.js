@@ -72,63 +72,57 @@ export async function appendRetentionMessaging(main, { me, query, navigate }) {
     admin ? realtimeSection() : null,
     admin ? performanceSection() : null));
 
+  /**
+   * `into` filled with a table of what Apple holds of `kind` (`options`: caption, empty text and
+   * columns), each row ending in a button deleting the item whose path segments `ids` gives and
+   * then calling `reload`; or with the problem that kept the list. The items, when listed.
+   */
+  async function listAtApple(into, kind, ids, reload, options) {
+    try {
+      const { items } = await api('GET', `/v1/admin/${kind}`, { params });
+      replace(into, table({ ...options, rows: items, columns: [...options.columns,
+        { label: '', value: item => h('button', { type: 'button', class: 'button button-small', onclick: () => remove(kind, ids(item), reload) }, 'Delete') }] }));
+      return items;
+    } catch (error) {
+      if (error.status === 401) throw error;
+      replace(into, problemNotice(error));
+    }
+  }
+
   let known = [];
   async function loadMessages() {
-    try {
-      const { items } = await api('GET', '/v1/admin/retention-messages', { params });
-      known = items;
-      replace(messages, table({
-        caption: 'Messages at Apple', empty: 'No messages at Apple yet.',
-        rows: items,
-        columns: [
-          { label: 'Message ID', class: 'col-id', value: m => m.messageIdentifier },
-          { label: 'State', value: m => stateBadge(m.state) },
-          { label: 'Header', value: m => m.header ?? h('span', { class: 'muted' }, 'uploaded elsewhere') },
-          { label: 'Body', value: m => m.body ?? '' },
-          { label: 'Uploaded', value: m => (m.uploadedAt ? dateTime(m.uploadedAt) : '—') },
-          { label: '', value: m => h('button', { type: 'button', class: 'button button-small', onclick: () => remove('retention-messages', m.messageIdentifier, loadMessages) }, 'Delete') },
-        ],
-      }));
-    } catch (error) {
-      if (error.status === 401) throw error;
-      replace(messages, problemNotice(error));
-    }
+    known = await listAtApple(messages, 'retention-messages', m => m.messageIdentifier, loadMessages, {
+      caption: 'Messages at Apple', empty: 'No messages at Apple yet.',
+      columns: [
+        { label: 'Message ID', class: 'col-id', value: m => m.messageIdentifier },
+        { label: 'State', value: m => stateBadge(m.state) },
+        { label: 'Header', value: m => m.header ?? h('span', { class: 'muted' }, 'uploaded elsewhere') },
+        { label: 'Body', value: m => m.body ?? '' },
+        { label: 'Uploaded', value: m => (m.uploadedAt ? dateTime(m.uploadedAt) : '—') },
+      ],
+    }) ?? known;
   }
 
-  async function loadImages() {
-    try {
-      const { items } = await api('GET', '/v1/admin/retention-images', { params });
-      replace(images, table({
-        caption: 'Images at Apple', empty: 'No images at Apple yet.', rows: items,
-        columns: [
-          { label: 'Image ID', class: 'col-id', value: i => i.imageIdentifier },
-          { label: 'State', value: i => stateBadge(i.state) },
-          { label: 'Size', value: i => (i.imageSize ? `${i.imageSize} · ${number(i.width)} × ${number(i.height)}` : '—') },
-          { label: '', value: i => h('button', { type: 'button', class: 'button button-small', onclick: () => remove('retention-images', i.imageIdentifier, loadImages) }, 'Delete') },
-        ],
-      }));
-    } catch (error) {
-      if (error.status === 401) throw error;
-      replace(images, problemNotice(error));
-    }
+  function loadImages() {
+    return listAtApple(images, 'retention-images', i => i.imageIdentifier, loadImages, {
+      caption: 'Images at Apple', empty: 'No images at Apple yet.',
+      columns: [
+        { label: 'Image ID', class: 'col-id', value: i => i.imageIdentifier },
+        { label: 'State', value: i => stateBadge(i.state) },
+        { label: 'Size', value: i => (i.imageSize ? `${i.imageSize} · ${number(i.width)} × ${number(i.height)}` : '—') },
+      ],
+    });
   }
 
-  async function loadDefaults() {
-    try {
-      const { items } = await api('GET', '/v1/admin/retention-defaults', { params });
-      replace(defaults, table({
-        caption: 'Default messages', empty: 'No default message configured through the service.', rows: items,
-        columns: [
-          { label: 'Product', class: 'col-id', value: d => d.productId },
-          { label: 'Locale', value: d => d.locale },
-          { label: 'Message ID', value: d => d.messageIdentifier },
-          { label: '', value: d => h('button', { type: 'button', class: 'button button-small', onclick: () => remove('retention-defaults', [d.productId, d.locale], loadDefaults) }, 'Delete') },
-        ],
-      }));
-    } catch (error) {
-      if (error.status === 401) throw error;
-      replace(defaults, problemNotice(error));
-    }
+  function loadDefaults() {
+    return listAtApple(defaults, 'retention-defaults', d => [d.productId, d.locale], loadDefaults, {
+      caption: 'Default messages', empty: 'No default message configured through the service.',
+      columns: [
+        { label: 'Product', class: 'col-id', value: d => d.productId },
+        { label: 'Locale', value: d => d.locale },
+        { label: 'Message ID', value: d => d.messageIdentifier },
+      ],
+    });
   }
 
   async function remove(kind, ids, reload) {

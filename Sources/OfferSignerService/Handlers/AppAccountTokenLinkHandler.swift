@@ -38,12 +38,10 @@ struct AppAccountTokenLinkHandler {
     }
 
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let limit = try AuditHandler.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
+        let page = try PageRequest(request.query)
         let found = try links?.links(bundleId: request.query["bundleId"], originalTransactionId: request.query["originalTransactionId"],
-                                     afterId: after, limit: limit) ?? []
-        let next = found.count == limit ? found.last.map { PageCursor.encode($0.id) } : nil
-        return try HTTPResponse.json(Page(items: found.map(Document.init), nextCursor: next))
+                                     afterId: page.after, limit: page.limit) ?? []
+        return try HTTPResponse.json(page.page(found, position: \.id, Document.init))
     }
 }
 

@@ -4,26 +4,6 @@ import OfferSignerCore
 import OfferSignerHTTP
 import OfferSignerStore
 
-/// An offer-rule change as the audit API shows it.
-struct OfferChangeDocument: Encodable {
-    let change: OfferChange
-
-    enum Keys: String, CodingKey { case id, bundleId, offerId, version, action, apiKeyName, changedAt, before, after }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(change.id, forKey: .id)
-        try c.encode(change.bundleId, forKey: .bundleId)
-        try c.encode(change.offerId, forKey: .offerId)
-        try c.encode(change.version, forKey: .version)
-        try c.encode(change.action, forKey: .action)
-        try c.encode(change.apiKeyName, forKey: .apiKeyName)
-        try c.encode(change.changedAt, forKey: .changedAt)
-        try c.encode(change.before, forKey: .before)
-        try c.encode(change.after, forKey: .after)
-    }
-}
-
 /// A page of items with the cursor of the next page (nil on the last).
 struct Page<Item: Encodable>: Encodable {
     let items: [Item]

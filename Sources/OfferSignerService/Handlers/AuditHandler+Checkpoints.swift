@@ -10,12 +10,10 @@ extension AuditHandler {
     /// own copies (and the key, obtained out of band): whoever can rewrite the database can
     /// delete these.
     func checkpoints(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let limit = try Self.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
-        let stored = try checkpoints?.checkpoints(afterId: after, limit: limit) ?? []
-        let next = stored.count == limit ? stored.last.map { PageCursor.encode($0.id) } : nil
+        let page = try PageRequest(request.query)
+        let stored = try checkpoints?.checkpoints(afterId: page.after, limit: page.limit) ?? []
         let key = keyRing.current.auditKey.map { AuditKeyDocument(keyId: $0.keyId, publicKeyPEM: $0.publicKey.pem) }
-        return try HTTPResponse.json(CheckpointPage(items: stored.map(\.checkpoint), nextCursor: next, auditKey: key))
+        return try HTTPResponse.json(CheckpointPage(page: page.page(stored, position: \.id, \.checkpoint), auditKey: key))
     }
 
     struct AuditKeyDocument: Encodable {
@@ -23,17 +21,16 @@ extension AuditHandler {
         let publicKeyPEM: String
     }
 
+    /// A page of checkpoints with the audit key they verify under.
     struct CheckpointPage: Encodable {
-        let items: [AuditCheckpoint]
-        let nextCursor: String?
+        let page: Page<AuditCheckpoint>
         let auditKey: AuditKeyDocument?
 
-        enum Keys: String, CodingKey { case items, nextCursor, auditKey }
+        enum Keys: String, CodingKey { case auditKey }
 
         func encode(to encoder: any Encoder) throws {
+            try page.encode(to: encoder)
             var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(items, forKey: .items)
-            try c.encode(nextCursor, forKey: .nextCursor)
             try c.encode(auditKey, forKey: .auditKey)
         }
     }

@@ -18,10 +18,9 @@ struct AuditHandler {
     /// `GET /v1/audit/signatures`: filtered, cursor-paged, JSON or (with `Accept: text/csv`) CSV.
     func signatures(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let filter = try Self.filter(request.query)
-        let limit = try Self.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
-        let entries = try signatures.signatures(matching: filter, afterSequence: after, limit: limit)
-        let next = entries.count == limit ? entries.last.map { PageCursor.encode($0.sequence) } : nil
+        let page = try PageRequest(request.query)
+        let entries = try signatures.signatures(matching: filter, afterSequence: page.after, limit: page.limit)
+        let next = page.nextCursor(after: entries, position: \.sequence)
         if request.headers["Accept"]?.lowercased().contains("text/csv") == true {
             var text = CSV.row(SignatureRecordDocument.csvHeader)
             for entry in entries { text += CSV.row(SignatureRecordDocument(entry: entry).csvFields) }
@@ -131,12 +130,10 @@ struct AuditHandler {
     /// `GET /v1/audit/offer-changes`: every change to offer rules, oldest first, optionally
     /// of one app's offers (`bundleId`) or of offers of one ID (`offerId`).
     func offerChanges(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let limit = try Self.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
+        let page = try PageRequest(request.query)
         let changes = try offers.changes(bundleId: request.query["bundleId"], offerId: request.query["offerId"],
-                                                      afterId: after, limit: limit)
-        let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
-        return try HTTPResponse.json(Page(items: changes.map(OfferChangeDocument.init), nextCursor: next))
+                                         afterId: page.after, limit: page.limit)
+        return try HTTPResponse.json(page.page(changes, position: \.id) { RuleChangeDocument($0) })
     }
 
     static func filter(_ query: [String: String]) throws(HTTPProblem) -> SignatureFilter {
@@ -162,12 +159,6 @@ struct AuditHandler {
         return SignatureFilter(userId: query["userId"]?.lowercased(), offerId: query["offerId"], productId: query["productId"],
                                bundleId: query["bundleId"], keyId: query["keyId"], source: source, format: format,
                                fromTimestamp: try time("from"), toTimestamp: try time("to"))
-    }
-
-    static func limit(_ query: [String: String], max: Int) throws(HTTPProblem) -> Int {
-        guard let text = query["limit"] else { return 100 }
-        guard let limit = Int(text), (1...max).contains(limit) else { throw .invalidRequest("'limit' must be 1–\(max)") }
-        return limit
     }
 }
 

@@ -21,11 +21,9 @@ struct ConsentHandler {
 
     /// Every rescinding and clearing, oldest first (`?bundleId=`, paged).
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let limit = try AuditHandler.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
-        let events = try consents.events(bundleId: request.query["bundleId"], afterId: after, limit: limit)
-        let next = events.count == limit ? events.last.map { PageCursor.encode($0.id) } : nil
-        return try HTTPResponse.json(Page(items: events.map(ConsentEventDocument.init), nextCursor: next))
+        let page = try PageRequest(request.query)
+        let events = try consents.events(bundleId: request.query["bundleId"], afterId: page.after, limit: page.limit)
+        return try HTTPResponse.json(page.page(events, position: \.id, ConsentEventDocument.init))
     }
 
     /// Clears the rescinded consent of the app download, recording the caller and the reason.

@@ -13,18 +13,12 @@ struct NotificationHandler {
     let metrics: Metrics
     let logger: Logger
 
-    struct Body: Decodable {
-        let signedPayload: String
-    }
-
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        try RateLimits.check(rateLimits.notificationsPerAddress, request.remoteAddress,
-                             what: "notifications from this address")
-        let body = try request.decodeJSON(Body.self, strictKeys: false)
+        let signedPayload = try SignedPayloadBody.read(request, rateLimits: rateLimits, what: "notifications from this address")
         let ingestor = ingestor
         let item: HistoryItem
         do {
-            item = try ingestor.verifyNotification(body.signedPayload)
+            item = try ingestor.verifyNotification(signedPayload)
         } catch {
             logger.log(.warning, "notification refused", ["requestId": .string(context.requestId), "reason": .string(error.description)])
             throw error

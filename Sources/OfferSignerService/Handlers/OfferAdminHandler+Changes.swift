@@ -9,10 +9,8 @@ extension OfferAdminHandler {
     /// make the changes.
     func changes(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let rule = try Self.stored(request, context, keyRing: keyRing, offers: offers).rule
-        let limit = try AuditHandler.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try offers.changes(bundleId: rule.bundleId, offerId: rule.offerId, afterId: after, limit: limit)
-        let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
-        return try HTTPResponse.json(Page(items: changes.map(OfferChangeDocument.init), nextCursor: next))
+        let page = try PageRequest(request.query)
+        let changes = try offers.changes(bundleId: rule.bundleId, offerId: rule.offerId, afterId: page.after, limit: page.limit)
+        return try HTTPResponse.json(page.page(changes, position: \.id) { RuleChangeDocument($0) })
     }
 }

@@ -17,24 +17,21 @@ struct OfferAdminHandler {
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let app = request.query["bundleId"]
         let offers = try offers.offers().filter { offer in app.map { offer.rule.bundleId == $0 } ?? true }
-        return try HTTPResponse.json(["offers": offers.map(OfferDocument.init)])
+        return try HTTPResponse.json(["offers": offers.map { RuleDocument($0) }])
     }
 
     func get(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        try HTTPResponse.json(OfferDocument(try Self.stored(request, context, keyRing: keyRing, offers: offers)))
+        try HTTPResponse.json(RuleDocument(try Self.stored(request, context, keyRing: keyRing, offers: offers)))
     }
 
     /// Creates or replaces the offer of the body's app (or of the only app, when the body names none).
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let offerId = try context.parameters.require("offerId")
-        let configuration = keyRing.current
-        let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
-            ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
-        let rule = try request.decodeJSON(OfferRule.self, userInfo: onlyApp)
+        let rule = try Self.decodeRule(OfferRule.self, request, keyRing.current)
         try validate(rule, offerId: offerId)
         let existed = try offers.offer(bundleId: rule.bundleId, offerId: offerId) != nil
         let stored = try offers.put(rule, by: context.callerName, at: clock.now)
-        return try HTTPResponse.json(OfferDocument(stored), status: existed ? 200 : 201)
+        return try HTTPResponse.json(RuleDocument(stored), status: existed ? 200 : 201)
     }
 
     func delete(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
@@ -44,7 +41,15 @@ struct OfferAdminHandler {
                                                            at: clock.now) else {
             throw HTTPProblem.notFound("no offer '\(offerId)' is configured for \(bundleId)")
         }
-        return try HTTPResponse.json(OfferDocument(stored))
+        return try HTTPResponse.json(RuleDocument(stored))
+    }
+
+    /// The body's rule (an offer's, or another kind's), whose `bundleId` may be left out when one app is configured.
+    static func decodeRule<Rule: Decodable>(_ type: Rule.Type, _ request: HTTPRequest,
+                                            _ configuration: KeyConfiguration) throws(HTTPProblem) -> Rule {
+        let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
+            ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
+        return try request.decodeJSON(type, userInfo: onlyApp)
     }
 
     /// The app named by `?bundleId=`, or the only configured app.
@@ -71,29 +76,7 @@ struct OfferAdminHandler {
         if keyRing.current.apps[rule.bundleId] == nil {
             problems.append("no app with bundleId '\(rule.bundleId)' is configured")
         }
-        guard problems.isEmpty else {
-            throw HTTPProblem(status: 400, code: "invalid_request", title: "Invalid request",
-                              detail: problems.joined(separator: "; "), extensions: ["errors": problems])
-        }
-    }
-}
-
-/// An offer rule as the admin API returns it: the rule with `createdAt`, `updatedAt`, `version`.
-struct OfferDocument: Encodable {
-    let offer: StoredOffer
-
-    init(_ offer: StoredOffer) {
-        self.offer = offer
-    }
-
-    enum Keys: String, CodingKey { case createdAt, updatedAt, version }
-
-    func encode(to encoder: any Encoder) throws {
-        try offer.rule.encode(to: encoder)
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(offer.createdAt, forKey: .createdAt)
-        try container.encode(offer.updatedAt, forKey: .updatedAt)
-        try container.encode(offer.version, forKey: .version)
+        guard problems.isEmpty else { throw .invalidRequest(listing: problems) }
     }
 }
 

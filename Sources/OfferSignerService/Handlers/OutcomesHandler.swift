@@ -45,34 +45,30 @@ struct OutcomesHandler {
         let filter = RedemptionFilter(bundleId: request.query["bundleId"], offerId: request.query["offerId"], matched: matched,
                                       from: try Self.time(request.query, "from")?.milliseconds,
                                       to: try Self.time(request.query, "to")?.milliseconds)
-        let limit = try AuditHandler.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
-        let records = try store.redemptions(matching: filter, afterId: after, limit: limit)
-        let next = records.count == limit ? records.last.map { PageCursor.encode($0.id) } : nil
+        let page = try PageRequest(request.query)
+        let records = try store.redemptions(matching: filter, afterId: page.after, limit: page.limit)
         let now = clock.now
-        let documents = records.map { RedemptionDocument(record: $0, now: now) }
+        let redemptions = page.page(records, position: \.id) { RedemptionDocument(record: $0, now: now) }
         if request.headers["Accept"]?.lowercased().contains("text/csv") == true {
             var text = CSV.row(RedemptionDocument.csvHeader)
-            for document in documents { text += CSV.row(document.csvFields) }
+            for document in redemptions.items { text += CSV.row(document.csvFields) }
             var response = HTTPResponse.text(text, contentType: "text/csv; charset=utf-8")
-            if let next { response.headers.set("X-Next-Cursor", next) }
+            if let next = redemptions.nextCursor { response.headers.set("X-Next-Cursor", next) }
             return response
         }
-        return try HTTPResponse.json(RedemptionPage(items: documents, next: next))
+        return try HTTPResponse.json(RedemptionPage(page: redemptions))
     }
 
-    /// A page of redemptions: `next` as the issue names it, and `nextCursor` as the other audit lists do.
+    /// A page of redemptions: the cursor as `nextCursor`, as the other audit lists name it, and as `next`, as the issue does.
     struct RedemptionPage: Encodable {
-        let items: [RedemptionDocument]
-        let next: String?
+        let page: Page<RedemptionDocument>
 
-        enum Keys: String, CodingKey { case items, next, nextCursor }
+        enum Keys: String, CodingKey { case next }
 
         func encode(to encoder: any Encoder) throws {
+            try page.encode(to: encoder)
             var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(items, forKey: .items)
-            try c.encode(next, forKey: .next)
-            try c.encode(next, forKey: .nextCursor)
+            try c.encode(page.nextCursor, forKey: .next)
         }
     }
 

@@ -12,18 +12,11 @@ struct RetentionHandler {
     let rateLimits: RateLimits
     let logger: Logger
 
-
-    struct Body: Decodable {
-        let signedPayload: String
-    }
-
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        try RateLimits.check(rateLimits.notificationsPerAddress, request.remoteAddress,
-                             what: "App Store requests from this address")
-        let body = try request.decodeJSON(Body.self, strictKeys: false)
+        let signedPayload = try SignedPayloadBody.read(request, rateLimits: rateLimits, what: "App Store requests from this address")
         let answer: RetentionAnswer
         do {
-            answer = try responder.respond(to: body.signedPayload)
+            answer = try responder.respond(to: signedPayload)
         } catch {
             if case .invalidSignedData(let reason) = error {
                 logger.log(.warning, "retention request refused",

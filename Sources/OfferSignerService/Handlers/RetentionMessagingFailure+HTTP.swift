@@ -10,8 +10,7 @@ extension RetentionMessagingFailure: HTTPResponseError {
     public var problem: HTTPProblem {
         switch self {
         case .invalid(let problems):
-            return HTTPProblem(status: 400, code: "invalid_request", title: "Invalid request", detail: problems.joined(separator: "; "),
-                               extensions: ["errors": problems])
+            return .invalidRequest(listing: problems)
         case .unavailable(.unknownApp):
             return .notFound(description)
         case .unavailable(.environmentNotAccepted):

@@ -169,11 +169,10 @@ struct RetentionMessagingHandler {
 
     /// Every change made through these routes, oldest first (`?bundleId=`, `?ruleId=`, paged).
     func changes(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let limit = try AuditHandler.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try messaging.changes(bundleId: request.query["bundleId"], ruleId: request.query["ruleId"], afterId: after, limit: limit)
-        let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
-        return try HTTPResponse.json(Page(items: changes.map(RuleChangeDocument.init), nextCursor: next))
+        let page = try PageRequest(request.query)
+        let changes = try messaging.changes(bundleId: request.query["bundleId"], ruleId: request.query["ruleId"], afterId: page.after,
+                                            limit: page.limit)
+        return try HTTPResponse.json(page.page(changes, position: \.id) { RuleChangeDocument($0) })
     }
 
     struct Items<Item: Encodable>: Encodable {

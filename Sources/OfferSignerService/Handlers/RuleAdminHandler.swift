@@ -28,7 +28,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
 
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let rules = try rules.rules(Rule.self, bundleId: request.query["bundleId"])
-        return try HTTPResponse.json(["rules": rules.map(RuleDocument.init)])
+        return try HTTPResponse.json(["rules": rules.map { RuleDocument($0) }])
     }
 
     func get(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
@@ -44,9 +44,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let ruleId = try context.parameters.require("ruleId")
         let configuration = keyRing.current
-        let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
-            ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
-        let rule = try request.decodeJSON(Rule.self, userInfo: onlyApp)
+        let rule = try OfferAdminHandler.decodeRule(Rule.self, request, configuration)
         var problems = rule.validationProblems()
         if rule.ruleId != ruleId {
             problems.insert("'ruleId' in the body ('\(rule.ruleId)') differs from the rule ID in the path ('\(ruleId)')", at: 0)
@@ -56,10 +54,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
         } else if problems.isEmpty {
             problems += try configurationProblems(rule, offers)
         }
-        guard problems.isEmpty else {
-            throw HTTPProblem(status: 400, code: "invalid_request", title: "Invalid request",
-                              detail: problems.joined(separator: "; "), extensions: ["errors": problems])
-        }
+        guard problems.isEmpty else { throw HTTPProblem.invalidRequest(listing: problems) }
         let existed = try rules.rule(Rule.self, bundleId: rule.bundleId, ruleId: ruleId) != nil
         let stored = try rules.put(rule, by: context.callerName, at: clock.now)
         return try HTTPResponse.json(RuleDocument(stored, warnings: warnings(rule)), status: existed ? 200 : 201)
@@ -93,58 +88,87 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     }
 
     private func changesPage(_ request: HTTPRequest, bundleId: String?, ruleId: String?) throws -> HTTPResponse {
-        let limit = try AuditHandler.limit(request.query, max: 1000)
-        let after = try PageCursor.decode(request.query["cursor"])
-        let changes = try rules.changes(Rule.self, bundleId: bundleId, ruleId: ruleId, afterId: after, limit: limit)
-        let next = changes.count == limit ? changes.last.map { PageCursor.encode($0.id) } : nil
-        return try HTTPResponse.json(Page(items: changes.map(RuleChangeDocument.init), nextCursor: next))
+        let page = try PageRequest(request.query)
+        let changes = try rules.changes(Rule.self, bundleId: bundleId, ruleId: ruleId, afterId: page.after, limit: page.limit)
+        return try HTTPResponse.json(page.page(changes, position: \.id) { RuleChangeDocument($0) })
     }
 }
 
-/// A rule as the admin API returns it: the rule with `createdAt`, `updatedAt`, `version`.
-struct RuleDocument<Rule: ManagedRule>: Encodable {
-    let stored: StoredRule<Rule>
+/// A rule (an offer's, or another kind's) as the admin API returns it: the rule with `createdAt`,
+/// `updatedAt`, `version`.
+struct RuleDocument<Rule: Encodable>: Encodable {
+    let rule: Rule
+    let version: Int
+    let createdAt: Date
+    let updatedAt: Date
     /// Said when a rule is saved, only when there is something to say.
     var warnings: [String] = []
-
-    init(_ stored: StoredRule<Rule>) {
-        self.stored = stored
-    }
-
-    init(_ stored: StoredRule<Rule>, warnings: [String]) {
-        self.stored = stored
-        self.warnings = warnings
-    }
 
     enum Keys: String, CodingKey { case createdAt, updatedAt, version, warnings }
 
     func encode(to encoder: any Encoder) throws {
-        try stored.rule.encode(to: encoder)
+        try rule.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(stored.createdAt, forKey: .createdAt)
-        try container.encode(stored.updatedAt, forKey: .updatedAt)
-        try container.encode(stored.version, forKey: .version)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encode(version, forKey: .version)
         if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
     }
 }
 
-/// A rule change as the audit API shows it.
-struct RuleChangeDocument<Rule: ManagedRule>: Encodable {
-    let change: RuleChange<Rule>
+extension RuleDocument where Rule == OfferRule {
+    init(_ offer: StoredOffer) {
+        self.init(rule: offer.rule, version: offer.version, createdAt: offer.createdAt, updatedAt: offer.updatedAt)
+    }
+}
 
-    enum Keys: String, CodingKey { case id, bundleId, ruleId, version, action, apiKeyName, changedAt, before, after }
+extension RuleDocument where Rule: ManagedRule {
+    init(_ stored: StoredRule<Rule>, warnings: [String] = []) {
+        self.init(rule: stored.rule, version: stored.version, createdAt: stored.createdAt, updatedAt: stored.updatedAt, warnings: warnings)
+    }
+}
+
+/// A change to a rule (an offer's, named by `offerId`, or another kind's, by `ruleId`) as the
+/// audit API shows it.
+struct RuleChangeDocument<Rule: Encodable>: Encodable {
+    let id: Int64
+    let bundleId: String
+    /// `offerId` or `ruleId`, and the changed rule's.
+    let ruleId: (key: Keys, value: String)
+    let version: Int
+    let action: String
+    let apiKeyName: String
+    let changedAt: Date
+    let before: Rule?
+    let after: Rule?
+
+    enum Keys: String, CodingKey { case id, bundleId, offerId, ruleId, version, action, apiKeyName, changedAt, before, after }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(change.id, forKey: .id)
-        try c.encode(change.bundleId, forKey: .bundleId)
-        try c.encode(change.ruleId, forKey: .ruleId)
-        try c.encode(change.version, forKey: .version)
-        try c.encode(change.action, forKey: .action)
-        try c.encode(change.apiKeyName, forKey: .apiKeyName)
-        try c.encode(change.changedAt, forKey: .changedAt)
-        try c.encode(change.before, forKey: .before)
-        try c.encode(change.after, forKey: .after)
+        try c.encode(id, forKey: .id)
+        try c.encode(bundleId, forKey: .bundleId)
+        try c.encode(ruleId.value, forKey: ruleId.key)
+        try c.encode(version, forKey: .version)
+        try c.encode(action, forKey: .action)
+        try c.encode(apiKeyName, forKey: .apiKeyName)
+        try c.encode(changedAt, forKey: .changedAt)
+        try c.encode(before, forKey: .before)
+        try c.encode(after, forKey: .after)
+    }
+}
+
+extension RuleChangeDocument where Rule == OfferRule {
+    init(_ change: OfferChange) {
+        self.init(id: change.id, bundleId: change.bundleId, ruleId: (.offerId, change.offerId), version: change.version, action: change.action,
+                  apiKeyName: change.apiKeyName, changedAt: change.changedAt, before: change.before, after: change.after)
+    }
+}
+
+extension RuleChangeDocument where Rule: ManagedRule {
+    init(_ change: RuleChange<Rule>) {
+        self.init(id: change.id, bundleId: change.bundleId, ruleId: (.ruleId, change.ruleId), version: change.version, action: change.action,
+                  apiKeyName: change.apiKeyName, changedAt: change.changedAt, before: change.before, after: change.after)
     }
 }
 
