@@ -16,12 +16,8 @@ struct ProofVerifier {
     func verify(_ proof: CustomerProof) throws(SignRefusal) -> VerifiedProof {
         var verified = VerifiedProof()
         if let jws = proof.signedTransaction {
-            let decoded: JWSTransactionDecodedPayload
-            do {
-                decoded = try verification.current.verifyTransaction(jws)
-            } catch {
-                throw .invalidProof(.signedTransaction, .invalidSignedData(error))
-            }
+            let decoded = try Result { () throws(SignedDataError) in try verification.current.verifyTransaction(jws) }
+                .mapError { SignRefusal.invalidProof(.signedTransaction, .invalidSignedData($0)) }.get()
             guard let transaction = SubscriptionTransaction(verified: decoded) else {
                 throw .invalidProof(.signedTransaction, .notASubscriptionTransaction)
             }
@@ -29,12 +25,8 @@ struct ProofVerifier {
             verified.transactionAppTransactionId = decoded.appTransactionId
         }
         if let jws = proof.signedAppTransaction {
-            let decoded: JWSAppTransactionDecodedPayload
-            do {
-                decoded = try verification.current.verifyAppTransaction(jws)
-            } catch {
-                throw .invalidProof(.signedAppTransaction, .invalidSignedData(error))
-            }
+            let decoded = try Result { () throws(SignedDataError) in try verification.current.verifyAppTransaction(jws) }
+                .mapError { SignRefusal.invalidProof(.signedAppTransaction, .invalidSignedData($0)) }.get()
             try checkAge(of: decoded)
             verified.appTransaction = decoded
         }
