@@ -87,12 +87,9 @@ public struct RetentionMessaging: Sendable {
 
     /// Deletes a message at Apple and records the deletion.
     public func deleteMessage(_ target: Target, messageIdentifier: String, by actor: String) throws(RetentionMessagingFailure) {
-        let problems = Self.identifierProblems(messageIdentifier, "messageIdentifier")
-        guard problems.isEmpty else { throw .invalid(problems) }
-        try call(target) { client throws(AppStoreServerAPIError) in try client.deleteMessage(messageIdentifier: messageIdentifier) }
-        var record = RetentionMessagingRecord(bundleId: target.bundleId, environment: target.environment, item: .message, key: messageIdentifier)
-        record.messageIdentifier = messageIdentifier
-        try remove(record, by: actor)
+        try delete(target, .message, messageIdentifier, by: actor) { client throws(AppStoreServerAPIError) in
+            try client.deleteMessage(messageIdentifier: messageIdentifier)
+        }
         refreshStates(target)
     }
 
@@ -144,11 +141,20 @@ public struct RetentionMessaging: Sendable {
 
     /// Deletes an image at Apple (Apple refuses one a message uses) and records the deletion.
     public func deleteImage(_ target: Target, imageIdentifier: String, by actor: String) throws(RetentionMessagingFailure) {
-        let problems = Self.identifierProblems(imageIdentifier, "imageIdentifier")
+        try delete(target, .image, imageIdentifier, by: actor) { client throws(AppStoreServerAPIError) in
+            try client.deleteImage(imageIdentifier: imageIdentifier)
+        }
+    }
+
+    /// Checks the identifier, deletes the message or image at Apple with `request`, and records the deletion.
+    private func delete(_ target: Target, _ item: RetentionMessagingRecord.Item, _ identifier: String, by actor: String,
+                        _ request: (AppStoreServerAPIClient) throws(AppStoreServerAPIError) -> Void) throws(RetentionMessagingFailure) {
+        let field = item == .message ? "messageIdentifier" : "imageIdentifier"
+        let problems = Self.identifierProblems(identifier, field)
         guard problems.isEmpty else { throw .invalid(problems) }
-        try call(target) { client throws(AppStoreServerAPIError) in try client.deleteImage(imageIdentifier: imageIdentifier) }
-        var record = RetentionMessagingRecord(bundleId: target.bundleId, environment: target.environment, item: .image, key: imageIdentifier)
-        record.imageIdentifier = imageIdentifier
+        try call(target, request)
+        var record = RetentionMessagingRecord(bundleId: target.bundleId, environment: target.environment, item: item, key: identifier)
+        if item == .message { record.messageIdentifier = identifier } else { record.imageIdentifier = identifier }
         try remove(record, by: actor)
     }
 
