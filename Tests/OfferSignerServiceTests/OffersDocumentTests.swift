@@ -1,6 +1,6 @@
 import Foundation
 @testable import OfferSignerApplication
-import OfferSignerCore
+@testable import OfferSignerCore
 @testable import OfferSignerService
 import Testing
 

@@ -29,7 +29,9 @@ public struct IntroductoryOfferRequest: Sendable {
     public var proof: CustomerProof
     /// How far the caller's word is believed: a key shipped in apps must send proof.
     public var callerTrust: CallerTrust
+}
 
+extension IntroductoryOfferRequest {
     /// One product's answer.
     public init(bundleId: String?, productId: String, userId: String, transactionId: String,
                 environment: AppStoreEnvironment = .production, requestedBy: String, requestId: String,
@@ -46,21 +48,6 @@ public struct IntroductoryOfferRequest: Sendable {
         self.init(bundleId: bundleId, productIds: productIds, refusesUnknownProducts: true, userId: userId,
                   transactionId: transactionId, environment: environment, requestedBy: requestedBy, requestId: requestId,
                   proof: proof, callerTrust: callerTrust)
-    }
-
-    private init(bundleId: String?, productIds: [String], refusesUnknownProducts: Bool, userId: String, transactionId: String,
-                 environment: AppStoreEnvironment, requestedBy: String, requestId: String, proof: CustomerProof,
-                 callerTrust: CallerTrust) {
-        self.bundleId = bundleId
-        self.productIds = productIds
-        self.refusesUnknownProducts = refusesUnknownProducts
-        self.userId = userId
-        self.transactionId = transactionId
-        self.environment = environment
-        self.requestedBy = requestedBy
-        self.requestId = requestId
-        self.proof = proof
-        self.callerTrust = callerTrust
     }
 }
 

@@ -14,11 +14,14 @@ public struct EligibilityReason: Codable, Hashable, Sendable {
     public var actual: JSONValue
     /// A sentence for people, such as "Paid 95 days; this offer needs at least 180."
     public var message: String
+}
 
-    public init(criterion: String, required: JSONValue, actual: JSONValue, message: String) {
-        self.criterion = criterion
-        self.required = required
-        self.actual = actual
-        self.message = message
+extension EligibilityReason {
+    /// The reason every offer fails for a customer who withdrew consent for the app at `date`
+    /// (Apple's app transaction `appTransactionId`).
+    public static func consentRescinded(at date: Date, appTransactionId: String) -> EligibilityReason {
+        EligibilityReason(criterion: "consentRescinded", required: .bool(false), actual: .bool(true),
+                          message: "Consent for this customer's use of the app was withdrawn on \(RFC3339.string(from: date)) "
+                            + "(app transaction \(appTransactionId)); no offer is signed for them.")
     }
 }

@@ -2,12 +2,9 @@
 public struct ListenAddress: Sendable, Hashable {
     public let host: String
     public let port: UInt16
+}
 
-    public init(host: String, port: UInt16) {
-        self.host = host
-        self.port = port
-    }
-
+extension ListenAddress {
     /// Parses `text`; nil when it is not `host:port` with a port number.
     public init?(_ text: String) {
         let host: Substring

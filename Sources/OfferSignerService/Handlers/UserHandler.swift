@@ -85,9 +85,7 @@ struct UserHandler {
 
     /// The reason every offer fails for a customer whose consent was rescinded.
     static func consentReason(_ event: ConsentEvent) -> EligibilityReason {
-        EligibilityReason(criterion: "consentRescinded", required: .bool(false), actual: .bool(true),
-                          message: "Consent for this customer's use of the app was withdrawn on \(RFC3339.string(from: event.at)) "
-                            + "(app transaction \(event.appTransactionId)); no offer is signed for them.")
+        .consentRescinded(at: event.at, appTransactionId: event.appTransactionId)
     }
 
     struct HistoryDocument: Encodable {

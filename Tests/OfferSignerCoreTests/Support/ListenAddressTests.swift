@@ -1,4 +1,4 @@
-import OfferSignerCore
+@testable import OfferSignerCore
 import Testing
 
 @Suite("Listening addresses")
