@@ -104,29 +104,24 @@ public final class Metrics: Sendable {
     /// The Prometheus exposition text.
     public func render() -> String {
         let counts = shards.map { shard in shard.counts.withLock { $0 } }.reduce(into: Counts()) { total, part in total.add(part) }
-        var out = "# HELP offer_signer_http_requests_total HTTP requests by route, method and status.\n"
-        out += "# TYPE offer_signer_http_requests_total counter\n"
+        var out = family("offer_signer_http_requests_total", "HTTP requests by route, method and status.")
         for (key, count) in counts.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
             out += "offer_signer_http_requests_total{route=\"\(escape(key.route))\",method=\"\(escape(key.method))\",status=\"\(key.status)\"} \(count)\n"
         }
-        out += "# HELP offer_signer_signatures_total Signatures issued by app, offer and format.\n"
-        out += "# TYPE offer_signer_signatures_total counter\n"
+        out += family("offer_signer_signatures_total", "Signatures issued by app, offer and format.")
         for (key, count) in counts.signatures.sorted(by: {
             ($0.key.bundleId, $0.key.offerId, $0.key.format) < ($1.key.bundleId, $1.key.offerId, $1.key.format)
         }) {
             out += "offer_signer_signatures_total{bundle_id=\"\(escape(key.bundleId))\",offer_id=\"\(escape(key.offerId))\",format=\"\(escape(key.format))\"} \(count)\n"
         }
-        out += "# HELP offer_signer_notifications_total Verified App Store notifications, stored or already known.\n"
-        out += "# TYPE offer_signer_notifications_total counter\n"
+        out += family("offer_signer_notifications_total", "Verified App Store notifications, stored or already known.")
         out += "offer_signer_notifications_total{outcome=\"stored\"} \(counts.notifications[true] ?? 0)\n"
         out += "offer_signer_notifications_total{outcome=\"duplicate\"} \(counts.notifications[false] ?? 0)\n"
-        out += "# HELP offer_signer_unmatched_redemptions_total Redemptions of managed offers that no signature issued here explains.\n"
-        out += "# TYPE offer_signer_unmatched_redemptions_total counter\n"
+        out += family("offer_signer_unmatched_redemptions_total", "Redemptions of managed offers that no signature issued here explains.")
         for (key, count) in counts.unmatchedRedemptions.sorted(by: { ($0.key.bundleId, $0.key.offerId) < ($1.key.bundleId, $1.key.offerId) }) {
             out += "offer_signer_unmatched_redemptions_total{bundle_id=\"\(escape(key.bundleId))\",offer_id=\"\(escape(key.offerId))\"} \(count)\n"
         }
-        out += "# HELP offer_signer_http_request_duration_seconds Time from a complete request to its response.\n"
-        out += "# TYPE offer_signer_http_request_duration_seconds histogram\n"
+        out += family("offer_signer_http_request_duration_seconds", "Time from a complete request to its response.", type: "histogram")
         var cumulative = 0
         for (bound, count) in zip(Self.bucketBounds, counts.latencyBuckets) {
             cumulative += count
@@ -135,12 +130,10 @@ public final class Metrics: Sendable {
         out += "offer_signer_http_request_duration_seconds_bucket{le=\"+Inf\"} \(counts.latencyCount)\n"
         out += "offer_signer_http_request_duration_seconds_sum \(counts.latencySum)\n"
         out += "offer_signer_http_request_duration_seconds_count \(counts.latencyCount)\n"
-        out += "# HELP offer_signer_log_lines_dropped_total Log lines dropped because the log stream could not be written (a full disk).\n"
-        out += "# TYPE offer_signer_log_lines_dropped_total counter\n"
+        out += family("offer_signer_log_lines_dropped_total", "Log lines dropped because the log stream could not be written (a full disk).")
         out += "offer_signer_log_lines_dropped_total \(logStream.droppedLines)\n"
         out += databaseUnavailability()
-        out += "# HELP offer_signer_app_account_token_links_total Subscriptions linked to their user at Apple (Set App Account Token), by outcome.\n"
-        out += "# TYPE offer_signer_app_account_token_links_total counter\n"
+        out += family("offer_signer_app_account_token_links_total", "Subscriptions linked to their user at Apple (Set App Account Token), by outcome.")
         let links = self.links.withLock { $0 }
         for outcome in ["linked", "refused", "failed", "dropped"] {
             out += "offer_signer_app_account_token_links_total{outcome=\"\(outcome)\"} \(links[outcome] ?? 0)\n"
@@ -152,12 +145,16 @@ public final class Metrics: Sendable {
     /// that an alert can be written before the first one.
     private func databaseUnavailability() -> String {
         let counts = database.withLock { $0 }?.counts ?? [:]
-        var out = "# HELP offer_signer_database_unavailable_total Database calls answered as unavailable (503), by cause.\n"
-        out += "# TYPE offer_signer_database_unavailable_total counter\n"
+        var out = family("offer_signer_database_unavailable_total", "Database calls answered as unavailable (503), by cause.")
         for cause in DatabaseUnavailable.Cause.allCases.sorted() {
             out += "offer_signer_database_unavailable_total{cause=\"\(cause.rawValue)\"} \(counts[cause] ?? 0)\n"
         }
         return out
+    }
+
+    /// A metric family's `# HELP` and `# TYPE` lines.
+    private func family(_ name: String, _ help: String, type: String = "counter") -> String {
+        "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
     }
 
     private func escape(_ label: String) -> String {
