@@ -19,8 +19,12 @@ package struct HistoryIngestor {
     /// type, carrying `data`, `summary`, `externalPurchaseToken` or `appData`; a
     /// `RESCIND_CONSENT` names the app download whose consent it withdraws.
     package func verifyNotification(_ signedPayload: String) throws(SignedItemRefusal) -> HistoryItem {
-        let verified = try Result { () throws(SignedDataError) in try verification.current.verifyNotification(signedPayload) }
-            .mapError(SignedItemRefusal.invalidSignedData).get()
+        let verified: VerifiedNotification
+        do {
+            verified = try verification.current.verifyNotification(signedPayload)
+        } catch {
+            throw .invalidSignedData(error)
+        }
         let payload = verified.payload
         let subject = NotificationSubject(payload)
         let notification = StoredNotification(
@@ -44,16 +48,24 @@ package struct HistoryIngestor {
 
     /// Verifies a `signedTransactionInfo`; it must be an auto-renewable subscription transaction.
     func verifyTransaction(_ jws: String) throws(SignedItemRefusal) -> HistoryItem {
-        let decoded = try Result { () throws(SignedDataError) in try verification.current.verifyTransaction(jws) }
-            .mapError(SignedItemRefusal.invalidSignedData).get()
+        let decoded: JWSTransactionDecodedPayload
+        do {
+            decoded = try verification.current.verifyTransaction(jws)
+        } catch {
+            throw .invalidSignedData(error)
+        }
         guard let transaction = SubscriptionTransaction(verified: decoded) else { throw .notASubscriptionTransaction }
         return .transaction(StoredTransaction(transaction: transaction, signedTransaction: jws))
     }
 
     /// Verifies a `signedRenewalInfo`.
     func verifyRenewal(_ jws: String) throws(SignedItemRefusal) -> HistoryItem {
-        let decoded = try Result { () throws(SignedDataError) in try verification.current.verifyRenewalInfo(jws) }
-            .mapError(SignedItemRefusal.invalidSignedData).get()
+        let decoded: JWSRenewalInfoDecodedPayload
+        do {
+            decoded = try verification.current.verifyRenewalInfo(jws)
+        } catch {
+            throw .invalidSignedData(error)
+        }
         guard let renewal = SubscriptionRenewalState(verified: decoded) else { throw .renewalWithoutSubscription }
         return .renewal(StoredRenewal(renewal: renewal, signedRenewalInfo: jws))
     }

@@ -16,8 +16,12 @@ struct ProofVerifier {
     func verify(_ proof: CustomerProof) throws(SignRefusal) -> VerifiedProof {
         var verified = VerifiedProof()
         if let jws = proof.signedTransaction {
-            let decoded = try Result { () throws(SignedDataError) in try verification.current.verifyTransaction(jws) }
-                .mapError { SignRefusal.invalidProof(.signedTransaction, .invalidSignedData($0)) }.get()
+            let decoded: JWSTransactionDecodedPayload
+            do {
+                decoded = try verification.current.verifyTransaction(jws)
+            } catch {
+                throw .invalidProof(.signedTransaction, .invalidSignedData(error))
+            }
             guard let transaction = SubscriptionTransaction(verified: decoded) else {
                 throw .invalidProof(.signedTransaction, .notASubscriptionTransaction)
             }
@@ -25,8 +29,12 @@ struct ProofVerifier {
             verified.transactionAppTransactionId = decoded.appTransactionId
         }
         if let jws = proof.signedAppTransaction {
-            let decoded = try Result { () throws(SignedDataError) in try verification.current.verifyAppTransaction(jws) }
-                .mapError { SignRefusal.invalidProof(.signedAppTransaction, .invalidSignedData($0)) }.get()
+            let decoded: JWSAppTransactionDecodedPayload
+            do {
+                decoded = try verification.current.verifyAppTransaction(jws)
+            } catch {
+                throw .invalidProof(.signedAppTransaction, .invalidSignedData(error))
+            }
             try checkAge(of: decoded)
             verified.appTransaction = decoded
         }
