@@ -9,15 +9,12 @@ import Foundation
 /// The `pthread_mutex_t` is a ``PinnedPthreadLock``, so its address never changes. Sendable
 /// only when its value is.
 public final class PlainMutex<Value> {
-    private let mutex = PinnedPthreadLock(pthread_mutex_t()) { pthread_mutex_init($0, nil) }
+    private let mutex = PinnedPthreadLock(pthread_mutex_t(), initialise: { pthread_mutex_init($0, nil) },
+                                          destroy: pthread_mutex_destroy)
     private var value: Value
 
     public init(_ value: Value) {
         self.value = value
-    }
-
-    deinit {
-        mutex.destroy(with: pthread_mutex_destroy)
     }
 
     /// Runs `body` with the value, holding the lock.

@@ -8,15 +8,12 @@ import Foundation
 /// changes.
 public final class ReadMostly<Value: Sendable>: @unchecked Sendable {
     // @unchecked: owns a pthread rwlock; `value` is read only under the read lock and written only under the write lock.
-    private let lock = PinnedPthreadLock(pthread_rwlock_t()) { pthread_rwlock_init($0, nil) }
+    private let lock = PinnedPthreadLock(pthread_rwlock_t(), initialise: { pthread_rwlock_init($0, nil) },
+                                         destroy: pthread_rwlock_destroy)
     private var value: Value
 
     public init(_ value: Value) {
         self.value = value
-    }
-
-    deinit {
-        lock.destroy(with: pthread_rwlock_destroy)
     }
 
     /// The value now.
