@@ -29,7 +29,7 @@ enum PostgreSQLSignatureBatch {
         var rows: [LoggedSignature] = []
         for item in batch {
             guard case .append(let record, let quota) = item else {
-                try SignatureLogProbe.write(db)
+                try SignatureLogProbe.write(db, filler: "decode(repeat('00', 4096), 'hex')")
                 results.append(.success(nil))
                 continue
             }

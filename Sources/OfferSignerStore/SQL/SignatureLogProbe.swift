@@ -2,11 +2,10 @@
 /// page of filler inserted and deleted again, so that it needs free pages and a durable commit
 /// as an append would, and leaves nothing behind.
 enum SignatureLogProbe {
-    static func write(_ db: some SQLConnection) throws {
-        try db.change("INSERT INTO signature_log_probe (filler) VALUES (?)", [.blob(filler)])
+    /// `filler` is the engine's SQL for 4 KiB of zeros, made by the database itself
+    /// (`zeroblob(4096)`, `decode(repeat('00', 4096), 'hex')`), so nothing is bound or encoded.
+    static func write(_ db: some SQLConnection, filler: String) throws {
+        try db.change("INSERT INTO signature_log_probe (filler) VALUES (\(filler))")
         try db.change("DELETE FROM signature_log_probe")
     }
-
-    /// 4 KiB of zeros.
-    private static let filler = [UInt8](repeating: 0, count: 4096)
 }

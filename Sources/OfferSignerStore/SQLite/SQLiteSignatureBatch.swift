@@ -15,7 +15,7 @@ enum SQLiteSignatureBatch {
         var head = start
         for item in batch {
             guard case .append(let record, let quota) = item else {
-                try SignatureLogProbe.write(db)
+                try SignatureLogProbe.write(db, filler: "zeroblob(4096)")
                 results.append(.success(nil))
                 continue
             }
