@@ -55,7 +55,7 @@ public struct OfferRule: Codable, Hashable, Sendable {
         priority = try container.decodeIfPresent(Int.self, forKey: .priority) ?? 0
         startsAt = try container.decodeIfPresent(Date.self, forKey: .startsAt)
         endsAt = try container.decodeIfPresent(Date.self, forKey: .endsAt)
-        eligibility = try container.decodeIfPresent(EligibilityCriteria.self, forKey: .eligibility) ?? EligibilityCriteria()
+        eligibility = try container.decodeIfPresent(EligibilityCriteria.self, forKey: .eligibility) ?? .unrestricted
         limits = try container.decodeIfPresent(OfferLimits.self, forKey: .limits) ?? OfferLimits()
         holdoutPercent = try container.decodeIfPresent(Int.self, forKey: .holdoutPercent) ?? 0
     }

@@ -3,17 +3,21 @@
 /// a missing key or `null` as nil.
 @propertyWrapper
 public struct EncodedAsNull<Value: Codable & Hashable & Sendable>: Codable, Hashable, Sendable {
+    /// The property's value.
     public var wrappedValue: Value?
 
+    /// Wraps `wrappedValue` (what the property is set to).
     public init(wrappedValue: Value?) {
         self.wrappedValue = wrappedValue
     }
 
+    /// Reads the value, `null` as nil.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         wrappedValue = container.decodeNil() ? nil : try container.decode(Value.self)
     }
 
+    /// Writes the value, nil as `null`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }

@@ -27,7 +27,7 @@ struct OfferAdminHandler {
     /// Creates or replaces the offer of the body's app (or of the only app, when the body names none).
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let offerId = try context.parameters.require("offerId")
-        let rule = try Self.decodeRule(OfferRule.self, request, keyRing.current)
+        let rule = try request.decodeRule(OfferRule.self, keyRing.current)
         try validate(rule, offerId: offerId)
         let existed = try offers.offer(bundleId: rule.bundleId, offerId: offerId) != nil
         let stored = try offers.put(rule, by: context.callerName, at: clock.now)
@@ -42,14 +42,6 @@ struct OfferAdminHandler {
             throw HTTPProblem.notFound("no offer '\(offerId)' is configured for \(bundleId)")
         }
         return try HTTPResponse.json(RuleDocument(stored))
-    }
-
-    /// The body's rule (an offer's, or another kind's), whose `bundleId` may be left out when one app is configured.
-    static func decodeRule<Rule: Decodable>(_ type: Rule.Type, _ request: HTTPRequest,
-                                            _ configuration: KeyConfiguration) throws(HTTPProblem) -> Rule {
-        let onlyApp: [CodingUserInfoKey: any Sendable] = configuration.apps.count == 1
-            ? [OfferRule.defaultBundleIdKey: configuration.apps.keys.first!] : [:]
-        return try request.decodeJSON(type, userInfo: onlyApp)
     }
 
     /// The app named by `?bundleId=`, or the only configured app.

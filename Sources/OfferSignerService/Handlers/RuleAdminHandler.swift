@@ -44,7 +44,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let ruleId = try context.parameters.require("ruleId")
         let configuration = keyRing.current
-        let rule = try OfferAdminHandler.decodeRule(Rule.self, request, configuration)
+        let rule = try request.decodeRule(Rule.self, configuration)
         var problems = rule.validationProblems()
         if rule.ruleId != ruleId {
             problems.insert("'ruleId' in the body ('\(rule.ruleId)') differs from the rule ID in the path ('\(ruleId)')", at: 0)
@@ -91,84 +91,6 @@ struct RuleAdminHandler<Rule: ManagedRule> {
         let page = try PageRequest(request.query)
         let changes = try rules.changes(Rule.self, bundleId: bundleId, ruleId: ruleId, afterId: page.after, limit: page.limit)
         return try HTTPResponse.json(page.page(changes, position: \.id) { RuleChangeDocument($0) })
-    }
-}
-
-/// A rule (an offer's, or another kind's) as the admin API returns it: the rule with `createdAt`,
-/// `updatedAt`, `version`.
-struct RuleDocument<Rule: Encodable>: Encodable {
-    let rule: Rule
-    let version: Int
-    let createdAt: Date
-    let updatedAt: Date
-    /// Said when a rule is saved, only when there is something to say.
-    var warnings: [String] = []
-
-    enum Keys: String, CodingKey { case createdAt, updatedAt, version, warnings }
-
-    func encode(to encoder: any Encoder) throws {
-        try rule.encode(to: encoder)
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encode(version, forKey: .version)
-        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
-    }
-}
-
-extension RuleDocument where Rule == OfferRule {
-    init(_ offer: StoredOffer) {
-        self.init(rule: offer.rule, version: offer.version, createdAt: offer.createdAt, updatedAt: offer.updatedAt)
-    }
-}
-
-extension RuleDocument where Rule: ManagedRule {
-    init(_ stored: StoredRule<Rule>, warnings: [String] = []) {
-        self.init(rule: stored.rule, version: stored.version, createdAt: stored.createdAt, updatedAt: stored.updatedAt, warnings: warnings)
-    }
-}
-
-/// A change to a rule (an offer's, named by `offerId`, or another kind's, by `ruleId`) as the
-/// audit API shows it.
-struct RuleChangeDocument<Rule: Encodable>: Encodable {
-    let id: Int64
-    let bundleId: String
-    /// `offerId` or `ruleId`, and the changed rule's.
-    let ruleId: (key: Keys, value: String)
-    let version: Int
-    let action: String
-    let apiKeyName: String
-    let changedAt: Date
-    let before: Rule?
-    let after: Rule?
-
-    enum Keys: String, CodingKey { case id, bundleId, offerId, ruleId, version, action, apiKeyName, changedAt, before, after }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(bundleId, forKey: .bundleId)
-        try c.encode(ruleId.value, forKey: ruleId.key)
-        try c.encode(version, forKey: .version)
-        try c.encode(action, forKey: .action)
-        try c.encode(apiKeyName, forKey: .apiKeyName)
-        try c.encode(changedAt, forKey: .changedAt)
-        try c.encode(before, forKey: .before)
-        try c.encode(after, forKey: .after)
-    }
-}
-
-extension RuleChangeDocument where Rule == OfferRule {
-    init(_ change: OfferChange) {
-        self.init(id: change.id, bundleId: change.bundleId, ruleId: (.offerId, change.offerId), version: change.version, action: change.action,
-                  apiKeyName: change.apiKeyName, changedAt: change.changedAt, before: change.before, after: change.after)
-    }
-}
-
-extension RuleChangeDocument where Rule: ManagedRule {
-    init(_ change: RuleChange<Rule>) {
-        self.init(id: change.id, bundleId: change.bundleId, ruleId: (.ruleId, change.ruleId), version: change.version, action: change.action,
-                  apiKeyName: change.apiKeyName, changedAt: change.changedAt, before: change.before, after: change.after)
     }
 }
 

@@ -75,17 +75,14 @@ struct UserHandler {
                 let decision = OfferHoldout.apply(to: try check.decide(userHistory: userHistory, rule: offer.rule, productId: product,
                                                                        environment: environment, now: now),
                                                   rule: offer.rule, user: userId)
-                let reasons = rescinded.map { [Self.consentReason($0)] + decision.reasons } ?? decision.reasons
+                let reasons = rescinded.map { event in
+                    [.consentRescinded(at: event.at, appTransactionId: event.appTransactionId)] + decision.reasons
+                } ?? decision.reasons
                 return OfferVerdict(offerId: offer.rule.offerId, productIds: offer.rule.productIds, priority: offer.rule.priority,
                                     eligible: reasons.isEmpty, reasons: reasons)
             }
         let document = OffersDocument(userId: userId, environment: environment, offers: verdicts)
         return HTTPResponse.json(encoded: document.json)
-    }
-
-    /// The reason every offer fails for a customer whose consent was rescinded.
-    static func consentReason(_ event: ConsentEvent) -> EligibilityReason {
-        .consentRescinded(at: event.at, appTransactionId: event.appTransactionId)
     }
 
     struct HistoryDocument: Encodable {
