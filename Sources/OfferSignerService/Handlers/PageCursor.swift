@@ -1,22 +1,6 @@
 import Foundation
-import OfferSignerApplication
 import OfferSignerCore
 import OfferSignerHTTP
-import OfferSignerStore
-
-/// A page of items with the cursor of the next page (nil on the last).
-struct Page<Item: Encodable>: Encodable {
-    let items: [Item]
-    let nextCursor: String?
-
-    enum Keys: String, CodingKey { case items, nextCursor }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(items, forKey: .items)
-        try c.encode(nextCursor, forKey: .nextCursor)
-    }
-}
 
 /// Opaque page cursors: the last position served, as 8 big-endian bytes in base64url without
 /// padding. Exactly the 11-character strings of `openapi.yaml`'s `Cursor` pattern decode: the
