@@ -78,16 +78,7 @@ struct AuditHandler {
     struct VerifyResponse: Encodable {
         let validSignature: Bool
         let issuedHere: Bool
-        let record: SignatureRecordDocument?
-
-        enum Keys: String, CodingKey { case validSignature, issuedHere, record }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(validSignature, forKey: .validSignature)
-            try c.encode(issuedHere, forKey: .issuedHere)
-            try c.encode(record, forKey: .record)
-        }
+        @EncodedAsNull var record: SignatureRecordDocument?
     }
 
     /// `POST /v1/audit/verify`: is this signature valid under one of the app's keys (active or
