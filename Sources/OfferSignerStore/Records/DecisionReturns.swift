@@ -1,5 +1,3 @@
-import OfferSignerCore
-
 /// How many users were treated (signed) and held out of an offer, and how many of each returned.
 public struct DecisionReturns: Sendable, Hashable {
     public var treatedUsers: Int = 0

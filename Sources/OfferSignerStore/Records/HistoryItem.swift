@@ -1,5 +1,3 @@
-import OfferSignerCore
-
 /// One verified thing to store.
 public enum HistoryItem: Sendable, Hashable {
     /// A notification as received, with the transaction and renewal info it carried.

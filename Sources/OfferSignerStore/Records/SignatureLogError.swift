@@ -1,5 +1,3 @@
-import OfferSignerCore
-
 /// Why an append did not happen.
 public enum SignatureLogError: Error, CustomStringConvertible, Sendable {
     /// The quota is used up; a slot frees in `retryAfterSeconds`.

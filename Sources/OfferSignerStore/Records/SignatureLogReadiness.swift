@@ -1,5 +1,3 @@
-import OfferSignerCore
-
 /// Whether the signature log can take appends.
 public enum SignatureLogReadiness: Sendable, Equatable {
     case ready

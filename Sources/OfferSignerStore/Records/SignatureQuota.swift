@@ -1,5 +1,3 @@
-import OfferSignerCore
-
 /// At most `maxCount` signatures of one offer (app and offer ID) to one user within `window`
 /// before the record's timestamp. The user is the record's `userId`; for an empty one (a
 /// customer without an app account token, proven by an Apple-signed transaction) it is the

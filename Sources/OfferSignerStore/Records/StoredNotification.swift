@@ -1,5 +1,3 @@
-import OfferSignerCore
-
 /// A notification as received, with the fields used to find it again.
 public struct StoredNotification: Sendable, Hashable {
     public var notificationUUID: String

@@ -1,5 +1,3 @@
-import OfferSignerCore
-
 /// A user's first decision about an offer.
 public struct UserDecision: Sendable, Hashable {
     public var userKey: String
