@@ -159,7 +159,7 @@ public final class TestPostgreSQLCluster: Sendable {
     /// descriptor closed in the child (by a bash that then runs it). (Foundation's `Process` notices a child's exit through a
     /// descriptor the child inherits; `pg_ctl start` leaves the server holding it, so that exit
     /// would never be noticed, and the server would hold any other process's such descriptor.)
-    private static func execute(_ command: [String]) throws(ClusterError) -> String {
+    static func execute(_ command: [String]) throws(ClusterError) -> String {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("offer-signer-pg-output-\(UUID().uuidString)").path
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -185,7 +185,7 @@ public final class TestPostgreSQLCluster: Sendable {
 
     /// The folder of `initdb` and `pg_ctl`: `pg_config --bindir`, else the newest
     /// /usr/lib/postgresql/N/bin.
-    private static func findBinaries() throws(ClusterError) -> String {
+    static func findBinaries() throws(ClusterError) -> String {
         if let bindir = try? execute(["/usr/bin/pg_config", "--bindir"]).trimmingCharacters(in: .whitespacesAndNewlines),
            FileManager.default.isExecutableFile(atPath: "\(bindir)/initdb") {
             return bindir
