@@ -52,10 +52,11 @@ public struct ServiceComposition: Sendable {
         let groups: [any RouteGroup] = [
             SignHandler(issuer: issuer, rateLimits: rateLimits),
             IntroductoryEligibilityHandler(issuer: issuer, rateLimits: rateLimits),
-            UserHandler(keyRing: keyRing, offers: stores.offers, history: stores.history,
+            UserHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, outcomes: stores.outcomes,
                         consent: ConsentCheck(consents: stores.consents), appStore: verification, clock: clock),
             OfferAdminHandler(keyRing: keyRing, offers: stores.offers, clock: clock),
-            SimulateHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, appStore: verification, clock: clock),
+            SimulateHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, outcomes: stores.outcomes,
+                            appStore: verification, clock: clock),
             HistoryImportHandler(ingestor: ingestor, logger: logger),
             HistoryRefreshHandler(keyRing: keyRing, ingestor: ingestor, appStoreAPI: appStoreAPI, logger: logger),
             RuleAdminHandler.retention(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock, messaging: messaging),

@@ -25,13 +25,19 @@ public protocol OutcomeStore: Sendable {
     /// Records the first decision to hold `userKey` out of an offer; a later one changes nothing.
     func recordHoldout(_ decision: HoldoutDecision) throws
 
-    /// The first decision of each user about the offer made before `before` (ms): from the
-    /// signature log (treated: signed) and the recorded holdouts, the earlier one per user.
+    /// The decision that stands for `userKey` about the offer: treated from its first signature
+    /// when the log holds one (a signed user is never held out), else held out from its recorded
+    /// holdout, else nil (not decided yet).
+    func firstDecision(bundleId: String, offerId: String, userKey: String) throws -> UserDecision?
+
+    /// The decision of each user about the offer made before `before` (ms): from the signature
+    /// log (treated, from the first signature) or else the recorded holdouts (held out); a user
+    /// with a signature is never held out.
     func firstDecisions(bundleId: String, offerId: String, environment: AppStoreEnvironment, before: Int64) throws -> [UserDecision]
 
     /// Users by their first decision about the offer (see ``firstDecisions(bundleId:offerId:environment:before:)``)
     /// made in `from..<to` (ms), and how many of each group returned: had a transaction of
-    /// `groupId` in `bundleId` and `environment` whose `purchaseDate` is after that decision
+    /// `groupId` in `bundleId` and `environment` whose `purchaseDate` is at or after that decision
     /// (for a `transaction:` user, of that subscription; none when `groupId` is nil). Counted
     /// by the database, so that a large offer's users are never held in memory.
     func decisionReturns(bundleId: String, offerId: String, environment: AppStoreEnvironment, groupId: String?,

@@ -181,6 +181,52 @@ struct OutcomesEndpointTests {
         #expect((lift["high"] ?? 1) > -1 && (lift["high"] ?? 1) < 1)
     }
 
+    @Test("a user's first decision is sticky: lowering the holdout keeps held-out users held out and raising it keeps signed users signed; 0 ends it, the report says when and never counts a signed user as held out")
+    func stickyHoldout() throws {
+        let env = try Self.environment(holdoutPercent: 50)
+        let users = (0..<400).map { "6f1c2a34-0000-4000-8000-\(String(format: "%012d", $0))" }
+        // Users held out at 50 % but not at 10 %: the lowering would release them.
+        let between = users.filter {
+            let bucket = OfferHoldout.bucket(bundleId: TestEnvironment.bundleId, offerId: "winback", user: $0)
+            return bucket >= 1_000 && bucket < 5_000
+        }
+        let held = between[0]
+        let fresh = between[1]
+        var rule = TestEnvironment.demoRule()
+        func setHoldout(_ percent: Int) throws {
+            rule.holdoutPercent = percent
+            _ = try env.putOffer(rule)
+        }
+
+        #expect(Self.sign(env, user: held).status == 403)
+        env.clock = .fixed(env.now + Self.hour)
+        try setHoldout(10)
+        let still = Self.sign(env, user: held)
+        #expect(still.status == 403, "a held-out user stays held out when the holdout is lowered")
+        #expect((still.json["reasons"] as? [[String: Any]])?.map { $0["criterion"] as? String } == ["holdout"])
+        #expect(Self.sign(env, user: fresh).status == 200, "a user not yet decided is placed at the new percentage")
+        let offers = env.send("GET", "/v1/users/\(held)/offers", role: .client)
+        #expect((offers.json["offers"] as? [[String: Any]])?.first?["eligible"] as? Bool == false)
+
+        try setHoldout(50)
+        #expect(Self.sign(env, user: fresh).status == 200, "a signed user stays signed when the holdout is raised")
+
+        var report = Self.outcomes(env, from: env.now - Self.day, to: env.now + Self.day)
+        #expect((report["holdout"] as? [String: Int])?["users"] == 1)
+        #expect((report["treated"] as? [String: Int])?["users"] == 1)
+        #expect(report.keys.contains("holdoutEndedAt") && report["holdoutEndedAt"] is NSNull)
+
+        let ended = env.now + 2 * Self.hour
+        env.clock = .fixed(ended)
+        env.now = ended
+        try setHoldout(0)
+        #expect(Self.sign(env, user: held).status == 200, "0 ends the holdout")
+        report = Self.outcomes(env, from: env.now - Self.day, to: env.now + Self.day)
+        #expect((report["holdout"] as? [String: Int])?["users"] == 0, "a signed user is never counted as held out")
+        #expect((report["treated"] as? [String: Int])?["users"] == 2)
+        #expect(report["holdoutEndedAt"] as? String == RFC3339.string(from: ended))
+    }
+
     @Test("holdoutPercent is validated on PUT: 0–50")
     func holdoutValidation() throws {
         let env = try TestEnvironment()

@@ -20,8 +20,9 @@ struct OutcomeStoreContract {
             signedDate: revoked ?? start), signedTransaction: "x.eyJjdXJyZW5jeSI6IlVTRCJ9.y"))
     }
 
-    static func signature(_ nonce: String, user: String = "user-1", transaction: String? = nil, at date: Date) -> SignatureRecord {
-        SignatureRecord(nonce: nonce, format: .legacy, bundleId: bundle, productId: "pro", offerId: "winback", userId: user, keyId: "K",
+    static func signature(_ nonce: String, user: String = "user-1", transaction: String? = nil, format: SignatureFormat = .legacy,
+                          at date: Date) -> SignatureRecord {
+        SignatureRecord(nonce: nonce, format: format, bundleId: bundle, productId: "pro", offerId: "winback", userId: user, keyId: "K",
                         timestamp: date.milliseconds, signature: "s", transactionId: transaction, apiKeyName: "c", requestId: "r",
                         recordedAt: date.milliseconds)
     }
@@ -84,7 +85,70 @@ struct OutcomeStoreContract {
         #expect(try Self.all(stores).first?.managed == false)
     }
 
-    @Test("first decisions: the earlier of the first signature and the first holdout per user; returned: a purchase after it",
+    @Test("a JWS signature bound to a subscription by its transactionId matches the subscription's token-less redemption whatever its userId; a legacy one does not",
+          arguments: Engine.allCases)
+    func boundJWSWhateverTheUser(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        _ = try stores.offers.put(OfferRule(offerId: "winback", bundleId: Self.bundle, productIds: ["pro"]), by: "m", at: Self.t0)
+        let reported = Mutex<[RedemptionRecord]>([])
+        stores.history.observe { event in if case .unmatched(let found) = event { reported.withLock { $0 += found } } }
+        _ = try stores.signatures.append(Self.signature("jws", user: "alice", transaction: "o9", format: .jws,
+                                                        at: Self.t0.addingTimeInterval(-60)), quota: nil)
+        _ = try stores.signatures.append(Self.signature("legacy", user: "bob", transaction: "o10", at: Self.t0.addingTimeInterval(-60)),
+                                         quota: nil)
+        #expect(try stores.history.record(Self.period("r9", original: "o9", user: nil, start: Self.t0)))
+        #expect(try stores.history.record(Self.period("r10", original: "o10", user: nil, start: Self.t0)))
+        #expect(try Self.all(stores).map(\.signatureNonce) == ["jws", nil])
+        #expect(reported.withLock { $0 }.map(\.run.transactionId) == ["r10"])
+    }
+
+    @Test("a redemption at exactly the signature's timestamp is matched, and its user counted as returned", arguments: Engine.allCases)
+    func sameMillisecond(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        _ = try stores.signatures.append(Self.signature("s", at: Self.t0), quota: nil)
+        #expect(try stores.history.record(Self.period("r1", start: Self.t0)))
+        #expect(try Self.all(stores).map(\.signatureNonce) == ["s"])
+        #expect(try stores.outcomes.decisionReturns(bundleId: Self.bundle, offerId: "winback", environment: .production, groupId: "g1",
+                                                    from: Self.t0.milliseconds, to: Self.t0.milliseconds + 1)
+                == DecisionReturns(treatedUsers: 1, treatedReturned: 1))
+    }
+
+    @Test("a user held out then signed (after the holdout ended) is treated from the signature, never held out; one user's standing decision",
+          arguments: Engine.allCases)
+    func signedNeverHeldOut(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let ms = Self.t0.milliseconds
+        try stores.outcomes.recordHoldout(HoldoutDecision(bundleId: Self.bundle, offerId: "winback", userKey: "c", environment: .production,
+                                                          decidedAt: ms + 1_000, percent: 10))
+        try stores.outcomes.recordHoldout(HoldoutDecision(bundleId: Self.bundle, offerId: "winback", userKey: "transaction:o6",
+                                                          environment: .production, decidedAt: ms + 1_000, percent: 10))
+        #expect(try stores.outcomes.firstDecision(bundleId: Self.bundle, offerId: "winback", userKey: "c")
+                == UserDecision(userKey: "c", decidedAt: ms + 1_000, heldOut: true))
+        #expect(try stores.outcomes.firstDecision(bundleId: Self.bundle, offerId: "winback", userKey: "d") == nil)
+        _ = try stores.signatures.append(Self.signature("c1", user: "c", at: Self.t0.addingTimeInterval(40)), quota: nil)
+        _ = try stores.signatures.append(Self.signature("d1", user: "", transaction: "o6", at: Self.t0.addingTimeInterval(50)), quota: nil)
+        #expect(try stores.outcomes.firstDecision(bundleId: Self.bundle, offerId: "winback", userKey: "c")
+                == UserDecision(userKey: "c", decidedAt: ms + 40_000, heldOut: false))
+        #expect(try stores.outcomes.firstDecision(bundleId: Self.bundle, offerId: "winback", userKey: "transaction:o6")
+                == UserDecision(userKey: "transaction:o6", decidedAt: ms + 50_000, heldOut: false))
+        #expect(try stores.outcomes.firstDecisions(bundleId: Self.bundle, offerId: "winback", environment: .production, before: ms + 60_000)
+                == [UserDecision(userKey: "c", decidedAt: ms + 40_000, heldOut: false),
+                    UserDecision(userKey: "transaction:o6", decidedAt: ms + 50_000, heldOut: false)])
+        #expect(try stores.outcomes.decisionReturns(bundleId: Self.bundle, offerId: "winback", environment: .production, groupId: "g1",
+                                                    from: ms, to: ms + 60_000)
+                == DecisionReturns(treatedUsers: 2))
+    }
+
+    @Test("first decisions: the first signature, else the first holdout, per user; returned: a purchase at or after it",
           arguments: Engine.allCases)
     func decisions(engine: Engine) throws {
         let database = try EngineDatabase(engine)

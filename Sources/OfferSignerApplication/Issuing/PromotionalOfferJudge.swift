@@ -65,16 +65,22 @@ struct PromotionalOfferJudge: Sendable {
         try holdOut(customer, rule: rule, now: now)
     }
 
-    /// Refuses an otherwise-eligible customer who falls in the offer's holdout (``OfferHoldout``),
-    /// recording the first such decision and counting the refusal under the `holdout` criterion.
+    /// Refuses an otherwise-eligible customer who is held out of the offer (``OfferHoldout``):
+    /// the user's first decision stands (a held-out user stays held out while the offer has a
+    /// holdout, a signed one is never held out); an undecided user falls in by the hash, and
+    /// that first decision is recorded. The refusal counts under the `holdout` criterion.
     private func holdOut(_ customer: BoundCustomer, rule: OfferRule, now: Date) throws(SignRefusal) {
         guard rule.holdoutPercent > 0 else { return }
         let user = OfferHoldout.userKey(appAccountToken: customer.userId, provenOriginalTransactionId: customer.provenSubscription)
-        guard OfferHoldout.isHeldOut(bundleId: rule.bundleId, offerId: rule.offerId, user: user, percent: rule.holdoutPercent) else { return }
         do {
-            try holdouts?.recordHoldout(HoldoutDecision(bundleId: rule.bundleId, offerId: rule.offerId, userKey: user,
-                                                        environment: customer.environment, decidedAt: now.milliseconds,
-                                                        percent: rule.holdoutPercent))
+            let first = try holdouts?.firstDecision(bundleId: rule.bundleId, offerId: rule.offerId, userKey: user)
+            guard OfferHoldout.held(bundleId: rule.bundleId, offerId: rule.offerId, user: user, percent: rule.holdoutPercent,
+                                    firstDecisionHeldOut: first?.heldOut) else { return }
+            if first == nil {
+                try holdouts?.recordHoldout(HoldoutDecision(bundleId: rule.bundleId, offerId: rule.offerId, userKey: user,
+                                                            environment: customer.environment, decidedAt: now.milliseconds,
+                                                            percent: rule.holdoutPercent))
+            }
         } catch {
             throw .store(error)
         }

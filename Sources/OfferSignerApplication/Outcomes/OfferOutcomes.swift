@@ -72,7 +72,26 @@ public struct OfferOutcomes: Sendable {
             matched: matched, unmatched: redemptions - matched, retained: counts[.retained] ?? 0, churned: counts[.churned] ?? 0,
             refunded: counts[.refunded] ?? 0, inOffer: counts[.inOffer] ?? 0, revenue: revenue, holdout: holdout, treated: treated,
             lift: LiftEstimate.estimate(treated: treated.users, treatedReturned: treated.returned, holdout: holdout.users,
-                                        holdoutReturned: holdout.returned))
+                                        holdoutReturned: holdout.returned),
+            holdoutEndedAt: try holdoutEnd(of: rule).map(RFC3339.string(from:)))
+    }
+
+    /// When the offer's holdout ended: the time of the last change that set `holdoutPercent`
+    /// from above 0 to 0, when the rule has none now; nil while it has one, or never had one.
+    private func holdoutEnd(of rule: OfferRule) throws -> Date? {
+        guard rule.holdoutPercent == 0 else { return nil }
+        var ended: Date?
+        var after: Int64 = 0
+        while true {
+            let page = try offers.changes(bundleId: rule.bundleId, offerId: rule.offerId, afterId: after, limit: 1000)
+            for change in page {
+                let before = change.before?.holdoutPercent ?? 0
+                let now = change.after?.holdoutPercent ?? 0
+                if before > 0, now == 0 { ended = change.changedAt } else if now > 0 { ended = nil }
+            }
+            guard page.count == 1000, let last = page.last else { return ended }
+            after = last.id
+        }
     }
 
     /// The subscription group of the offer's first product that verified transactions name.

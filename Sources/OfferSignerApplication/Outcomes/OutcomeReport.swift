@@ -28,6 +28,9 @@ public struct OutcomeReport: Codable, Hashable, Sendable {
     public var treated: GroupReturns
     /// Treated return rate minus holdout return rate with its 95 % interval; nil when either group is empty.
     @EncodedAsNull public var lift: LiftEstimate?
+    /// RFC 3339: when the holdout ended (`holdoutPercent` set to 0; users decided after it are
+    /// all signed); nil while the offer has a holdout or never had one.
+    @EncodedAsNull public var holdoutEndedAt: String?
 
     /// Users of one group (by their first decision in the period) and how many of them returned.
     public struct GroupReturns: Codable, Hashable, Sendable {
@@ -39,7 +42,7 @@ public struct OutcomeReport: Codable, Hashable, Sendable {
     public static let csvHeader = [
         "bundleId", "offerId", "environment", "from", "to", "signed", "redemptions", "matched", "unmatched", "retained", "churned",
         "refunded", "inOffer", "revenue", "holdoutUsers", "holdoutReturned", "treatedUsers", "treatedReturned", "liftDifference",
-        "liftLow", "liftHigh",
+        "liftLow", "liftHigh", "holdoutEndedAt",
     ]
 
     /// One CSV row; revenue as `CUR amount` pairs joined by `;` (`EUR 4990;USD 9990`), an absent lift as empty fields.
@@ -48,6 +51,7 @@ public struct OutcomeReport: Codable, Hashable, Sendable {
          String(retained), String(churned), String(refunded), String(inOffer),
          revenue.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ";"),
          String(holdout.users), String(holdout.returned), String(treated.users), String(treated.returned),
-         lift.map { String($0.difference) } ?? "", lift.map { String($0.low) } ?? "", lift.map { String($0.high) } ?? ""]
+         lift.map { String($0.difference) } ?? "", lift.map { String($0.low) } ?? "", lift.map { String($0.high) } ?? "",
+         holdoutEndedAt ?? ""]
     }
 }

@@ -56,7 +56,7 @@ export const OFFER_FIELDS = [
   { path: 'limits.maxSignaturesPerUserPerDay', section: 'limits', kind: 'int', label: 'Signatures per person per day',
     help: 'At most this many signatures for one person in any 24 hours. Empty for no limit.' },
   { path: 'holdoutPercent', section: 'measure', kind: 'int', unit: '%', label: 'Holdout',
-    help: 'This share of people who are eligible (0 to 50) is not offered anything: the same people every time, picked at random once. Comparing how often they come back with those who got the offer shows what the offer really changes. Empty or 0: everyone eligible gets the offer.' },
+    help: 'This share of people who are eligible (0 to 50) is not offered anything: the same people every time, picked at random once. Comparing how often they come back with those who got the offer shows what the offer really changes. Once someone is held out they stay held out, and once someone got the offer they keep getting it, whatever the percentage becomes; a new percentage only places people not seen yet. Empty or 0: everyone eligible gets the offer (the holdout ends, and the outcomes say since when).' },
 ];
 
 /** The offer editor's form: its sections and fields, and the groups a rule always has. */

@@ -85,7 +85,11 @@ export function outcomesPanel(offer, { environments = ['Production'] } = {}) {
         h('dt', null, 'Revenue'), h('dd', { id: 'outcomes-revenue' }, revenue.length ? revenue.map(([currency, milli]) => money(currency, milli)).join(', ') : '—'),
         h('dt', null, 'Offered people who came back'), h('dd', null, `${number(result.treated.returned)} of ${number(result.treated.users)} (${percent(result.treated.returned, result.treated.users)})`),
         h('dt', null, 'Held-out people who came back'), h('dd', null, `${number(result.holdout.returned)} of ${number(result.holdout.users)} (${percent(result.holdout.returned, result.holdout.users)})`)),
-      h('p', { class: 'lift', id: 'outcomes-lift' }, liftSentence(result)));
+      h('p', { class: 'lift', id: 'outcomes-lift' }, liftSentence(result)),
+      result.holdoutEndedAt
+        ? h('p', { class: 'muted', id: 'outcomes-holdout-ended' },
+          `The holdout ended on ${result.holdoutEndedAt.replace('T', ' at ').replace(/(\.\d+)?Z$/, ' UTC')}: everyone eligible is offered the offer since then, and people held out before who were offered it later count as offered.`)
+        : null);
   }
 
   select.addEventListener('change', load);

@@ -5,16 +5,21 @@ import Foundation
 ///
 /// A user falls in the holdout when a stable hash of (bundle ID, offer ID, user) falls under
 /// the rule's `holdoutPercent`: the first 8 bytes of SHA-256 of the three joined by U+0000,
-/// big-endian, modulo 10,000, below `holdoutPercent` × 100. The same user always lands in the
-/// same group while the percentage is unchanged, and raising it only adds users.
+/// big-endian, modulo 10,000, below `holdoutPercent` × 100, for a user not yet decided. A
+/// user's first decision is sticky (``held(bundleId:offerId:user:percent:firstDecisionHeldOut:)``):
+/// a held-out user stays held out while the offer has a holdout, a signed user is never held
+/// out, so changing the percentage only places users not yet decided.
 public enum OfferHoldout {
     /// The highest `holdoutPercent` a rule may set.
     public static let maxPercent = 50
 
+    /// What a user key of a customer without an app account token starts with.
+    public static let transactionUserPrefix = "transaction:"
+
     /// The user a holdout and a decision are about: the app account token, or, for a customer
     /// without one, `transaction:` and the proven original transaction ID.
     public static func userKey(appAccountToken: String, provenOriginalTransactionId: String?) -> String {
-        appAccountToken.isEmpty ? "transaction:" + (provenOriginalTransactionId ?? "") : appAccountToken
+        appAccountToken.isEmpty ? transactionUserPrefix + (provenOriginalTransactionId ?? "") : appAccountToken
     }
 
     /// The user's place, 0..<10,000, in the offer's stable order.
@@ -30,16 +35,27 @@ public enum OfferHoldout {
         return bucket(bundleId: bundleId, offerId: offerId, user: user) < min(percent, 100) * 100
     }
 
+    /// Whether `user` is held out of the offer at `percent`, given the user's first decision
+    /// about it (nil: none yet): 0 holds no one out; a signed user stays treated, a held-out
+    /// one stays held out; an undecided user is placed by ``isHeldOut(bundleId:offerId:user:percent:)``.
+    public static func held(bundleId: String, offerId: String, user: String, percent: Int, firstDecisionHeldOut: Bool?) -> Bool {
+        guard percent > 0 else { return false }
+        return firstDecisionHeldOut ?? isHeldOut(bundleId: bundleId, offerId: offerId, user: user, percent: percent)
+    }
+
     /// The reason a held-out user is refused.
     public static func reason(percent: Int) -> EligibilityReason {
         EligibilityReason(criterion: "holdout", required: .bool(false), actual: .bool(true),
                           message: "This user is in the offer's \(percent)% holdout group, kept back to measure what the offer changes.")
     }
 
-    /// `decision` with the holdout applied: an eligible user in the holdout of `rule` becomes
-    /// ineligible with the `holdout` reason; any other decision is returned as it is.
-    public static func apply(to decision: EligibilityDecision, rule: OfferRule, user: String) -> EligibilityDecision {
-        guard decision.eligible, isHeldOut(bundleId: rule.bundleId, offerId: rule.offerId, user: user, percent: rule.holdoutPercent)
+    /// `decision` with the holdout applied: an eligible user in the holdout of `rule` (given the
+    /// user's first decision, nil when none) becomes ineligible with the `holdout` reason; any
+    /// other decision is returned as it is.
+    public static func apply(to decision: EligibilityDecision, rule: OfferRule, user: String,
+                             firstDecisionHeldOut: Bool? = nil) -> EligibilityDecision {
+        guard decision.eligible, held(bundleId: rule.bundleId, offerId: rule.offerId, user: user, percent: rule.holdoutPercent,
+                                      firstDecisionHeldOut: firstDecisionHeldOut)
         else { return decision }
         return EligibilityDecision(reasons: [reason(percent: rule.holdoutPercent)])
     }

@@ -14,6 +14,8 @@ struct SimulateHandler {
     let keyRing: KeyRing
     let offers: any OfferStore
     let history: any SubscriptionHistoryStore
+    /// Users' first decisions about the offer (a held-out user stays held out, a signed one treated).
+    let outcomes: any OutcomeStore
     let appStore: AppStoreVerification
     let clock: WallClock
 
@@ -83,9 +85,11 @@ struct SimulateHandler {
             for user in users {
                 known += 1
                 // Held-out users are counted under the `holdout` criterion, as signing refuses them.
-                let decision = OfferHoldout.apply(to: try check.decide(userId: user, rule: rule, productId: rule.productIds[0],
-                                                                       environment: environment, now: now),
-                                                  rule: rule, user: user)
+                var decision = try check.decide(userId: user, rule: rule, productId: rule.productIds[0], environment: environment, now: now)
+                if decision.eligible, rule.holdoutPercent > 0 {
+                    let first = try outcomes.firstDecision(bundleId: rule.bundleId, offerId: rule.offerId, userKey: user)
+                    decision = OfferHoldout.apply(to: decision, rule: rule, user: user, firstDecisionHeldOut: first?.heldOut)
+                }
                 if decision.eligible {
                     eligible += 1
                     if sample.count < 20 { sample.append(user) }

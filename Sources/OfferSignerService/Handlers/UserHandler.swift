@@ -9,6 +9,8 @@ struct UserHandler {
     let keyRing: KeyRing
     let offers: any OfferStore
     let history: any SubscriptionHistoryStore
+    /// Users' first decisions about offers with a holdout (a held-out user stays held out).
+    let outcomes: any OutcomeStore
     let consent: ConsentCheck
     let appStore: AppStoreVerification
     let clock: WallClock
@@ -72,9 +74,11 @@ struct UserHandler {
             .map { offer in
                 let product = productFilter ?? offer.rule.productIds[0]
                 // A user in the offer's holdout is refused at signing: the list says so too.
+                let first = offer.rule.holdoutPercent > 0
+                    ? try outcomes.firstDecision(bundleId: app, offerId: offer.rule.offerId, userKey: userId) : nil
                 let decision = OfferHoldout.apply(to: try check.decide(userHistory: userHistory, rule: offer.rule, productId: product,
                                                                        environment: environment, now: now),
-                                                  rule: offer.rule, user: userId)
+                                                  rule: offer.rule, user: userId, firstDecisionHeldOut: first?.heldOut)
                 let reasons = rescinded.map { event in
                     [.consentRescinded(at: event.at, appTransactionId: event.appTransactionId)] + decision.reasons
                 } ?? decision.reasons

@@ -178,6 +178,7 @@ enum PostgreSQLSchema {
         version4,
         PostgreSQLMigration(version: 5, .offerOutcomes),
         PostgreSQLMigration(version: 6, .appAccountTokenLinks),
+        PostgreSQLMigration(version: 7, .signaturesByTransaction),
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own

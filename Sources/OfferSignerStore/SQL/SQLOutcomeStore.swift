@@ -85,9 +85,15 @@ final class SQLOutcomeStore<Database: SQLDatabase>: OutcomeStore, Sendable {
         for run in runs {
             guard let offerId = run.offerIdentifier else { continue }
             let end = run.purchaseDate.milliseconds
+            // Token-less signatures of the proven subscription, and JWS signatures bound to it by
+            // their `transactionId` claim whatever their user: both by the (transaction_id, offer_id,
+            // timestamp_ms) index.
             var lookups: [(String, [SQLValue])] = [(
-                "user_id = '' AND offer_id = ? AND timestamp_ms >= ? AND timestamp_ms <= ? AND bundle_id = ? AND transaction_id = ?",
-                [.text(offerId), .integer(end - window), .integer(end), .text(run.bundleId), .text(run.originalTransactionId)])]
+                """
+                transaction_id = ? AND offer_id = ? AND timestamp_ms >= ? AND timestamp_ms <= ? AND bundle_id = ?
+                AND (user_id = '' OR format = 'jws')
+                """,
+                [.text(run.originalTransactionId), .text(offerId), .integer(end - window), .integer(end), .text(run.bundleId)])]
             if let token = run.appAccountToken, !token.isEmpty {
                 lookups.append(("user_id = ? AND offer_id = ? AND timestamp_ms >= ? AND timestamp_ms <= ? AND bundle_id = ?",
                                 [.text(token), .text(offerId), .integer(end - window), .integer(end), .text(run.bundleId)]))
@@ -191,6 +197,24 @@ final class SQLOutcomeStore<Database: SQLDatabase>: OutcomeStore, Sendable {
         }
     }
 
+    public func firstDecision(bundleId: String, offerId: String, userKey: String) throws -> UserDecision? {
+        let byTransaction = userKey.hasPrefix(OfferHoldout.transactionUserPrefix)
+        let signedCondition = byTransaction
+            ? "transaction_id = ? AND user_id = '' AND offer_id = ? AND bundle_id = ?"
+            : "user_id = ? AND offer_id = ? AND bundle_id = ?"
+        let subject = byTransaction ? String(userKey.dropFirst(OfferHoldout.transactionUserPrefix.count)) : userKey
+        return try database.withReader { db -> UserDecision? in
+            if let at = try db.first("SELECT MIN(timestamp_ms) FROM signatures WHERE \(signedCondition)",
+                                     [.text(subject), .text(offerId), .text(bundleId)], row: { $0.optionalInt64(0) }) ?? nil {
+                return UserDecision(userKey: userKey, decidedAt: at, heldOut: false)
+            }
+            return try db.first("SELECT decided_at_ms FROM offer_holdouts WHERE bundle_id = ? AND offer_id = ? AND user_key = ?",
+                                [.text(bundleId), .text(offerId), .text(userKey)]) {
+                UserDecision(userKey: userKey, decidedAt: $0.int64(0), heldOut: true)
+            }
+        }
+    }
+
     public func firstDecisions(bundleId: String, offerId: String, environment: AppStoreEnvironment, before: Int64) throws -> [UserDecision] {
         let (signed, heldOut) = try database.withReader(.audit) { db in
             let signed = try db.select("""
@@ -203,11 +227,10 @@ final class SQLOutcomeStore<Database: SQLDatabase>: OutcomeStore, Sendable {
                 """, [.text(bundleId), .text(offerId), .text(environment.rawValue), .integer(before)]) { ($0.text(0), $0.int64(1)) }
             return (signed, heldOut)
         }
+        // A signed user is never counted as held out: the first signature decides when there is one.
         var first: [String: UserDecision] = [:]
+        for (user, at) in heldOut { first[user] = UserDecision(userKey: user, decidedAt: at, heldOut: true) }
         for (user, at) in signed { first[user] = UserDecision(userKey: user, decidedAt: at, heldOut: false) }
-        for (user, at) in heldOut where (first[user]?.decidedAt ?? .max) > at {
-            first[user] = UserDecision(userKey: user, decidedAt: at, heldOut: true)
-        }
         return first.values.sorted { $0.userKey < $1.userKey }
     }
 
@@ -264,9 +287,10 @@ private enum OutcomeSQL {
         return encoder
     }()
 
-    /// Each user's first decision (`s`: first signature, `h`: first holdout; the earlier wins,
-    /// a signature on a tie), then per group the users decided in the period and those with a
-    /// purchase of the group after their decision (by app account token, or for `transaction:`
+    /// Each user's decision (`s`: first signature, `h`: first holdout; a user with a signature
+    /// is treated from it, never held out), then per group the users decided in the period and
+    /// those with a purchase of the group at or after their decision (as matching counts a
+    /// redemption at the signature's own timestamp) (by app account token, or for `transaction:`
     /// users by subscription: each an indexed lookup). `environment || ''` keeps SQLite's planner,
     /// which has no statistics, on the (bundle_id, user_id) index: with `environment = ?` it chose
     /// the (environment, original_transaction_id) index and walked every transaction per user.
@@ -279,17 +303,16 @@ private enum OutcomeSQL {
             SELECT user_key, decided_at_ms AS at FROM offer_holdouts
             WHERE bundle_id = ? AND offer_id = ? AND environment = ? AND decided_at_ms < ?
         ), d AS (
-            SELECT s.user_key AS user_key, s.at AS at, 0 AS held FROM s LEFT JOIN h ON h.user_key = s.user_key
-            WHERE h.at IS NULL OR s.at <= h.at
+            SELECT s.user_key AS user_key, s.at AS at, 0 AS held FROM s
             UNION ALL
-            SELECT h.user_key, h.at, 1 FROM h LEFT JOIN s ON s.user_key = h.user_key WHERE s.at IS NULL OR h.at < s.at
+            SELECT h.user_key, h.at, 1 FROM h LEFT JOIN s ON s.user_key = h.user_key WHERE s.at IS NULL
         )
         SELECT d.held, COUNT(*), COALESCE(SUM(CASE
             WHEN d.user_key NOT LIKE 'transaction:%' AND EXISTS (SELECT 1 FROM transactions t
-                WHERE t.bundle_id = ? AND t.user_id = d.user_key AND t.environment || '' = ? AND t.group_id = ? AND t.purchase_ms > d.at) THEN 1
+                WHERE t.bundle_id = ? AND t.user_id = d.user_key AND t.environment || '' = ? AND t.group_id = ? AND t.purchase_ms >= d.at) THEN 1
             WHEN d.user_key LIKE 'transaction:%' AND EXISTS (SELECT 1 FROM transactions t
                 WHERE t.original_transaction_id = substr(d.user_key, 13) AND t.bundle_id = ? AND t.environment = ? AND t.group_id = ?
-                AND t.purchase_ms > d.at) THEN 1
+                AND t.purchase_ms >= d.at) THEN 1
             ELSE 0 END), 0)
         FROM d WHERE d.at >= ? GROUP BY d.held
         """

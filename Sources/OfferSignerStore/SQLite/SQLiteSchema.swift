@@ -192,6 +192,7 @@ enum SQLiteSchema {
         version10,
         SQLiteMigration(version: 11, .offerOutcomes),
         SQLiteMigration(version: 12, .appAccountTokenLinks),
+        SQLiteMigration(version: 13, .signaturesByTransaction),
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
