@@ -53,7 +53,8 @@ public struct OfferSignerClient: Sendable {
         let body = try WireFormat.encode(WireFormat.SignRequest(
             productId: productID, offerId: offerID, userId: userID, format: format.rawValue, bundleId: bundleID,
             transactionId: transactionID, signedTransaction: proof?.signedTransaction,
-            signedAppTransaction: proof?.signedAppTransaction, environment: environment?.rawValue))
+            signedAppTransaction: proof?.signedAppTransaction, deviceVerificationId: proof?.deviceVerificationIdText,
+            environment: environment?.rawValue))
         let data = try await sender.send("POST", path: ["v1", "offers", "sign"], body: body)
         let answer = try WireFormat.decode(WireFormat.SignResponse.self, from: data)
         let signature: SignedPromotionalOffer.Signature
@@ -93,7 +94,7 @@ public struct OfferSignerClient: Sendable {
         let body = try WireFormat.encode(WireFormat.IntroductoryRequest(
             productId: productID, userId: userID, transactionId: transaction, bundleId: bundleID,
             signedTransaction: proof?.signedTransaction, signedAppTransaction: proof?.signedAppTransaction,
-            environment: environment?.rawValue))
+            deviceVerificationId: proof?.deviceVerificationIdText, environment: environment?.rawValue))
         let data = try await sender.send("POST", path: ["v1", "offers", "introductory-eligibility"], body: body)
         let answer = try WireFormat.decode(WireFormat.IntroductoryResponse.self, from: data)
         return IntroductoryOfferEligibility(
@@ -129,7 +130,7 @@ public struct OfferSignerClient: Sendable {
         let body = try WireFormat.encode(WireFormat.IntroductoryRequest(
             productIds: productIDs, userId: userID, transactionId: transaction, bundleId: bundleID,
             signedTransaction: proof?.signedTransaction, signedAppTransaction: proof?.signedAppTransaction,
-            environment: environment?.rawValue))
+            deviceVerificationId: proof?.deviceVerificationIdText, environment: environment?.rawValue))
         let data = try await sender.send("POST", path: ["v1", "offers", "introductory-eligibility"], body: body)
         let answer = try WireFormat.decode(WireFormat.IntroductoryPageResponse.self, from: data)
         guard answer.items.count == productIDs.count else {

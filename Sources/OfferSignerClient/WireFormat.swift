@@ -12,6 +12,8 @@ enum WireFormat {
         let transactionId: String?
         let signedTransaction: String?
         let signedAppTransaction: String?
+        /// `AppStore.deviceVerificationID`, lowercased, with the proof's transaction.
+        let deviceVerificationId: String?
         let environment: String?
     }
 
@@ -40,6 +42,8 @@ enum WireFormat {
         let bundleId: String?
         let signedTransaction: String?
         let signedAppTransaction: String?
+        /// `AppStore.deviceVerificationID`, lowercased, with the proof's transaction.
+        let deviceVerificationId: String?
         let environment: String?
     }
 

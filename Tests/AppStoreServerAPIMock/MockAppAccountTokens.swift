@@ -98,6 +98,10 @@ public final class MockAppAccountTokens: Sendable {
                 var response = normalAnswer(id, request, &state)
                 response.delay = delay
                 return response
+            case .held(let gate):
+                var response = normalAnswer(id, request, &state)
+                response.gate = gate
+                return response
             case .body: break
             }
         }

@@ -100,6 +100,8 @@ public enum MockFault: Sendable {
     case rateLimitedHeader(String?)
     /// The normal answer, after this long.
     case slow(Duration)
+    /// The normal answer, held back until the test opens the gate.
+    case held(MockGate)
     /// A 200 with this body.
     case body(String)
     /// Another status with Apple's error body.
@@ -207,6 +209,10 @@ public final class MockAppStore: Sendable {
         case .slow(let delay)?:
             var response = answer(endpoint, request)
             response.delay = delay
+            return response
+        case .held(let gate)?:
+            var response = answer(endpoint, request)
+            response.gate = gate
             return response
         case nil:
             return answer(endpoint, request)

@@ -33,12 +33,16 @@ public struct MockHTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: Data
     public var delay: Duration
+    /// Held back until this gate opens (or the server stops), after the delay.
+    public var gate: MockGate?
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data(), delay: Duration = .zero) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data(), delay: Duration = .zero,
+                gate: MockGate? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.delay = delay
+        self.gate = gate
     }
 
     public static func json(_ status: Int, _ object: Any, headers: [(name: String, value: String)] = []) -> MockHTTPResponse {
@@ -125,6 +129,9 @@ public final class MockHTTPServer: @unchecked Sendable {
         let response = handler(request)
         let deadline = ContinuousClock.now + response.delay
         while ContinuousClock.now < deadline && !stopping.load(ordering: .relaxed) {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        while let gate = response.gate, !gate.isOpen && !stopping.load(ordering: .relaxed) {
             Thread.sleep(forTimeInterval: 0.005)
         }
         let created = response.body.withUnsafeBytes { body in

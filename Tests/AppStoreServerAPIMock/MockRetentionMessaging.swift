@@ -83,7 +83,7 @@ public final class MockRetentionMessaging: Sendable {
             return .error(status, code: code, message: message)
         case .body(let text)?:
             return MockHTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Data(text.utf8))
-        case .slow, nil:
+        case .slow, .held, nil:
             break
         }
         switch (request.method, parts.first ?? "", parts.count) {

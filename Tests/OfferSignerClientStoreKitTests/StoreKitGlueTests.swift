@@ -52,12 +52,17 @@ struct StoreKitGlueTests {
                   "weekly": .unverified(transaction(300, daysAgo: 1, jws: "forged.jws"), .invalidSignature)]
         }
         AppTransaction.current.withLock { $0 = .verified(AppTransaction(jws: "app.jws")) }
+        let device = UUID(uuidString: "6A1C0E2B-4D3F-4B5A-9C8D-7E6F5A4B3C2D")!
+        AppStore.currentDeviceVerificationID.withLock { $0 = device }
+        defer { AppStore.currentDeviceVerificationID.withLock { $0 = nil } }
         let proof = await StoreKitProof.find(groupProductIDs: ["yearly", "weekly", "monthly", "unknown"])
-        #expect(proof == CustomerProof(signedTransaction: "monthly.jws", signedAppTransaction: "app.jws", transactionID: "100"))
+        #expect(proof == CustomerProof(signedTransaction: "monthly.jws", signedAppTransaction: "app.jws", transactionID: "100",
+                                       deviceVerificationID: device))
 
         AppTransaction.current.withLock { $0 = nil }
         let withoutApp = await StoreKitProof.find(groupProductIDs: ["yearly"])
-        #expect(withoutApp == CustomerProof(signedTransaction: "yearly.jws", signedAppTransaction: nil, transactionID: "200"))
+        #expect(withoutApp == CustomerProof(signedTransaction: "yearly.jws", signedAppTransaction: nil, transactionID: "200",
+                                            deviceVerificationID: device))
         AppTransaction.current.withLock { $0 = .unverified(AppTransaction(jws: "bad.jws"), .invalidSignature) }
         #expect(await StoreKitProof.find(groupProductIDs: ["monthly"])?.signedAppTransaction == nil)
         #expect(await StoreKitProof.find(groupProductIDs: ["weekly", "unknown"]) == nil)

@@ -85,6 +85,32 @@ struct OfferSignerClientTests {
         #expect(SignatureCheck.jwsIsValid(jws, key: try service.publicKey(offer.keyID), keyID: offer.keyID))
     }
 
+    @Test("the proof's deviceVerificationID is sent as deviceVerificationId: the service checks it against the transaction's deviceVerification")
+    func deviceVerificationSent() async throws {
+        let service = try SignerService()
+        try service.putOffer("winback")
+        // base64(SHA-384(nonce + device)), lowercased UUID strings, computed with Python's hashlib.
+        let transaction = AppStoreData.transaction(id: "2000000000000111", original: "2000000000000110", user: nil, purchasedDaysAgo: 10,
+                                                   extra: ["deviceVerificationNonce": "48ccfa42-7431-4f22-9908-7e88983e105a",
+                                                           "deviceVerification": "QVQkuNGBiS5k+bxHy8Nqf7V7t+Q113LhUYg+11Vyys8adt8NxubRz+V+i18ZDTV7"])
+        let client = Self.client(service, token: SignerService.appToken)
+        let ownDevice = CustomerProof(signedTransaction: transaction,
+                                      deviceVerificationID: UUID(uuidString: "6A1C0E2B-4D3F-4B5A-9C8D-7E6F5A4B3C2D")!)
+        _ = try await client.promotionalOffer(productID: Self.product, offerID: "winback", userID: Self.user, proof: ownDevice)
+        let otherDevice = CustomerProof(signedTransaction: transaction,
+                                        deviceVerificationID: UUID(uuidString: "11111111-2222-4333-8444-555555555555")!)
+        let refused = await Self.refusal { () async throws(OfferSignerError) in
+            try await client.promotionalOffer(productID: Self.product, offerID: "winback", userID: Self.user, proof: otherDevice)
+        }
+        #expect(refused.map { if case .proofMismatch(let detail) = $0 { detail.contains("deviceVerificationId") } else { false } } == true,
+                "\(String(describing: refused))")
+        let introRefused = await Self.refusal { () async throws(OfferSignerError) in
+            try await client.introductoryOfferEligibility(productID: Self.product, userID: Self.user, transactionID: "2000000000000110",
+                                                      proof: otherDevice)
+        }
+        #expect(introRefused.map { if case .proofMismatch = $0 { true } else { false } } == true, "\(String(describing: introRefused))")
+    }
+
     @Test("introductory-offer eligibility: allowed for a new customer, withheld with the reason after one, both signed; several products at once")
     func introductoryEligibility() async throws {
         let service = try SignerService()

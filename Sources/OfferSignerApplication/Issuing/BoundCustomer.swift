@@ -13,7 +13,9 @@ struct BoundCustomer: Sendable {
     let provenSubscription: String?
     /// The app downloads (`appTransactionId`) the customer's verified proof names.
     var appDownloads: [String] = []
-    /// The proven subscription when the verified transaction carries no app account token and
-    /// is the customer's own purchase (not Family Sharing): one that may be linked to `userId` at Apple.
+    /// The proven subscription when the verified transaction carries no app account token, is
+    /// the customer's own purchase (not Family Sharing) and the proof shows the asking device
+    /// holds it (``VerifiedProof/showsPossession``): one that may be linked to `userId` at
+    /// Apple once the request is answered. A copy of someone's JWS never is.
     var tokenlessSubscription: String?
 }

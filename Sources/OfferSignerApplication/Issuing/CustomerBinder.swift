@@ -30,7 +30,8 @@ struct CustomerBinder: Sendable {
         return BoundCustomer(app: app, userId: userId, environment: claim.environment,
                              provenSubscription: proven?.originalTransactionId, appDownloads: proof.appDownloads,
                              tokenlessSubscription: proven.flatMap {
-                                 $0.appAccountToken == nil && $0.inAppOwnershipType != "FAMILY_SHARED" ? $0.originalTransactionId : nil
+                                 $0.appAccountToken == nil && $0.inAppOwnershipType != "FAMILY_SHARED" && proof.showsPossession
+                                     ? $0.originalTransactionId : nil
                              })
     }
 
@@ -67,6 +68,7 @@ struct CustomerBinder: Sendable {
                !(claim.transactionMayBeAppDownload && proof.appDownloads.contains(asked)) {
                 throw .proofMismatch(.otherTransaction)
             }
+            if proof.deviceVerified == false { throw .proofMismatch(.otherDevice) }
         }
         if let appTransaction = proof.appTransaction {
             guard appTransaction.bundleId == bundleId else { throw .proofMismatch(.otherApp(.signedAppTransaction)) }

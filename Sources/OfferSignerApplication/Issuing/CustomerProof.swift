@@ -11,9 +11,14 @@ public struct CustomerProof: Sendable, Hashable {
     public var signedTransaction: String?
     /// `AppTransaction.shared`'s `jwsRepresentation`.
     public var signedAppTransaction: String?
+    /// `AppStore.deviceVerificationID` of the asking device (a UUID): with the transaction's
+    /// `deviceVerification` and `deviceVerificationNonce` it shows the device holds the
+    /// transaction, not only a copy of its JWS (``DeviceVerification``).
+    public var deviceVerificationId: String?
 
-    public init(signedTransaction: String? = nil, signedAppTransaction: String? = nil) {
+    public init(signedTransaction: String? = nil, signedAppTransaction: String? = nil, deviceVerificationId: String? = nil) {
         self.signedTransaction = signedTransaction
         self.signedAppTransaction = signedAppTransaction
+        self.deviceVerificationId = deviceVerificationId
     }
 }

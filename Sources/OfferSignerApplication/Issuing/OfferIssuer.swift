@@ -23,7 +23,8 @@ public struct OfferIssuer: Sendable {
     /// Requests per customer (nil: no limit), keyed on what binding proved, never on the text sent.
     let customerLimit: TokenBucketLimiter?
     let clock: WallClock
-    /// Links proven token-less subscriptions to their user at Apple, in the background (nil: off).
+    /// Links token-less subscriptions the asking device holds to their user at Apple, in the
+    /// background, once a request is answered; never after a refusal (nil: off).
     let linker: AppAccountTokenLinker?
 
     /// - Parameters:
@@ -54,10 +55,7 @@ public struct OfferIssuer: Sendable {
     /// Signs `request`'s promotional offer when the customer is eligible, or says why not.
     public func issue(_ request: IssueRequest) throws(SignRefusal) -> IssuedOffer {
         let customer = try binder.bind(CustomerClaim(request))
-        if request.source == .api {
-            linker?.offer(customer, requestId: request.requestId)
-            try limit(customer)
-        }
+        if request.source == .api { try limit(customer) }
         let rule = try promotional.rule(request.offerId, productId: request.productId, bundleId: customer.app.bundleId)
         let now = clock.now
         try promotional.judge(customer, rule: rule, request: request, now: now)
@@ -65,8 +63,11 @@ public struct OfferIssuer: Sendable {
             bundleId: customer.app.bundleId, keyIdentifier: customer.app.signer.keyIdentifier, productId: request.productId,
             offerId: rule.offerId, appAccountToken: customer.userId, nonce: recorder.nonce(at: now), timestamp: now.milliseconds,
             transactionId: customer.provenSubscription ?? request.transactionId)
-        return try recorder.sign(offer, format: request.format, app: customer.app, quota: rule.limits.maxSignaturesPerUserPerDay,
-                                 requestedBy: request.requestedBy, requestId: request.requestId, source: request.source)
+        let issued = try recorder.sign(offer, format: request.format, app: customer.app,
+                                       quota: rule.limits.maxSignaturesPerUserPerDay, requestedBy: request.requestedBy,
+                                       requestId: request.requestId, source: request.source)
+        if request.source == .api { linker?.offer(customer, requestId: request.requestId) }
+        return issued
     }
 
     /// Decides and signs `request`'s introductory-offer eligibility — allowed or not — for
@@ -76,7 +77,6 @@ public struct OfferIssuer: Sendable {
     /// returned.
     public func issue(_ request: IntroductoryOfferRequest) throws(SignRefusal) -> [IssuedIntroductoryOffer] {
         let customer = try binder.bind(CustomerClaim(request))
-        linker?.offer(customer, requestId: request.requestId)
         try limit(customer)
         let now = clock.now
         let decisions = try introductory.judge(customer, productIds: request.productIds,
@@ -89,6 +89,7 @@ public struct OfferIssuer: Sendable {
         }
         let issued = try recorder.sign(all: eligibilities, userId: customer.userId, app: customer.app,
                                        requestedBy: request.requestedBy, requestId: request.requestId)
+        linker?.offer(customer, requestId: request.requestId)
         return zip(issued, decisions).map { IssuedIntroductoryOffer(issued: $0, decision: $1.0, ruleId: $1.1?.ruleId) }
     }
 

@@ -12,6 +12,9 @@ public enum ProofMismatch: Sendable, Hashable, CustomStringConvertible {
     case otherTransaction
     /// The transaction and the app transaction are of different app downloads (`appTransactionId`).
     case otherAppDownload
+    /// The request's `deviceVerificationId` is not the device the transaction was made for:
+    /// the JWS is a copy from another device.
+    case otherDevice
 
     public var description: String {
         switch self {
@@ -25,6 +28,8 @@ public enum ProofMismatch: Sendable, Hashable, CustomStringConvertible {
             "transactionId is neither signedTransaction's transactionId nor its originalTransactionId"
         case .otherAppDownload:
             "signedTransaction and signedAppTransaction name different appTransactionIds"
+        case .otherDevice:
+            "deviceVerificationId is not the device signedTransaction was made for (its deviceVerification does not match)"
         }
     }
 }

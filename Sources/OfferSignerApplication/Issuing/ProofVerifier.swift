@@ -27,6 +27,9 @@ struct ProofVerifier {
             }
             verified.transaction = StoredTransaction(transaction: transaction, signedTransaction: jws)
             verified.transactionAppTransactionId = decoded.appTransactionId
+            if let device = proof.deviceVerificationId, let value = decoded.deviceVerification, let nonce = decoded.deviceVerificationNonce {
+                verified.deviceVerified = DeviceVerification.matches(deviceVerification: value, nonce: nonce, deviceVerificationId: device)
+            }
         }
         if let jws = proof.signedAppTransaction {
             let decoded: JWSAppTransactionDecodedPayload

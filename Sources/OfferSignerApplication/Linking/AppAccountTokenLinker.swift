@@ -5,9 +5,11 @@ import OfferSignerStore
 import Synchronization
 
 /// Links token-less subscriptions to their user at Apple in the background
-/// (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS=on`): a proven request whose `userId` is a UUID and
-/// whose proven subscription carries no app account token is queued here, and the request
-/// goes on without waiting. One worker thread (`token-linker`) takes the queue in order:
+/// (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS=on`): a request that was answered (a signature or an
+/// eligibility answer returned, never a refusal), whose `userId` is a UUID, whose proven
+/// subscription carries no app account token and whose proof shows the asking device holds
+/// it (``BoundCustomer/tokenlessSubscription``) is queued here once its answer is made; the
+/// answer does not wait for Apple. One worker thread (`token-linker`) takes the queue in order:
 /// each link is an ``AppAccountTokenLinking`` attempt under the app's client (its retries and
 /// the App Store Server API rate limit shared with every other call); a link Apple could not
 /// answer is tried again after a backoff (1 s, doubling, at most a minute) up to
@@ -65,8 +67,8 @@ public final class AppAccountTokenLinker: Sendable {
 
     deinit { close() }
 
-    /// Queues a link of the proven customer's token-less subscription to their user, when the
-    /// user is a UUID; returns at once. Whether it was queued (false: nothing to link, already
+    /// Queues a link of the answered customer's token-less subscription, held by the asking
+    /// device, to their user, when the user is a UUID; returns at once. Whether it was queued (false: nothing to link, already
     /// queued, or dropped because the queue is full).
     @discardableResult
     func offer(_ customer: BoundCustomer, requestId: String) -> Bool {

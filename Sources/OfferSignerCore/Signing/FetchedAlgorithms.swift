@@ -10,4 +10,12 @@ enum FetchedAlgorithms {
         }
         return digest
     }()
+
+    /// SHA-384 from the default provider (StoreKit's device verification).
+    nonisolated(unsafe) static let sha384: OpaquePointer = {
+        guard let digest = EVP_MD_fetch(nil, "SHA384", nil) else {
+            fatalError("OpenSSL has no SHA-384: \(OpenSSLError.drain("fetching SHA-384"))")
+        }
+        return digest
+    }()
 }

@@ -13,9 +13,11 @@ extension KeyedDecodingContainer {
         return environment
     }
 
-    /// The customer's proof: the body's Apple-signed transaction and app transaction, either optional.
-    func decodeProof(signedTransaction: Key, signedAppTransaction: Key) throws -> CustomerProof {
+    /// The customer's proof: the body's Apple-signed transaction and app transaction and the
+    /// device's `AppStore.deviceVerificationID`, each optional.
+    func decodeProof(signedTransaction: Key, signedAppTransaction: Key, deviceVerificationId: Key) throws -> CustomerProof {
         CustomerProof(signedTransaction: try decodeIfPresent(String.self, forKey: signedTransaction),
-                      signedAppTransaction: try decodeIfPresent(String.self, forKey: signedAppTransaction))
+                      signedAppTransaction: try decodeIfPresent(String.self, forKey: signedAppTransaction),
+                      deviceVerificationId: try decodeIfPresent(String.self, forKey: deviceVerificationId))
     }
 }

@@ -23,6 +23,7 @@ struct IntroductoryEligibilityRequest: Decodable {
 
     enum CodingKeys: String, CodingKey {
         case productId, productIds, userId, transactionId, bundleId, environment, signedTransaction, signedAppTransaction
+        case deviceVerificationId
     }
 
     init(from decoder: any Decoder) throws {
@@ -34,7 +35,8 @@ struct IntroductoryEligibilityRequest: Decodable {
         transactionId = try container.decode(String.self, forKey: .transactionId)
         bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
         environment = try container.decodeEnvironment(forKey: .environment)
-        proof = try container.decodeProof(signedTransaction: .signedTransaction, signedAppTransaction: .signedAppTransaction)
+        proof = try container.decodeProof(signedTransaction: .signedTransaction, signedAppTransaction: .signedAppTransaction,
+                                           deviceVerificationId: .deviceVerificationId)
     }
 
     /// Refuses IDs of the wrong length or characters, with the field named.

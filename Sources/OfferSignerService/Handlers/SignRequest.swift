@@ -14,11 +14,13 @@ struct SignRequest: Decodable {
     var transactionId: String?
     /// Whose history decides: Production unless the body names `"environment": "Sandbox"`.
     var environment: AppStoreEnvironment
-    /// The customer's `Transaction.jwsRepresentation` and `AppTransaction.shared.jwsRepresentation`.
+    /// The customer's `Transaction.jwsRepresentation` and `AppTransaction.shared.jwsRepresentation`,
+    /// and the device's `AppStore.deviceVerificationID`.
     var proof: CustomerProof
 
     enum CodingKeys: String, CodingKey {
         case productId, offerId, userId, bundleId, format, transactionId, environment, signedTransaction, signedAppTransaction
+        case deviceVerificationId
     }
 
     init(from decoder: any Decoder) throws {
@@ -35,7 +37,8 @@ struct SignRequest: Decodable {
         self.format = format
         transactionId = try container.decodeIfPresent(String.self, forKey: .transactionId)
         environment = try container.decodeEnvironment(forKey: .environment)
-        proof = try container.decodeProof(signedTransaction: .signedTransaction, signedAppTransaction: .signedAppTransaction)
+        proof = try container.decodeProof(signedTransaction: .signedTransaction, signedAppTransaction: .signedAppTransaction,
+                                           deviceVerificationId: .deviceVerificationId)
     }
 
     /// The body read without `JSONDecoder` when it is a flat object of plain strings (see
@@ -57,6 +60,7 @@ struct SignRequest: Decodable {
             case .environment: environmentName = value
             case .signedTransaction: proof.signedTransaction = value
             case .signedAppTransaction: proof.signedAppTransaction = value
+            case .deviceVerificationId: proof.deviceVerificationId = value
             case nil: return nil
             }
         }

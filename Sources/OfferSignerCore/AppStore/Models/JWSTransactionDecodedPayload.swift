@@ -72,6 +72,13 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     public var commitmentInfo: JSONValue?
     /// Advanced Commerce API data (Apple's `advancedCommerceInfo`), as sent.
     public var advancedCommerceInfo: JSONValue?
+    /// StoreKit's device verification value, base64 (only in a transaction the device's
+    /// StoreKit signed, not in one from the App Store Server API): the SHA-384 of
+    /// ``deviceVerificationNonce`` then the device's `AppStore.deviceVerificationID`, both as
+    /// lowercased UUID strings. See ``DeviceVerification``.
+    public var deviceVerification: String?
+    /// The UUID the device verification value was computed with, as sent.
+    public var deviceVerificationNonce: String?
 
     /// The product type, or nil when absent or not known yet.
     public var type: ProductType? { rawType.flatMap(ProductType.init(rawValue:)) }
@@ -111,5 +118,6 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         case subscriptionGroupIdentifier, purchaseDate, originalPurchaseDate, expiresDate, quantity
         case appAccountToken, signedDate, revocationDate, isUpgraded, offerIdentifier, storefront
         case storefrontId, currency, price, appTransactionId, offerPeriod, revocationPercentage
+        case deviceVerification, deviceVerificationNonce
     }
 }
