@@ -62,6 +62,7 @@ public struct ServiceComposition: Sendable {
             RuleAdminHandler.retention(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock, messaging: messaging),
             RetentionMessagingHandler(keyRing: keyRing, messaging: messaging),
             RuleAdminHandler.introductoryOffer(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock),
+            RuleAdminHandler.placement(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock),
             NotificationHandler(ingestor: ingestor, history: stores.history, rateLimits: rateLimits, metrics: metrics, logger: logger),
             RetentionHandler(responder: retention, rateLimits: rateLimits, logger: logger),
             AuditHandler(keyRing: keyRing, signatures: stores.signatures, offers: stores.offers, checkpoints: stores.checkpoints,

@@ -46,6 +46,11 @@ struct RoleTableTests {
         ("PUT", "/v1/admin/introductory-offer-rules/r1", [.marketing, .admin]),
         ("DELETE", "/v1/admin/introductory-offer-rules/r1", [.marketing, .admin]),
         ("GET", "/v1/admin/introductory-offer-rules/r1/changes", [.marketing, .admin]),
+        ("GET", "/v1/admin/placements", [.marketing, .admin]),
+        ("GET", "/v1/admin/placements/pl1", [.marketing, .admin]),
+        ("PUT", "/v1/admin/placements/pl1", [.marketing, .admin]),
+        ("DELETE", "/v1/admin/placements/pl1", [.marketing, .admin]),
+        ("GET", "/v1/admin/placements/pl1/changes", [.marketing, .admin]),
         ("POST", "/v1/notifications/appstore", nil),
         ("POST", "/v1/retention/appstore", nil),
         ("GET", "/v1/audit/signatures", [.auditor, .admin]),
@@ -56,6 +61,7 @@ struct RoleTableTests {
         ("GET", "/v1/audit/offer-changes", [.auditor, .admin]),
         ("GET", "/v1/audit/retention-rule-changes", [.auditor, .admin]),
         ("GET", "/v1/audit/introductory-offer-rule-changes", [.auditor, .admin]),
+        ("GET", "/v1/audit/placement-changes", [.auditor, .admin]),
         ("GET", "/v1/admin/consents", [.auditor, .admin]),
         ("POST", "/v1/admin/consents/a1/clear", [.admin]),
         ("GET", "/v1/stats/offers", [.marketing, .auditor, .admin]),
@@ -98,7 +104,7 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}"))" })
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "pl1", with: "{placementId}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 

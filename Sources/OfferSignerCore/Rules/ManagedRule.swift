@@ -5,6 +5,10 @@ public protocol ManagedRule: Codable, Hashable, Sendable {
     /// What kind of rule this is, as the store and the change history name it
     /// (`retention`, `introductory-offer`).
     static var kind: String { get }
+    /// The key the rule's ID is written under (`ruleId` unless the kind names it otherwise).
+    static var identifierKey: String { get }
+    /// The key a list of these rules is written under (`rules`, `placements`).
+    static var collectionKey: String { get }
     /// The rule's ID, chosen by marketing; unique within the app and kind.
     var ruleId: String { get }
     /// The app the rule belongs to.
@@ -17,6 +21,11 @@ public protocol ManagedRule: Codable, Hashable, Sendable {
 }
 
 extension ManagedRule {
+    /// The key the rule's ID is written under, in its JSON, its routes and its change history.
+    public static var identifierKey: String { "ruleId" }
+    /// The key a list of these rules is written under (`rules` unless the kind names it otherwise).
+    public static var collectionKey: String { "rules" }
+
     /// Rules in the order they are tried: highest `priority` first, then by `ruleId`.
     public static func inPriorityOrder(_ rules: [Self]) -> [Self] {
         rules.sorted { ($0.priority, $1.ruleId) > ($1.priority, $0.ruleId) }

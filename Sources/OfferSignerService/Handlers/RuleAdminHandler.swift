@@ -22,17 +22,21 @@ struct RuleAdminHandler<Rule: ManagedRule> {
     /// Faults a rule can only be checked for against the rest of the configuration (a
     /// retention rule's offer must exist).
     let configurationProblems: @Sendable (Rule, any OfferStore) throws -> [String]
+    /// The name of the rule's ID, in its routes' paths and its messages (`ruleId`, `placementId`).
+    var identifier: String { Rule.identifierKey }
+    /// Where a body that leaves its ID out finds the path's (nil: the body must name it).
+    var defaultIdentifierKey: CodingUserInfoKey?
     /// What a rule that is saved should be warned of (a retention rule's message that Apple
     /// has not approved): the answer carries them in `warnings`.
     var warnings: @Sendable (Rule) -> [String] = { _ in [] }
 
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let rules = try rules.rules(Rule.self, bundleId: request.query["bundleId"])
-        return try HTTPResponse.json(["rules": rules.map { RuleDocument($0) }])
+        return try HTTPResponse.json([Rule.collectionKey: rules.map { RuleDocument($0) }])
     }
 
     func get(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let ruleId = try context.parameters.require("ruleId")
+        let ruleId = try context.parameters.require(identifier)
         let bundleId = try OfferAdminHandler.app(request, keyRing)
         guard let stored = try rules.rule(Rule.self, bundleId: bundleId, ruleId: ruleId) else {
             throw HTTPProblem.notFound("no \(noun) '\(ruleId)' is configured for \(bundleId)")
@@ -42,12 +46,12 @@ struct RuleAdminHandler<Rule: ManagedRule> {
 
     /// Creates or replaces the rule of the body's app (or of the only app).
     func put(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let ruleId = try context.parameters.require("ruleId")
+        let ruleId = try context.parameters.require(identifier)
         let configuration = keyRing.current
-        let rule = try request.decodeRule(Rule.self, configuration)
+        let rule = try request.decodeRule(Rule.self, configuration, defaults: defaultIdentifierKey.map { [$0: ruleId] } ?? [:])
         var problems = rule.validationProblems()
         if rule.ruleId != ruleId {
-            problems.insert("'ruleId' in the body ('\(rule.ruleId)') differs from the rule ID in the path ('\(ruleId)')", at: 0)
+            problems.insert("'\(identifier)' in the body ('\(rule.ruleId)') differs from the \(identifier == "ruleId" ? "rule" : noun) ID in the path ('\(ruleId)')", at: 0)
         }
         if configuration.apps[rule.bundleId] == nil {
             problems.append("no app with bundleId '\(rule.bundleId)' is configured")
@@ -62,7 +66,7 @@ struct RuleAdminHandler<Rule: ManagedRule> {
 
     /// Disables the rule, keeping it and its history.
     func delete(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let ruleId = try context.parameters.require("ruleId")
+        let ruleId = try context.parameters.require(identifier)
         let bundleId = try OfferAdminHandler.app(request, keyRing)
         guard let stored = try rules.disable(Rule.self, bundleId: bundleId, ruleId: ruleId, by: context.callerName,
                                                           at: clock.now) else {
@@ -71,15 +75,15 @@ struct RuleAdminHandler<Rule: ManagedRule> {
         return try HTTPResponse.json(RuleDocument(stored))
     }
 
-    /// Every change to rules of this kind, oldest first (`?bundleId=`, `?ruleId=`, paged).
+    /// Every change to rules of this kind, oldest first (`?bundleId=`, `?<identifier>=`, paged).
     func changes(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        try changesPage(request, bundleId: request.query["bundleId"], ruleId: request.query["ruleId"])
+        try changesPage(request, bundleId: request.query["bundleId"], ruleId: request.query[identifier])
     }
 
     /// `GET /v1/admin/<kind>/{ruleId}/changes?bundleId=`: one rule's change history, oldest
     /// first, paged like the audit trail's, for the people who make the changes (as offers have).
     func ruleChanges(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let ruleId = try context.parameters.require("ruleId")
+        let ruleId = try context.parameters.require(identifier)
         let bundleId = try OfferAdminHandler.app(request, keyRing)
         guard try rules.rule(Rule.self, bundleId: bundleId, ruleId: ruleId) != nil else {
             throw HTTPProblem.notFound("no \(noun) '\(ruleId)' is configured for \(bundleId)")
@@ -126,16 +130,33 @@ extension RuleAdminHandler where Rule == IntroductoryOfferRule {
     }
 }
 
+extension RuleAdminHandler where Rule == Placement {
+    /// Placements: every offer a placement lists must be one of the app's offer rules; the
+    /// body may leave `placementId` out (the path names it).
+    static func placement(keyRing: KeyRing, rules: any RuleStore, offers: any OfferStore, clock: WallClock) -> RuleAdminHandler {
+        var handler = RuleAdminHandler(keyRing: keyRing, rules: rules, offers: offers, clock: clock, noun: "placement",
+                                       path: "placement") { placement, offers in
+            try placement.offerIds.enumerated().compactMap { index, offerId in
+                try offers.offer(bundleId: placement.bundleId, offerId: offerId) == nil
+                    ? "'offerIds[\(index)]' names no offer of \(placement.bundleId): no offer '\(offerId)' is configured" : nil
+            }
+        }
+        handler.defaultIdentifierKey = Placement.defaultPlacementIdKey
+        return handler
+    }
+}
+
 extension RuleAdminHandler: RouteGroup {
     func addRoutes(to router: inout RouterBuilder<ServiceContext>) {
         let rules = "/v1/admin/\(path)s"
         router.add("GET", rules, policy: .roles([.marketing]), query: ["bundleId"], handler: list(_:_:))
-        router.add("GET", "\(rules)/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"], handler: get(_:_:))
-        router.add("PUT", "\(rules)/{ruleId}", policy: .roles([.marketing]), handler: put(_:_:))
-        router.add("DELETE", "\(rules)/{ruleId}", policy: .roles([.marketing]), query: ["bundleId"], handler: delete(_:_:))
-        router.add("GET", "\(rules)/{ruleId}/changes", policy: .roles([.marketing]), query: ["bundleId", "limit", "cursor"],
+        let rule = "\(rules)/{\(identifier)}"
+        router.add("GET", rule, policy: .roles([.marketing]), query: ["bundleId"], handler: get(_:_:))
+        router.add("PUT", rule, policy: .roles([.marketing]), handler: put(_:_:))
+        router.add("DELETE", rule, policy: .roles([.marketing]), query: ["bundleId"], handler: delete(_:_:))
+        router.add("GET", "\(rule)/changes", policy: .roles([.marketing]), query: ["bundleId", "limit", "cursor"],
                    handler: ruleChanges(_:_:))
-        router.add("GET", "/v1/audit/\(path)-changes", policy: .roles([.auditor]), query: ["ruleId", "bundleId", "limit", "cursor"],
+        router.add("GET", "/v1/audit/\(path)-changes", policy: .roles([.auditor]), query: [identifier, "bundleId", "limit", "cursor"],
                    handler: changes(_:_:))
     }
 }

@@ -2,12 +2,12 @@ import Foundation
 import OfferSignerCore
 import OfferSignerStore
 
-/// A change to a rule (an offer's, named by `offerId`, or another kind's, by `ruleId`) as the
-/// audit API shows it.
+/// A change to a rule (an offer's, named by `offerId`, or another kind's, by `ruleId` or its
+/// kind's own key, such as `placementId`) as the audit API shows it.
 struct RuleChangeDocument<Rule: Encodable>: Encodable {
     let id: Int64
     let bundleId: String
-    /// The changed rule's identifier and the key it is written under: `offerId` or `ruleId`.
+    /// The changed rule's identifier and the key it is written under: `offerId`, `ruleId`, `placementId`.
     let identifier: (key: Keys, value: String)
     let version: Int
     let action: String
@@ -16,7 +16,7 @@ struct RuleChangeDocument<Rule: Encodable>: Encodable {
     let before: Rule?
     let after: Rule?
 
-    enum Keys: String, CodingKey { case id, bundleId, offerId, ruleId, version, action, apiKeyName, changedAt, before, after }
+    enum Keys: String, CodingKey { case id, bundleId, offerId, ruleId, placementId, version, action, apiKeyName, changedAt, before, after }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
@@ -41,7 +41,7 @@ extension RuleChangeDocument where Rule == OfferRule {
 
 extension RuleChangeDocument where Rule: ManagedRule {
     init(_ change: RuleChange<Rule>) {
-        self.init(id: change.id, bundleId: change.bundleId, identifier: (.ruleId, change.ruleId), version: change.version, action: change.action,
+        self.init(id: change.id, bundleId: change.bundleId, identifier: (Keys(rawValue: Rule.identifierKey) ?? .ruleId, change.ruleId), version: change.version, action: change.action,
                   apiKeyName: change.apiKeyName, changedAt: change.changedAt, before: change.before, after: change.after)
     }
 }
