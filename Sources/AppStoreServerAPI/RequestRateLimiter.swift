@@ -43,6 +43,12 @@ final class RequestRateLimiter: Sendable {
         if wait > .zero { Thread.sleep(forTimeInterval: wait.seconds) }
     }
 
+    /// How much longer the pause holds requests back (zero when none is in force).
+    var remainingPause: Duration {
+        let now = clock.now
+        return state.withLock { max(.zero, $0.pausedUntil - now) }
+    }
+
     /// Holds every request back for `duration` from now (a pause already longer is kept).
     func pause(for duration: Duration) {
         let until = clock.now + duration

@@ -30,6 +30,9 @@ enum ServeCommand {
             printError(error.description)
             return 1
         }
+        // From here on a SIGHUP reloads rather than kills (it was blocked since the start,
+        // so one sent earlier waits for sigwait): what tests and operators wait for.
+        logger.log(.info, "signals handled: SIGHUP reloads the keys file, SIGINT and SIGTERM stop")
         while true {
             var received: Int32 = 0
             guard sigwait(&signals, &received) == 0 else { continue }

@@ -338,6 +338,17 @@ class Console:
             errors.append(entry["message"])
         return errors
 
+    def no_console_errors(self, allow_network=(), where=""):
+        """Fails when the browser logged errors since the last read, but for network errors of the
+        allowed statuses. (Reading the log empties it: every read must be checked, or the errors
+        logged before it are lost.)"""
+        errors = self.console_errors(allow_network=allow_network)
+        check(not errors, f"no browser console errors{' ' + where if where else ''} ({errors})")
+
+    def main_text(self):
+        """The text of the page's main element, as the reader sees it (markup shown as text included)."""
+        return self.driver.execute_script("return document.querySelector('main').textContent")
+
     def sign_in(self, token):
         self.open("#/sign-in")
         self.wait("#token")
@@ -380,7 +391,7 @@ def scenarios(service, console, facts):
         c.type("#token", service.tokens["client"] + Keys.ENTER)
         c.wait_text(".sign-in-form .notice-error", "client token only signs")
         check(c.driver.execute_script("return sessionStorage.length") == 0, "a client token is not kept")
-        c.console_errors(allow_network=(401,))  # the refused tokens' 401s are expected
+        c.no_console_errors(allow_network=(401,))  # the refused tokens' 401s are expected
         # Keyboard only: Tab from the page's start reaches the token input with a visible focus ring.
         c.open("#/sign-in")
         c.wait("#token")
@@ -438,7 +449,7 @@ def scenarios(service, console, facts):
         check(error.find_element(By.XPATH, "..").get_attribute("data-field") == "f-eligibility-minDaysSinceExpiry",
               "the error sits in the field it concerns")
         c.shot("02-editor-error", at=".error-summary")
-        c.console_errors(allow_network=(400,))  # the refused rule's 400 is expected
+        c.no_console_errors(allow_network=(400,))  # the refused rule's 400 is expected
         c.type("#f-eligibility-maxDaysSinceExpiry", "730")
         c.click_text("button", "Create offer")
         c.wait_text("main h1", "Offer winback_e2e")
@@ -558,6 +569,11 @@ def scenarios(service, console, facts):
             time.sleep(0.3)
             check(c.driver.execute_script("return window.__xss") is None, f"nothing ran on {fragment}")
             check(not c.all("main b") and not c.all("main img"), f"no markup from data became elements on {fragment}")
+            # What fails when markup is parsed (the CSP keeps scripts from running, not tags from
+            # being eaten): the payload's characters are on the page as text, every one.
+            payload = facts["xssUser"] if fragment.startswith("#/users/") else XSS_OFFER
+            c.wait_text("main", payload)
+            check(payload in c.main_text(), f"the markup {payload!r} is shown as text on {fragment}")
         c.open("#/offers")
         c.wait_text("main table", XSS_OFFER)
         c.open("#/users/" + urllib.parse.quote(facts["xssUser"], safe=""))
@@ -603,7 +619,7 @@ def scenarios(service, console, facts):
         check(error.find_element(By.XPATH, "..").get_attribute("data-field") == "f-fallbackMessageIdentifier", "the error sits in its field")
         check("Message when not eligible" in c.find(".error-summary").text, "the summary names the field as the form does")
         c.shot("13-retention-error", at="[data-field='f-offerId']")
-        c.console_errors(allow_network=(400,))
+        c.no_console_errors(allow_network=(400,))
         c.type("#f-fallbackMessageIdentifier", FALLBACK)
         c.click_text("button", "Save changes")
         c.wait_text(".history", "Changed · version 2")
@@ -660,14 +676,14 @@ def scenarios(service, console, facts):
         c.type("#rm-id", new_id)
         c.click_text("button", "Upload message")
         c.wait_text("#rm-upload [role=status]", "4090001")
-        c.console_errors(allow_network=(409,))
+        c.no_console_errors(allow_network=(409,))
         # A default message needs an approved message: Apple refuses, then takes it once approved.
         c.type("#rd-product", PRODUCT)
         c.type("#rd-locale", "en-US")
         c.type("#rd-message", new_id)
         c.click_text("button", "Set default")
         c.wait_text("#rd-set [role=status]", "4030017")
-        c.console_errors(allow_network=(409,))
+        c.no_console_errors(allow_network=(409,))
         apple.messages[new_id]["state"] = "APPROVED"
         c.click_text("button", "Set default")
         c.wait_text("#rm-defaults tbody", "en-US")
@@ -701,7 +717,7 @@ def scenarios(service, console, facts):
         c.click_text("button", "Set URL")
         c.wait_text("#rt-current", "Apple calls https://signer.example.com/v1/retention/appstore")
         check(apple.realtime_url == "https://signer.example.com/v1/retention/appstore", "the URL reached Apple")
-        c.console_errors(allow_network=(404, 409))
+        c.no_console_errors(allow_network=(404, 409))
         c.shot("15d-retention-realtime", at="#pt-result")
         c.sign_out()
         # The auditor sees every change, who made it and what it was.
@@ -743,7 +759,7 @@ def scenarios(service, console, facts):
         check("Lapsed at most" in error.text and "allowAgain" not in error.text, f"the error names the fields as the form does ({error.text!r})")
         check(c.find("#f-allowAgain-minDaysSinceExpiry").get_attribute("aria-invalid") == "true", "the wrong field is marked invalid")
         c.shot("16-introductory-error", at="[data-field='f-againOn']")
-        c.console_errors(allow_network=(400,))
+        c.no_console_errors(allow_network=(400,))
         c.type("#f-allowAgain-maxDaysSinceExpiry", "3650")
         c.click_text("button", "Save changes")
         c.wait_text(".history", "Changed · version 2")
@@ -768,6 +784,7 @@ def scenarios(service, console, facts):
         c.wait_text(".history", "Created")
         check(c.driver.execute_script("return window.__xss") is None and not c.all("main b") and not c.all("main i"),
               "no markup from a rule ID became elements")
+        check(XSS_OFFER in c.main_text(), "the rule ID that is markup is shown as text in the editor")
         # Introductory-offer eligibility signatures (Apple's default now): one allowed, one withheld.
         for user, original, allowed in (("lapsed-006", original_transaction(7), True), (facts["showcase"], original_transaction(28), False)):
             status, _, body = service.call("POST", "/v1/offers/introductory-eligibility", "client",
@@ -824,7 +841,7 @@ def scenarios(service, console, facts):
         c.open("#/offers")
         c.wait_text(".sign-in-card .notice-info", "no longer valid")
         check(c.driver.execute_script("return sessionStorage.length") == 0, "an invalid token is forgotten")
-        c.console_errors(allow_network=(401,))
+        c.no_console_errors(allow_network=(401,))
         # Only the console's own notices: text in the URL is never shown, nor an unknown code.
         for fragment in ("#/sign-in?message=" + urllib.parse.quote("Your account is locked: call +1 555 0100"),
                          "#/sign-in?notice=constructor", "#/sign-in?notice=" + urllib.parse.quote("<b>phish</b>")):
@@ -889,6 +906,7 @@ def scenarios(service, console, facts):
         c.open("#/audit/signatures?userId=" + urllib.parse.quote(facts["xssUser"], safe=""))
         c.wait_text("main table", facts["xssUser"])
         check(c.driver.execute_script("return window.__xss") is None and not c.all("main img"), "the markup user ID is text in the log")
+        check(facts["xssUser"] in c.main_text(), "the markup user ID is shown as text in the log")
         c.sign_out()
 
 
@@ -921,7 +939,7 @@ def scenarios(service, console, facts):
         c.type("#f-holdoutPercent", "60")
         c.click_text("button", "Save changes")
         c.wait_text("#f-holdoutPercent-error", "between 0 and 50")
-        c.console_errors(allow_network=(400,))
+        c.no_console_errors(allow_network=(400,))
         c.type("#f-holdoutPercent", "20")
         c.click_text("button", "Save changes")
         c.wait_text(".history", "Holdout")

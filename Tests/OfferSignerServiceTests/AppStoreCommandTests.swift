@@ -109,7 +109,7 @@ struct AppStoreCommandTests {
 }
 
 /// `offer-signer appstore` as an operator runs it.
-@Suite("The offer-signer appstore command", .enabled(if: OfferSignerBinary.exists))
+@Suite("The offer-signer appstore command", .enabled(if: OfferSignerBinary.testable))
 struct AppStoreBinaryTests {
     @Test("appstore without a subcommand, or backfill without its file, exits 2 and says what is needed")
     func usage() throws {

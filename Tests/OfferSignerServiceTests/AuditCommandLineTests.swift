@@ -6,7 +6,7 @@ import OfferSignerCore
 import Testing
 
 /// The audit and offline commands of the `offer-signer` executable, as an operator runs them.
-@Suite("offer-signer audit and offline commands", .enabled(if: OfferSignerBinary.exists))
+@Suite("offer-signer audit and offline commands", .enabled(if: OfferSignerBinary.testable))
 struct AuditCommandLineTests {
     func run(_ arguments: [String]) throws -> CommandLineTests.Outcome {
         try CommandLineTests.run(arguments, timeout: 60)

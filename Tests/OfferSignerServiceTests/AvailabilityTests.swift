@@ -44,7 +44,7 @@ struct AvailabilityTests {
             }
         }
         walks.forEach { $0.start() }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while gate.holders < gate.limit && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         #expect(gate.holders == gate.limit, "both walks are running")
 
@@ -52,9 +52,9 @@ struct AvailabilityTests {
         let third = env.send("GET", "/v1/audit/integrity", role: .auditor)
         #expect(third.status == 503 && third.response.headers["Retry-After"] != nil)
 
-        let started = ContinuousClock.now
+        // Both walks hold the readers: a sign request still gets through, before either ends
+        // (the order is what the pools promise; no wall-clock bound).
         let signed = env.send("POST", "/v1/offers/sign", json: Self.signBody)
-        let signLatency = ContinuousClock.now - started
         finishes.done("sign")
         #expect(signed.status == 200)
 
@@ -67,7 +67,6 @@ struct AvailabilityTests {
             #expect(signDone < walkDone, "the sign request finished before walk \(n)")
             #expect(finishes.ok("walk\(n)"), "walk \(n) checked every signature and found the log intact")
         }
-        #expect(signLatency < .seconds(5), "sign took \(signLatency) while the walks ran")
     }
 
     @Test("readyz turns not-ready when the last durable append failed and ready again once a write succeeds")
@@ -90,8 +89,14 @@ struct AvailabilityTests {
         #expect(!notReady.text.contains("SQLite"), "the open route does not show the cause")
 
         _ = try database.write { db in try db.scalar("PRAGMA max_page_count=100000") }
-        Thread.sleep(forTimeInterval: 1.1)
-        #expect(env.send("GET", "/readyz", role: nil).status == 200, "a probe write succeeded with no traffic")
+        // The next probe write (one a second) succeeds with no traffic; waited for, not slept on.
+        let deadline = Date().addingTimeInterval(60)
+        var ready = env.send("GET", "/readyz", role: nil).status
+        while ready != 200 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            ready = env.send("GET", "/readyz", role: nil).status
+        }
+        #expect(ready == 200, "a probe write succeeded with no traffic")
         #expect(env.send("POST", "/v1/offers/sign", json: Self.signBody).status == 200)
     }
 

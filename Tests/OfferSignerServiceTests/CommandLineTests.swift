@@ -5,15 +5,8 @@ import OfferSignerCore
 @testable import OfferSignerStore
 import Testing
 
-/// Where `swift test` leaves the executable it builds beside the tests.
-enum OfferSignerBinary {
-    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/offer-signer")
-    static var exists: Bool { FileManager.default.isExecutableFile(atPath: url.path) }
-}
-
 /// The `offer-signer` executable as an operator runs it.
-@Suite("The offer-signer command", .enabled(if: OfferSignerBinary.exists))
+@Suite("The offer-signer command", .enabled(if: OfferSignerBinary.testable))
 struct CommandLineTests {
     static let binary = OfferSignerBinary.url
 
@@ -116,20 +109,22 @@ struct CommandLineTests {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 1)
+        let log = LogWatcher(errors.fileHandleForReading)
+        // Each signal once serve says it handles them, each step on the line that says it was
+        // done (the 60 s only catch a service that never gets there).
+        let handling = log.wait(for: "signals handled: SIGHUP reloads the keys file", seconds: 60)
+        #expect(handling, "serve never said it handles signals:\n\(log.text)")
         kill(process.processIdentifier, SIGHUP)
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(log.wait(for: "keys file reloaded", seconds: 60), "\(log.text)")
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         let stopped = !process.isRunning
         if !stopped { process.terminate() }
         process.waitUntilExit()
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(stopped, "SIGTERM stops the service")
         #expect(process.terminationStatus == 0)
-        #expect(log.contains("keys file reloaded"))
-        #expect(log.contains("\"stopped\""))
+        #expect(log.wait(for: "\"stopped\"", seconds: 60), "\(log.text)")
     }
 
     @Test("audit verify exits 0 on an intact log and 1 when a record was changed")

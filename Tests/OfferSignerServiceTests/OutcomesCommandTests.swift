@@ -6,7 +6,7 @@ import Testing
 
 /// `offer-signer outcomes report` and `outcomes rebuild`, as an operator runs them on a database
 /// the service wrote.
-@Suite("The outcomes commands", .enabled(if: OfferSignerBinary.exists))
+@Suite("The outcomes commands", .enabled(if: OfferSignerBinary.testable))
 struct OutcomesCommandTests {
     @Test("outcomes report gives the endpoint's figures as JSON or CSV; rebuild derives the redemptions again; bad options exit 2")
     func reportAndRebuild() throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Moving an app from its `.p8` key to a key in a hardware module while it signs: a real
 /// `serve` under a steady signing load, the keys file rewritten and SIGHUP sent.
-@Suite("Rotating to a PKCS#11 key", .enabled(if: SoftHSMFixture.installed && OfferSignerBinary.exists))
+@Suite("Rotating to a PKCS#11 key", .enabled(if: SoftHSMFixture.testable && OfferSignerBinary.testable))
 struct PKCS11RotationTests {
     struct Answer: Sendable {
         let status: Int

@@ -11,7 +11,7 @@ import Testing
 /// Signing keys in a hardware module: SoftHSM2 tokens made by the tests (``SoftHSMFixture``),
 /// keys generated inside them and never extractable, every signature checked against the
 /// public key the module gives.
-@Suite("Keys in a PKCS#11 module", .enabled(if: SoftHSMFixture.installed))
+@Suite("Keys in a PKCS#11 module", .enabled(if: SoftHSMFixture.testable))
 struct PKCS11SigningTests {
     static let user = RetentionEndpointTests.user
 
@@ -147,7 +147,7 @@ struct PKCS11SigningTests {
         #expect(!log.contains(hsm.pin) && !log.contains(otherPIN))
     }
 
-    @Test("serve refuses to start, naming the keys file and the fault, on a wrong PIN, an unset PIN variable, a missing object and a missing module; no message shows the PIN", .enabled(if: OfferSignerBinary.exists))
+    @Test("serve refuses to start, naming the keys file and the fault, on a wrong PIN, an unset PIN variable, a missing object and a missing module; no message shows the PIN", .enabled(if: OfferSignerBinary.testable))
     func startupErrors() throws {
         let hsm = try SoftHSMFixture.shared.get()
         let env = try TestEnvironment()
@@ -178,7 +178,7 @@ struct PKCS11SigningTests {
         }
     }
 
-    @Test("keys check reports each key's kind, module and token and a test signature that verifies; dev-setup --pkcs11 makes a token whose keys file holds no PIN", .enabled(if: OfferSignerBinary.exists))
+    @Test("keys check reports each key's kind, module and token and a test signature that verifies; dev-setup --pkcs11 makes a token whose keys file holds no PIN", .enabled(if: OfferSignerBinary.testable))
     func keysCheckAndDevSetup() throws {
         let hsm = try SoftHSMFixture.shared.get()
         let env = try TestEnvironment()

@@ -40,6 +40,48 @@ import Testing
         }
     }
 
+    /// The JSON keys of the `Int32` properties among ``numericFields(of:prefix:)``.
+    static func int32Fields(of sample: Any, prefix: String = "") -> Set<String> {
+        Set(Mirror(reflecting: sample).children.flatMap { child -> [String] in
+            guard var name = child.label else { return [] }
+            if name.hasPrefix("raw") { name = name.dropFirst(3).prefix(1).lowercased() + String(name.dropFirst(4)) }
+            if type(of: child.value) == Int32?.self { return [prefix + name] }
+            let mirror = Mirror(reflecting: child.value)
+            if mirror.displayStyle == .optional, let wrapped = mirror.children.first?.value,
+               Mirror(reflecting: wrapped).displayStyle == .struct {
+                return Array(int32Fields(of: wrapped, prefix: prefix + name + "."))
+            }
+            return []
+        })
+    }
+
+    /// The documented range of each range-checked field, by model (dates: 1970 to 9999 in
+    /// milliseconds; prices, counts and app IDs: at least 0; a refund's share: 0 to 100 000).
+    static let dates: ClosedRange<Int64> = 0...253_402_300_799_999
+    static let transactionRanges: [String: ClosedRange<Int64>] = [
+        "purchaseDate": dates, "originalPurchaseDate": dates, "expiresDate": dates, "signedDate": dates,
+        "revocationDate": dates, "quantity": 0...Int64.max, "price": 0...Int64.max, "revocationPercentage": 0...100_000,
+    ]
+    static let renewalRanges: [String: ClosedRange<Int64>] = [
+        "gracePeriodExpiresDate": dates, "signedDate": dates, "recentSubscriptionStartDate": dates, "renewalDate": dates,
+        "renewalPrice": 0...Int64.max,
+    ]
+    static let notificationRanges: [String: ClosedRange<Int64>] = [
+        "signedDate": dates, "data.appAppleId": 0...Int64.max, "summary.appAppleId": 0...Int64.max,
+        "summary.succeededCount": 0...Int64.max, "summary.failedCount": 0...Int64.max,
+        "externalPurchaseToken.tokenCreationDate": dates, "externalPurchaseToken.appAppleId": 0...Int64.max,
+    ]
+
+    /// Whether the integer literal `number` must be refused in `field`: beyond its integer type
+    /// (64 bits, or 32 for an `Int32` field), or outside the field's range in `ranges`. Literals
+    /// that are not plain integers (`1.5`, `1e300`) are left to the decoder.
+    static func mustRefuse(_ number: String, field: String, ranges: [String: ClosedRange<Int64>], int32: Set<String>) -> Bool {
+        guard number.wholeMatch(of: /-?[0-9]+/) != nil else { return false }
+        guard let value = Int64(number) else { return true }
+        if int32.contains(field) && Int32(exactly: value) == nil { return true }
+        return ranges[field].map { !$0.contains(value) } ?? false
+    }
+
     /// `payload` as JSON text with the field at `path` (dot-separated) set to the literal `number`.
     static func payloadJSON(_ payload: [String: Any], setting path: String, to number: String) -> String {
         func set(_ object: [String: Any], _ keys: ArraySlice<Substring>) -> [String: Any] {
@@ -108,16 +150,25 @@ import Testing
     @Test("extreme numbers in every field of a signed transaction: refused naming the field, or handled")
     func transactions() throws {
         let base = AppStoreTestSetup.transaction()
-        for field in Self.numericFields(of: Self.sampleTransaction) {
+        let fields = Self.numericFields(of: Self.sampleTransaction)
+        let int32 = Self.int32Fields(of: Self.sampleTransaction)
+        var refused: Set<String> = []
+        for field in fields {
             for number in Self.extremes {
                 let jws = AppStoreTestJWS.sign(payloadJSON: Self.payloadJSON(base, setting: field, to: number),
                                                header: ["alg": "ES256", "x5c": chain.x5c], key: chain.leaf.key)
                 switch Result(catching: { () throws(SignedDataError) in try verifier.verifyTransaction(jws) }) {
-                case .success(let payload): try exercise(payload)
-                case .failure(let error): expectNamed(error, field, number)
+                case .success(let payload):
+                    #expect(!Self.mustRefuse(number, field: field, ranges: Self.transactionRanges, int32: int32),
+                            "\(field) = \(number) is out of range, yet accepted")
+                    try exercise(payload)
+                case .failure(let error):
+                    expectNamed(error, field, number)
+                    refused.insert(field)
                 }
             }
         }
+        #expect(refused == Set(fields), "each field has values that are refused")
     }
 
     @Test("extreme numbers in every field of signed renewal info: refused naming the field, or handled")
@@ -125,18 +176,25 @@ import Testing
         let base = AppStoreTestSetup.renewalInfo()
         let transaction = try #require(SubscriptionTransaction(verified: try verifier.verifyTransaction(
             AppStoreTestJWS.sign(AppStoreTestSetup.transaction(), chain: chain))))
-        for field in Self.numericFields(of: Self.sampleRenewal) {
+        let fields = Self.numericFields(of: Self.sampleRenewal)
+        let int32 = Self.int32Fields(of: Self.sampleRenewal)
+        var refused: Set<String> = []
+        defer { #expect(refused == Set(fields), "each field has values that are refused") }
+        for field in fields {
             for number in Self.extremes {
                 let jws = AppStoreTestJWS.sign(payloadJSON: Self.payloadJSON(base, setting: field, to: number),
                                                header: ["alg": "ES256", "x5c": chain.x5c], key: chain.leaf.key)
                 switch Result(catching: { () throws(SignedDataError) in try verifier.verifyRenewalInfo(jws) }) {
                 case .success(let renewal):
+                    #expect(!Self.mustRefuse(number, field: field, ranges: Self.renewalRanges, int32: int32),
+                            "\(field) = \(number) is out of range, yet accepted")
                     guard let state = SubscriptionRenewalState(verified: renewal) else { continue }
                     #expect(AppStoreValueRanges.date.contains(state.signedDate.milliseconds))
                     _ = state.gracePeriodExpiresDate?.milliseconds
                     try exerciseFacts([transaction], [state])
                 case .failure(let error):
                     expectNamed(error, field, number)
+                    refused.insert(field)
                 }
             }
         }
@@ -145,7 +203,10 @@ import Testing
     @Test("extreme numbers in every field of a notification: refused naming the field, or handled")
     func notifications() throws {
         let base = AppStoreTestSetup.notification(data: AppStoreTestSetup.notificationData())
-        for field in Self.numericFields(of: Self.sampleNotification) {
+        let fields = Self.numericFields(of: Self.sampleNotification)
+        let int32 = Self.int32Fields(of: Self.sampleNotification)
+        var refused: Set<String> = []
+        for field in fields {
             for number in Self.extremes {
                 // A summary or token replaces the data as the notification's subject.
                 var payload = base
@@ -158,13 +219,19 @@ import Testing
                 let jws = AppStoreTestJWS.sign(payloadJSON: Self.payloadJSON(payload, setting: field, to: number),
                                                header: ["alg": "ES256", "x5c": chain.x5c], key: chain.leaf.key)
                 let result = Result(catching: { () throws(SignedDataError) in try verifier.verifyNotification(jws) })
+                let outOfRange = Self.mustRefuse(number, field: field, ranges: Self.notificationRanges, int32: int32)
                 switch result {
-                case .success: break
-                case .failure(.appAppleIdMismatch): break  // an appAppleId in range, but another app's
-                case .failure(let error): expectNamed(error, field, number)
+                case .success:
+                    #expect(!outOfRange, "\(field) = \(number) is out of range, yet accepted")
+                case .failure(.appAppleIdMismatch) where !outOfRange:
+                    break  // an appAppleId in range, but another app's
+                case .failure(let error):
+                    expectNamed(error, field, number)
+                    refused.insert(field)
                 }
             }
         }
+        #expect(refused == Set(fields), "each field has values that are refused")
     }
 
     @Test("a nested transaction whose expiresDate is near the 64-bit maximum refuses the notification, naming the field")
