@@ -1,5 +1,6 @@
 """A stand-in for Apple's Retention Messaging API during the contract run (the run has no network):
-lists are empty, changes succeed, what is not there is Apple's 404 with its error code. It checks
+lists are empty, changes succeed, what is not there is Apple's 404 with its error code; the App
+Store Server API's history and statuses know no transaction (4040010). It checks
 only that a bearer token came; the JWT itself is checked by the Swift tests' mock of Apple.
 Prints its port, then serves until killed."""
 import http.server, json, sys, uuid
@@ -21,7 +22,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if not self.headers.get("Authorization", "").startswith("Bearer "):
             return self.answer(401)
-        parts = self.path.split("?")[0].removeprefix("/inApps/v1/messaging/").split("/")
+        path = self.path.split("?")[0]
+        if path.startswith(("/inApps/v2/history/", "/inApps/v1/subscriptions/")):
+            # The App Store Server API as for a transaction it does not know (history refresh).
+            return self.answer(404, {"errorCode": 4040010, "errorMessage": "Transaction id not found."})
+        parts = path.removeprefix("/inApps/v1/messaging/").split("/")
         if self.command == "GET" and parts == ["message", "list"]:
             return self.answer(200, {"messageIdentifiers": []})
         if self.command == "GET" and parts == ["image", "list"]:
