@@ -5,7 +5,9 @@ import OfferSignerCore
 /// `RESCIND_CONSENT` notification (once, by its UUID) and each clearing (who and why) is an
 /// event kept for good; the latest event of an app download (by when it happened) says
 /// whether its consent is rescinded now, so a notification delivered late, signed before a
-/// clearing, does not undo it.
+/// clearing, does not undo it. No event counts from later than it was recorded: a rescinding
+/// is dated at its notification's `signedDate`, or when it was received if that is earlier
+/// (a `signedDate` ahead of the service's clock is clamped), and a clearing when it is made.
 ///
 /// Rescindings are written by the history store, with the notification that carries them.
 public protocol ConsentStore: Sendable {
@@ -14,6 +16,8 @@ public protocol ConsentStore: Sendable {
     func clear(appTransactionId: String, by actor: String, reason: String, at now: Date) throws -> [ConsentEvent]
     /// The rescindings in force among `appTransactionIds` in `environment`.
     func rescinded(appTransactionIds: [String], environment: AppStoreEnvironment) throws -> [ConsentEvent]
+    /// The event with this ID, nil when there is none.
+    func event(id: Int64) throws -> ConsentEvent?
     /// Every event of the app `bundleId` (of every app when nil), oldest first, after the event `afterId`.
     func events(bundleId: String?, afterId: Int64, limit: Int) throws -> [ConsentEvent]
 }
@@ -33,7 +37,7 @@ public struct ConsentEvent: Sendable, Hashable {
     public var environment: AppStoreEnvironment
     public var bundleId: String
     public var action: Action
-    /// When it happened: the notification's `signedDate`, or when it was cleared.
+    /// When it happened: the notification's `signedDate` (never later than ``recordedAt``), or when it was cleared.
     public var at: Date
     /// When the service recorded it.
     public var recordedAt: Date
@@ -44,13 +48,17 @@ public struct ConsentEvent: Sendable, Hashable {
     /// Why it was cleared.
     public var reason: String?
 
+    /// When it counts from: ``at``, or ``recordedAt`` when that is earlier (so an event stored
+    /// before dates were clamped, dated in the future, does not outlast later ones).
+    public var countsFrom: Date { min(at, recordedAt) }
+
     /// Of several events of one app download and environment, the one in force: the latest by
-    /// ``at``, then by ``id``.
+    /// ``countsFrom``, then by ``id``.
     public static func inForce(_ events: [ConsentEvent]) -> [ConsentEvent] {
         var latest: [String: ConsentEvent] = [:]
         for event in events {
             let key = event.environment.rawValue + "\u{0}" + event.appTransactionId
-            if let kept = latest[key], (kept.at, kept.id) >= (event.at, event.id) { continue }
+            if let kept = latest[key], (kept.countsFrom, kept.id) >= (event.countsFrom, event.id) { continue }
             latest[key] = event
         }
         return latest.values.sorted { ($0.appTransactionId, $0.environment.rawValue) < ($1.appTransactionId, $1.environment.rawValue) }

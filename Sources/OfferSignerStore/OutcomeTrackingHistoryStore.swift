@@ -49,6 +49,10 @@ public final class OutcomeTrackingHistoryStore: SubscriptionHistoryStore, Sendab
         try inner.history(originalTransactionId: originalTransactionId, environment: environment, bundleId: bundleId)
     }
 
+    public func history(transactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
+        try inner.history(transactionId: transactionId, environment: environment, bundleId: bundleId)
+    }
+
     public func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {
         try inner.subscriptionGroup(productId: productId, bundleId: bundleId, environment: environment)
     }

@@ -23,6 +23,12 @@ public protocol SubscriptionHistoryStore: Sendable {
     /// subscription is theirs; empty when nothing of it is stored.
     func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory
 
+    /// The subscription a transaction belongs to: as ``history(originalTransactionId:environment:bundleId:)``
+    /// for the `originalTransactionId` of the stored transaction `transactionId`, or for
+    /// `transactionId` itself when no such transaction is stored (it may be the original).
+    /// For a request that names a transaction without proving it (its consent is looked up).
+    func history(transactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory
+
     /// The subscription group a product belongs to, as verified transactions of `environment`
     /// reported it.
     func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String?

@@ -43,11 +43,12 @@ enum CommandLineTool {
       audit accept-truncation --reason TEXT
                               Record, as a gap in the chain, records cut off the log's end
                               that no backup brings back; signing resumes after it.
-      consent clear --app-transaction-id ID --reason TEXT
+      consent clear --app-transaction-id ID | --event-id N --reason TEXT
                               Lift the consent a RESCIND_CONSENT withdrew for an app download,
-                              recording who and why (offers are signed for the customer again).
+                              recording who and why (offers are signed for the customer again);
+                              --event-id names the rescinding by its ID (consent list's first column).
       consent list [--bundle-id ID]
-                              Print every consent rescinded and cleared.
+                              Print every consent rescinded and cleared, each with its event ID.
       outcomes report --bundle-id ID --offer-id ID [--from T] [--to T] [--environment ENV] [--format json|csv]
                               What became of an offer's signatures and redemptions, and its holdout.
       outcomes rebuild        Derive every redemption and its match again from the history and the log.

@@ -108,7 +108,8 @@ struct AuditCommandLineTests {
 
     @Test("consent clear lifts a RESCIND_CONSENT with the operator's reason; consent list shows both; a reason is required")
     func consentClear() throws {
-        let env = try TestEnvironment()
+        // The command clears at the system clock's now, as the service would: the service's clock here is the system's too.
+        let env = try TestEnvironment(now: Date())
         try env.putOffer(TestEnvironment.demoRule())
         let flow = AppStoreFlow(env: env)
         flow.paidMonths("s", user: "child", from: -120, count: 2, extra: ["appTransactionId": "704289572911"])
@@ -132,6 +133,25 @@ struct AuditCommandLineTests {
         let lines = listed.output.split(separator: "\n")
         #expect(lines.count == 2 && lines[0].contains("rescind") && lines[0].contains("notification c-1"))
         #expect(lines[1].contains("clear") && lines[1].contains("cli:") && lines[1].contains("guardian agreed again"))
+        #expect(lines.first?.hasPrefix("1  ") == true && lines.last?.hasPrefix("2  ") == true, "each line starts with its event ID")
+
+        // By event ID: the rescinding (1) is cleared already, the clearing (2) is none; malformed or both options are usage errors.
+        let again = try run(["consent", "clear", "--event-id", "1", "--reason", "x"] + options)
+        #expect(again.status == 1 && again.errors.contains("no consent of app transaction 704289572911 is rescinded"), "\(again.errors)")
+        let clearing = try run(["consent", "clear", "--event-id", "2", "--reason", "x"] + options)
+        #expect(clearing.status == 1 && clearing.errors.contains("consent event 2 is a clearing"), "\(clearing.errors)")
+        #expect(try run(["consent", "clear", "--event-id", "1x", "--reason", "x"] + options).status == 2)
+        #expect(try run(["consent", "clear", "--event-id", "1", "--app-transaction-id", "7", "--reason", "x"] + options).status == 2)
+        let other = TestAppStore.sign([
+            "notificationType": "RESCIND_CONSENT", "notificationUUID": "c-2", "version": "2.0", "signedDate": TestAppStore.ms(env.now - 30),
+            "appData": ["appAppleId": 1234, "bundleId": TestEnvironment.bundleId, "environment": "Production",
+                        "signedAppTransactionInfo": TestAppStore.appTransaction(created: env.now - 3600, appTransactionId: "")],
+        ])
+        #expect(env.send("POST", "/v1/notifications/appstore", role: nil, json: TestAppStore.json(["signedPayload": other])).status == 200)
+        #expect(try env.consents.rescinded(appTransactionIds: [""], environment: .production).count == 1)
+        let byEvent = try run(["consent", "clear", "--event-id", "3", "--reason", "guardian agreed"] + options)
+        #expect(byEvent.status == 0 && byEvent.output.contains("cleared: app transaction  (Production"), "\(byEvent.output) \(byEvent.errors)")
+        #expect(try env.consents.rescinded(appTransactionIds: [""], environment: .production).isEmpty, "an empty app transaction ID is cleared too")
     }
 
     @Test("on a full disk an export ends with exit 1 naming standard output, never a crash; a closed pipe too; progress on a full stderr is dropped")

@@ -168,6 +168,9 @@ final class CountingHistoryStore: SubscriptionHistoryStore, Sendable {
     func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
         try inner.history(originalTransactionId: originalTransactionId, environment: environment, bundleId: bundleId)
     }
+    func history(transactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
+        try inner.history(transactionId: transactionId, environment: environment, bundleId: bundleId)
+    }
     func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {
         try inner.subscriptionGroup(productId: productId, bundleId: bundleId, environment: environment)
     }

@@ -64,6 +64,7 @@ struct RoleTableTests {
         ("GET", "/v1/audit/placement-changes", [.auditor, .admin]),
         ("GET", "/v1/admin/consents", [.auditor, .admin]),
         ("POST", "/v1/admin/consents/a1/clear", [.admin]),
+        ("POST", "/v1/admin/consents/events/ev1/clear", [.admin]),
         ("GET", "/v1/stats/offers", [.marketing, .auditor, .admin]),
         ("GET", "/v1/stats/offers/o1", [.marketing, .auditor, .admin]),
         ("GET", "/v1/stats/offers/o1/outcomes", [.marketing, .auditor, .admin]),
@@ -104,7 +105,7 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "pl1", with: "{placementId}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}"))" })
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "pl1", with: "{placementId}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "ev1", with: "{eventId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 

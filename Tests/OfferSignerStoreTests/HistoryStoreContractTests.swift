@@ -71,6 +71,55 @@ struct HistoryStoreContract {
         #expect(try store.history(originalTransactionId: "o9", environment: .production, bundleId: "com.example.app") == UserHistory())
     }
 
+    @Test("a named transaction's subscription: by any of its transaction IDs or its original's, in one environment and app",
+          arguments: Engine.allCases)
+    func namedTransactionHistory(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let store = stores.history
+        let renewal = SubscriptionRenewalState(originalTransactionId: "o1", environment: .production, expirationIntent: 1, signedDate: Self.t0)
+        _ = try store.record(batch: [
+            Self.stored(Self.transaction("t1", user: nil)), Self.stored(Self.transaction("t2", user: "user-1")),
+            Self.stored(Self.transaction("t3", original: "o2", user: nil)),
+            .renewal(StoredRenewal(renewal: renewal, signedRenewalInfo: "r")),
+        ])
+        for named in ["t2", "o1"] {
+            let history = try store.history(transactionId: named, environment: .production, bundleId: "com.example.app")
+            #expect(history.transactions.map(\.transactionId).sorted() == ["t1", "t2"], "\(named)")
+            #expect(history.renewals == [renewal], "\(named)")
+        }
+        #expect(try store.history(transactionId: "t3", environment: .production, bundleId: "com.example.app")
+                    .transactions.map(\.transactionId) == ["t3"])
+        #expect(try store.history(transactionId: "t2", environment: .sandbox, bundleId: "com.example.app") == UserHistory())
+        #expect(try store.history(transactionId: "t2", environment: .production, bundleId: "com.example.other") == UserHistory())
+        #expect(try store.history(transactionId: "t9", environment: .production, bundleId: "com.example.app") == UserHistory())
+    }
+
+    @Test("consent events: one by its ID; a rescinding signed ahead of its receipt is dated at the receipt; a clearing when made",
+          arguments: Engine.allCases)
+    func consentEvents(engine: Engine) throws {
+        let database = try EngineDatabase(engine)
+        defer { database.cleanup() }
+        let stores = try database.open()
+        defer { stores.close() }
+        let received = Self.t0
+        let notification = StoredNotification(notificationUUID: "n-1", notificationType: "RESCIND_CONSENT", subtype: nil,
+                                              bundleId: "com.example.app", environment: "Production",
+                                              signedDate: received.addingTimeInterval(86_400).milliseconds, receivedAt: received.milliseconds,
+                                              signedPayload: "p", rescindsConsentOf: "")
+        #expect(try stores.history.record(.notification(notification, nil, nil)))
+        let rescinding = try #require(try stores.consents.events(bundleId: nil, afterId: 0, limit: 10).first)
+        #expect(rescinding.appTransactionId == "" && rescinding.at == received && rescinding.recordedAt == received)
+        #expect(try stores.consents.event(id: rescinding.id) == rescinding)
+        #expect(try stores.consents.event(id: rescinding.id + 100) == nil)
+        let clearedAt = received.addingTimeInterval(60)
+        let cleared = try stores.consents.clear(appTransactionId: "", by: "admin", reason: "ok", at: clearedAt)
+        #expect(cleared.count == 1 && cleared[0].at == clearedAt && cleared[0].recordedAt == clearedAt)
+        #expect(try stores.consents.rescinded(appTransactionIds: [""], environment: .production).isEmpty)
+    }
+
     @Test("the same transaction and subscription IDs in Production and Sandbox are kept apart; the newest copy wins in each", arguments: Engine.allCases)
     func environmentsApart(engine: Engine) throws {
         let database = try EngineDatabase(engine)

@@ -17,9 +17,9 @@ struct IntroductoryOfferJudge: Sendable {
     /// `refusingUnknown` (a store page), every product must be one the app knows — named by a
     /// verified transaction of the request's environment, by an introductory-offer rule or by
     /// an offer rule of the app — else the whole request is refused, naming the first unknown one.
-    func judge(_ customer: BoundCustomer, productIds: [String], refusingUnknown: Bool, now: Date) throws(SignRefusal)
-        -> [(EligibilityDecision, IntroductoryOfferRule?)] {
-        let history = try self.history(of: customer)
+    func judge(_ customer: BoundCustomer, productIds: [String], refusingUnknown: Bool, naming transactionId: String? = nil,
+               now: Date) throws(SignRefusal) -> [(EligibilityDecision, IntroductoryOfferRule?)] {
+        let history = try self.history(of: customer, naming: transactionId)
         let bundleId = customer.app.bundleId
         do {
             let rules = try rules.rules(IntroductoryOfferRule.self, bundleId: bundleId).map(\.rule)
@@ -52,15 +52,15 @@ struct IntroductoryOfferJudge: Sendable {
         return products
     }
 
-    /// The history that decides, once the customer's consent is checked.
-    private func history(of customer: BoundCustomer) throws(SignRefusal) -> UserHistory {
+    /// The history that decides, once the customer's consent (and that of the transaction the request names) is checked.
+    private func history(of customer: BoundCustomer, naming transactionId: String?) throws(SignRefusal) -> UserHistory {
         let history: UserHistory
         do {
             history = try eligibility.history(of: customer)
         } catch {
             throw .store(error)
         }
-        try consent.check(customer, history: history)
+        try consent.check(customer, history: history, naming: transactionId)
         return history
     }
 

@@ -43,7 +43,7 @@ public struct OfferIssuer: Sendable {
         self.customerLimit = customerLimit
         self.linker = linker
         let eligibility = EligibilityCheck(history: history, links: links)
-        consent = ConsentCheck(consents: consents)
+        consent = ConsentCheck(consents: consents, history: history)
         binder = CustomerBinder(keyRing: keyRing, proofs: ProofVerifier(verification: verification, clock: clock), history: history)
         promotional = PromotionalOfferJudge(offers: offers, eligibility: eligibility, consent: consent, activity: activity,
                                             unknownUsers: unknownUsers, holdouts: holdouts)
@@ -80,7 +80,8 @@ public struct OfferIssuer: Sendable {
         try limit(customer)
         let now = clock.now
         let decisions = try introductory.judge(customer, productIds: request.productIds,
-                                               refusingUnknown: request.refusesUnknownProducts, now: now)
+                                               refusingUnknown: request.refusesUnknownProducts,
+                                               naming: request.transactionId, now: now)
         let eligibilities = zip(request.productIds, decisions).map { productId, decided in
             IntroductoryOfferEligibility(
                 bundleId: customer.app.bundleId, keyIdentifier: customer.app.signer.keyIdentifier, productId: productId,

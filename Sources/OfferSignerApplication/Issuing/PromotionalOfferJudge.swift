@@ -49,7 +49,7 @@ struct PromotionalOfferJudge: Sendable {
         } catch {
             throw .store(error)
         }
-        try consent.check(customer, history: history)
+        try consent.check(customer, history: history, naming: request.transactionId)
         let decision: EligibilityDecision
         do {
             decision = try eligibility.decide(userHistory: history, rule: rule, productId: request.productId,

@@ -17,13 +17,14 @@ final class SQLConsentStore<Database: SQLDatabase>: ConsentStore, Sendable {
         try insert(event, db, onConflict: "ON CONFLICT (notification_uuid) DO NOTHING") == 1
     }
 
+    /// A clearing is dated `now`, when it is made, never at the rescinding's `signedDate`.
     public func clear(appTransactionId: String, by actor: String, reason: String, at now: Date) throws -> [ConsentEvent] {
         try database.inTransaction { db in
             let rescinded = ConsentEvent.inForce(try Self.events(of: [appTransactionId], environment: nil, db))
                 .filter { $0.action == .rescind }
             return try rescinded.map { event in
                 let cleared = ConsentEvent(appTransactionId: event.appTransactionId, environment: event.environment,
-                                           bundleId: event.bundleId, action: .clear, at: max(now, event.at), recordedAt: now,
+                                           bundleId: event.bundleId, action: .clear, at: now, recordedAt: now,
                                            actor: actor, reason: reason)
                 _ = try Self.insert(cleared, db, onConflict: "")
                 return cleared
@@ -35,6 +36,12 @@ final class SQLConsentStore<Database: SQLDatabase>: ConsentStore, Sendable {
         guard !appTransactionIds.isEmpty else { return [] }
         return try database.withReader { db in
             ConsentEvent.inForce(try Self.events(of: appTransactionIds, environment: environment, db)).filter { $0.action == .rescind }
+        }
+    }
+
+    public func event(id: Int64) throws -> ConsentEvent? {
+        try database.withReader { db in
+            try db.first("SELECT \(ConsentSQL.columns) FROM consent_events WHERE id = ?", [.integer(id)]) { try Self.event($0) }
         }
     }
 

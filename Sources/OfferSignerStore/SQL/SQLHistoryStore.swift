@@ -44,7 +44,8 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
                let environment = notification.environment.flatMap(AppStoreEnvironment.init(rawValue:)) {
                 _ = try SQLConsentStore<Database>.insertRescinding(ConsentEvent(
                     appTransactionId: appTransactionId, environment: environment, bundleId: bundleId, action: .rescind,
-                    at: Date(milliseconds: notification.signedDate), recordedAt: Date(milliseconds: notification.receivedAt),
+                    at: Date(milliseconds: min(notification.signedDate, notification.receivedAt)),
+                    recordedAt: Date(milliseconds: notification.receivedAt),
                     notificationUUID: notification.notificationUUID), db)
             }
             if let transaction { _ = try upsert(transaction, db) }
@@ -158,6 +159,15 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
     public func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
         try database.withReader { db in
             try Self.subscription(db, environment: environment.rawValue, original: originalTransactionId, bundleId: bundleId)
+        }
+    }
+
+    public func history(transactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
+        try database.withReader { db in
+            let original = try db.first("""
+                SELECT original_transaction_id FROM transactions WHERE environment = ? AND transaction_id = ? AND bundle_id = ?
+                """, [.text(environment.rawValue), .text(transactionId), .text(bundleId)]) { $0.text(0) }
+            return try Self.subscription(db, environment: environment.rawValue, original: original ?? transactionId, bundleId: bundleId)
         }
     }
 
