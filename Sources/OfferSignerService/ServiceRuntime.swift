@@ -66,9 +66,17 @@ public final class ServiceRuntime: Sendable {
         }
         let database: Stores
         do {
-            database = try Stores.open(location)
+            database = try Stores.open(location, requireSynchronousStandby: settings.requireSyncReplica)
         } catch {
             throw .database(path: location.description, reason: "\(error)")
+        }
+        if settings.requireSyncReplica {
+            if case .sqlite = location {
+                logger.log(.warning, "OFFER_SIGNER_REQUIRE_SYNC_REPLICA is on but the database is SQLite, which has no replicas: the setting does nothing")
+            } else if case .notReady(let reason) = database.signatures.readiness() {
+                logger.log(.error, "OFFER_SIGNER_REQUIRE_SYNC_REPLICA is on: no signature is issued until a synchronous standby is attached",
+                           ["reason": .string(reason)])
+            }
         }
         let keyRing = KeyRing(configuration)
         let stores = StoreSet(database)

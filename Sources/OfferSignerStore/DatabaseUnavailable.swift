@@ -28,6 +28,9 @@ public struct DatabaseUnavailable: Error, CustomStringConvertible, Sendable {
         case resources
         /// The server takes no writes (a standby, or a read-only transaction forced on it: 25006).
         case readOnly = "read_only"
+        /// Signing requires a synchronous standby (`OFFER_SIGNER_REQUIRE_SYNC_REPLICA=on`) and the
+        /// primary has none attached: a commit would not survive a failover.
+        case noSynchronousStandby = "no_synchronous_standby"
 
         public static func < (lhs: Cause, rhs: Cause) -> Bool { lhs.rawValue < rhs.rawValue }
     }

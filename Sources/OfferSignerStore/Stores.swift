@@ -70,7 +70,10 @@ public final class Stores: Sendable {
     ///     file, or a PostgreSQL database without the schema, is refused, nothing created).
     ///   - followOfferChanges: keep the offer rules in step with changes other processes make
     ///     (what `serve` needs; a one-shot command does not).
-    public static func open(_ location: DatabaseLocation, creating: Bool = true, followOfferChanges: Bool = true) throws -> Stores {
+    ///   - requireSynchronousStandby: PostgreSQL only: appends to the signature log wait for a
+    ///     synchronous standby attached to the primary (`OFFER_SIGNER_REQUIRE_SYNC_REPLICA`).
+    public static func open(_ location: DatabaseLocation, creating: Bool = true, followOfferChanges: Bool = true,
+                            requireSynchronousStandby: Bool = false) throws -> Stores {
         switch location {
         case .sqlite(let path):
             let database = try SQLiteDatabase(path: path, creating: creating)
@@ -91,7 +94,7 @@ public final class Stores: Sendable {
                 retentionRequests.close()
             }
         case .postgreSQL(let url):
-            let database = try PostgreSQLDatabase(url: url, creating: creating)
+            let database = try PostgreSQLDatabase(url: url, creating: creating, requireSynchronousStandby: requireSynchronousStandby)
             let offers = try PostgreSQLOfferStore(database: database, followChanges: followOfferChanges)
             let signatures = try PostgreSQLSignatureLog(database: database)
             let history = PostgreSQLHistoryStore(database: database)

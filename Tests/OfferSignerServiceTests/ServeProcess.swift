@@ -15,7 +15,8 @@ final class ServeProcess {
     /// Starts `serve` with `environment` (OFFER_SIGNER_* settings) and waits up to 20 s until
     /// `/readyz` answers 200. Its standard output and error go to a file in `logFolder`, or to
     /// `device` when given (`/dev/full`: a device whose every write fails, as on a full disk).
-    init(environment: [String: String], logFolder: URL, writingTo device: String? = nil) throws {
+    /// With `ready` false it waits only until `/healthz` answers (a service that starts not ready).
+    init(environment: [String: String], logFolder: URL, writingTo device: String? = nil, ready: Bool = true) throws {
         port = try Self.freePort()
         log = logFolder.appendingPathComponent("serve-\(port).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -32,7 +33,7 @@ final class ServeProcess {
         try process.run()
         try? handle.close()
         let deadline = Date().addingTimeInterval(20)
-        while TestHTTP.send(port: port, "GET", "/readyz", timeout: 1).status != 200 {
+        while TestHTTP.send(port: port, "GET", ready ? "/readyz" : "/healthz", timeout: 1).status != 200 {
             guard process.isRunning, Date() < deadline else {
                 kill()
                 throw ServeFailed(log: output(), exited: !process.isRunning)

@@ -15,13 +15,19 @@
 ///   then exits), each waiting for the process to be gone;
 /// - at the end of its standard input (the test process closed it, or died however it died) it
 ///   SIGKILLs every process of the cluster (every descendant ends up its child, being the
-///   subreaper) and removes the folder.
+///   subreaper) and removes the folder;
+/// - its children start with no signal blocked and the usual ones at their default action,
+///   whatever the test process blocked or ignored (a Patroni that never sees SIGTERM cannot stop).
 enum PatroniSupervisor {
     static let program = #"""
 import ctypes, os, pwd, signal, sys, shutil, threading, time
 
 folder = sys.argv[1]
 os.closerange(3, 65536)
+# The test process may block or ignore signals (its threads' masks are inherited): Patroni
+# must see SIGTERM, so the cluster starts with none blocked and the usual ones at default.
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+defaults = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE, signal.SIGUSR1, signal.SIGUSR2, signal.SIGCHLD)
 if os.geteuid() == 0:
     account = pwd.getpwnam("postgres")
     os.setgid(account.pw_gid)
@@ -51,7 +57,7 @@ def reap():
 
 def launch(name, command):
     log = open(os.path.join(folder, name + ".log"), "ab")
-    pid = os.posix_spawn(command[0], command, os.environ, file_actions=[
+    pid = os.posix_spawn(command[0], command, os.environ, setsigmask=[], setsigdef=defaults, file_actions=[
         (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
         (os.POSIX_SPAWN_DUP2, log.fileno(), 1), (os.POSIX_SPAWN_DUP2, log.fileno(), 2)])
     log.close()

@@ -151,7 +151,9 @@ public final class TestPatroniCluster: @unchecked Sendable { // @unchecked: the 
         "postgresql://\(TestPostgreSQLCluster.user)@127.0.0.1:\(node.port)/\(database)"
     }
 
-    /// Creates an empty database (on the leader) and returns its name.
+    /// Creates an empty database (on the leader), waits until every node has replayed it (a
+    /// libpq multi-host URL stops at the first host that refuses the database, rather than
+    /// trying the next) and returns its name.
     public func createDatabase() throws(ClusterError) -> String {
         let number = databases.withLock { count in
             count += 1
@@ -159,6 +161,14 @@ public final class TestPatroniCluster: @unchecked Sendable { // @unchecked: the 
         }
         let name = "ha_\(number)"
         try psql(try leader(), database: "postgres", "CREATE DATABASE \(name)")
+        let deadline = Date().addingTimeInterval(60)
+        for node in nodes {
+            while (try? psql(node, database: "postgres", "SELECT count(*) FROM pg_database WHERE datname = '\(name)'"))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
+                guard Date() < deadline else { throw .failed(command: "wait for \(name) on \(node)", output: logTail()) }
+                usleep(100_000)
+            }
+        }
         return name
     }
 
@@ -262,7 +272,7 @@ public final class TestPatroniCluster: @unchecked Sendable { // @unchecked: the 
             guard write(pipes.input, bytes, bytes.count) == bytes.count else { return nil }
             return Self.readLine(pipes.output)
         }
-        guard answer == "ok" else { throw .failed(command: line, output: answer ?? "the supervisor is gone") }
+        guard answer == "ok" else { throw .failed(command: line, output: (answer ?? "the supervisor is gone") + "\n" + logTail()) }
     }
 
     private func readLine() -> String? {

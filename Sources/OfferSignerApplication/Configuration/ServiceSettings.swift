@@ -41,6 +41,9 @@ public struct ServiceSettings: Sendable, Equatable {
     public var fetchUnknownUsers = false
     /// Whether proven requests link token-less subscriptions to their user at Apple (Set App Account Token).
     public var linkAppAccountTokens = false
+    /// Whether signing waits for a synchronous standby attached to the PostgreSQL primary
+    /// (`OFFER_SIGNER_REQUIRE_SYNC_REPLICA`), so no acknowledged signature is lost by a failover.
+    public var requireSyncReplica = false
     /// Seconds a signed app transaction sent as proof may be old (by its `receiptCreationDate`).
     public var appTransactionMaxAge = AppStoreVerification.defaultAppTransactionMaxAge
     /// Seconds a Retention Messaging request may be old (by its `signedDate`) and still be answered.
@@ -110,6 +113,7 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS", flag: "--link-app-account-tokens") {
             $0.linkAppAccountTokens = try onOff($1)
         },
+        Setting(variable: "OFFER_SIGNER_REQUIRE_SYNC_REPLICA", flag: "--require-sync-replica") { $0.requireSyncReplica = try onOff($1) },
         Setting(variable: "OFFER_SIGNER_APP_TRANSACTION_MAX_AGE", flag: "--app-transaction-max-age") {
             $0.appTransactionMaxAge = try positive($1)
         },

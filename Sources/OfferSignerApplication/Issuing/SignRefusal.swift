@@ -38,6 +38,10 @@ public enum SignRefusal: Error, Sendable {
     case quotaExceeded(offerId: String, maxCount: Int, retryAfterSeconds: Int)
     /// The signature's record could not be made durable, so the signature was withheld.
     case logUnavailable(reason: String)
+    /// The signature log ends before an entry known to have been committed (by this instance,
+    /// or vouched for by a checkpoint): a failover or a restore lost its tail. Nothing is
+    /// appended until an operator accepts the loss (`offer-signer audit accept-truncation`).
+    case chainRegressed(ChainEndMismatch)
     /// The app's key is in a hardware module that cannot sign now (token removed, module or
     /// network HSM down, every session busy); nothing was signed.
     case signingKeyUnavailable(reason: String)

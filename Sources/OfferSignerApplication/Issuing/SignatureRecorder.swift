@@ -96,6 +96,16 @@ struct SignatureRecorder: Sendable {
             logger.log(.error, "signature log append failed; no signature issued",
                        ["requestId": .string(requestId), "reason": .string(reason)])
             return .logUnavailable(reason: reason)
+        case .endMismatch(let mismatch) where mismatch.isTruncation:
+            metrics.recordChainRegressed()
+            logger.log(.error, "SIGNATURE LOG WENT BACKWARDS (chain_regressed): the database's chain ends before an entry "
+                       + "this instance committed or a checkpoint vouches for (a failover to a standby that lacked them, a restore); "
+                       + "no signature is issued until an operator runs `offer-signer audit accept-truncation` "
+                       + "(see README, High availability)",
+                       ["requestId": .string(requestId), "chainEnd": .int(Int(mismatch.last.sequence)),
+                        "committedThrough": .int(Int(mismatch.lostThrough?.sequence ?? mismatch.last.sequence)),
+                        "reason": .string(mismatch.description)])
+            return .chainRegressed(mismatch)
         case .endMismatch(let mismatch):
             logger.log(.error, "SIGNATURE LOG TAMPERED: it does not end where its last commit recorded it; "
                        + "no signature is issued until an operator restores it from a backup or runs "

@@ -171,6 +171,8 @@ public struct RetentionResponder: Sendable {
                 note(rule, "its offer cannot be signed: \(error)", request, identifier, level: .warning)
             case .logUnavailable(let reason):
                 throw .logUnavailable(reason: reason)
+            case .chainRegressed(let mismatch):
+                throw .logUnavailable(reason: SignatureLogError.endMismatch(mismatch).description)
             case .signingKeyUnavailable(let reason):
                 throw .signingKeyUnavailable(reason: reason)
             case .storeUnavailable(let reason):

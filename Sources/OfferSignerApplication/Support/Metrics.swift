@@ -56,6 +56,8 @@ public final class Metrics: Sendable {
     private let database = Mutex<DatabaseAvailability?>(nil)
     /// App account token links by outcome (rare: one lock is enough).
     private let links = Mutex<[String: Int]>([:])
+    /// Signing requests refused with `chain_regressed`.
+    private let chainRegressed = Atomic<Int>(0)
 
     /// - Parameter logStream: the stream the service logs to (standard error).
     public init(logStream: LogStream = .standardError) {
@@ -101,6 +103,11 @@ public final class Metrics: Sendable {
         links.withLock { $0[outcome, default: 0] += 1 }
     }
 
+    /// A signing request refused because the signature log went backwards (`chain_regressed`).
+    func recordChainRegressed() {
+        chainRegressed.add(1, ordering: .relaxed)
+    }
+
     /// The Prometheus exposition text.
     public func render() -> String {
         let counts = shards.map { shard in shard.counts.withLock { $0 } }.reduce(into: Counts()) { total, part in total.add(part) }
@@ -133,6 +140,9 @@ public final class Metrics: Sendable {
         out += family("offer_signer_log_lines_dropped_total", "Log lines dropped because the log stream could not be written (a full disk).")
         out += "offer_signer_log_lines_dropped_total \(logStream.droppedLines)\n"
         out += databaseUnavailability()
+        out += family("offer_signer_chain_regressed_total",
+                      "Signing requests refused because the signature log ends before an entry known to have been committed (a lost tail).")
+        out += "offer_signer_chain_regressed_total \(chainRegressed.load(ordering: .relaxed))\n"
         out += family("offer_signer_app_account_token_links_total", "Subscriptions linked to their user at Apple (Set App Account Token), by outcome.")
         let links = self.links.withLock { $0 }
         for outcome in ["linked", "refused", "failed", "dropped"] {

@@ -49,6 +49,12 @@ extension SignRefusal: HTTPResponseError {
         case .logUnavailable:
             .unavailable("the signature could not be recorded, so none was issued; retry later",
                          retryAfterSeconds: DatabaseUnavailable.retryAfterSeconds)
+        case .chainRegressed(let mismatch):
+            HTTPProblem(status: 503, code: "chain_regressed", title: "Signature log went backwards",
+                        detail: "the signature log ends at entry \(mismatch.last.sequence) but entries up to "
+                            + "\(mismatch.lostThrough?.sequence ?? mismatch.last.sequence) were committed (a failover or a restore lost them); "
+                            + "no signature is issued until an operator accepts the loss; retry later",
+                        headers: ["Retry-After": String(DatabaseUnavailable.retryAfterSeconds)])
         case .signingKeyUnavailable:
             SigningKeyUnavailable.problem
         case .storeUnavailable:

@@ -215,7 +215,9 @@ final class PostgreSQLConnection: @unchecked Sendable { // @unchecked: a PGconn;
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
         let message = String(cString: PQresultErrorMessage(result)).trimmingCharacters(in: .whitespacesAndNewlines)
         let lost = PQstatus(handle) != CONNECTION_OK
-        if lost { isBroken = true }
+        // A server that takes no writes (a standby, a demoted primary) stays so for this
+        // connection: its pool drops it, and a new one finds the primary.
+        if lost || state == "25006" { isBroken = true }
         return PostgreSQLError(sqlState: state, message: message, sql: sql, connectionLost: lost)
     }
 

@@ -16,6 +16,8 @@ public final class PostgreSQLDatabase: Sendable {
     private let auditPool: Pool<PostgreSQLConnection>
     /// The calls that found the database unavailable, by cause.
     public let availability = DatabaseAvailability()
+    /// Whether the primary has the synchronous standby signing may require.
+    let synchronousStandby: SynchronousStandbyCheck
 
     /// Which pool a read takes its connection from.
     typealias ReadLane = SQLReadLane
@@ -28,15 +30,23 @@ public final class PostgreSQLDatabase: Sendable {
     ///   - maxConnections: connections open at once from this process for serving (and as
     ///     many as 4 more for audits).
     ///   - creating: false for tools that must work on an existing database only.
-    public init(url: String, timeout: Duration = .seconds(4), maxConnections: Int = 16, creating: Bool = true) throws(PostgreSQLError) {
+    ///   - requireSynchronousStandby: appends to the signature log (and readiness) wait for a
+    ///     synchronous standby attached to the primary (``SynchronousStandbyCheck``).
+    public init(url: String, timeout: Duration = .seconds(4), maxConnections: Int = 16, creating: Bool = true,
+                requireSynchronousStandby: Bool = false) throws(PostgreSQLError) {
         self.url = url
         self.displayURL = DatabaseLocation.redacted(url)
         self.timeout = timeout
-        let connector = Connector(url: url, timeout: timeout)
+        let synchronousStandby = SynchronousStandbyCheck(required: requireSynchronousStandby)
+        self.synchronousStandby = synchronousStandby
+        let connector = Connector(url: url, timeout: timeout, connected: { synchronousStandby.invalidate() })
         pool = Pool(capacity: maxConnections, makeElement: { try connector.connect() }, isReusable: { !$0.isBroken })
         auditPool = Pool(capacity: 4, makeElement: { try connector.connect() }, isReusable: { !$0.isBroken })
         do {
-            try pool.use { connection in try PostgreSQLSchema.migrate(connection, creating: creating) }
+            try pool.use { connection in
+                try PostgreSQLSchema.migrate(connection, creating: creating)
+                _ = try synchronousStandby.refusal(connection)
+            }
         } catch let error as PostgreSQLError {
             throw error
         } catch {
@@ -89,6 +99,11 @@ public final class PostgreSQLDatabase: Sendable {
                         let result = try body(connection)
                         try connection.execute("COMMIT")
                         return result
+                    } catch let error as PostgreSQLError where error.sqlState == "25006" {
+                        // The server takes no writes (a primary demoted since, reached by a pooled
+                        // connection): nothing was written, so the transaction runs again on a new
+                        // connection, which `target_session_attrs=read-write` takes to the primary.
+                        throw Retry(error: error)
                     } catch {
                         if !connection.isBroken { try? connection.execute("ROLLBACK") }
                         throw error
@@ -111,6 +126,28 @@ public final class PostgreSQLDatabase: Sendable {
             guard let unavailable = error.unavailable else { throw error }
             availability.record(unavailable)
             throw unavailable
+        }
+    }
+
+    /// Why appends to the signature log must wait now, or nil: with a synchronous standby
+    /// required, none is attached (the answer is at most a second old). Counted as
+    /// unavailability (`no_synchronous_standby`) when it refuses.
+    func appendRefusal(_ db: PostgreSQLConnection) throws -> String? {
+        guard synchronousStandby.required else { return nil }
+        let refusal = try reportingUnavailable { try synchronousStandby.refusal(db) }
+        if let refusal {
+            availability.record(DatabaseUnavailable(reason: "OFFER_SIGNER_REQUIRE_SYNC_REPLICA is on and \(refusal)",
+                                                    cause: .noSynchronousStandby))
+        }
+        return refusal
+    }
+
+    /// Refuses an append (``DatabaseUnavailable``, `no_synchronous_standby`) while signing
+    /// requires a synchronous standby and none is attached. Call inside the writer's transaction.
+    func requireSynchronousStandby(_ db: PostgreSQLConnection) throws {
+        if let refusal = try appendRefusal(db) {
+            throw DatabaseUnavailable(reason: "OFFER_SIGNER_REQUIRE_SYNC_REPLICA is on and \(refusal); no signature is issued until one is",
+                                      cause: .noSynchronousStandby)
         }
     }
 
@@ -166,6 +203,15 @@ extension PostgreSQLDatabase: SQLDatabase {
     }
 
     var statementsAreRoundTrips: Bool { true }
+
+    func appendRefusal() -> String? {
+        guard synchronousStandby.required else { return nil }
+        do {
+            return try read { db in try appendRefusal(db) }
+        } catch {
+            return "\(error)"
+        }
+    }
 }
 
 /// Makes the pool's connections, failing at once for a short while after a connect failed,
@@ -173,13 +219,16 @@ extension PostgreSQLDatabase: SQLDatabase {
 private final class Connector: Sendable {
     let url: String
     let timeout: Duration
+    /// Called after each new connection.
+    let connected: @Sendable () -> Void
     /// The last failed connect, answered from memory for `failFastWindow`.
     private let lastFailure = Mutex<(at: ContinuousClock.Instant, error: PostgreSQLError)?>(nil)
     private static let failFastWindow: Duration = .milliseconds(200)
 
-    init(url: String, timeout: Duration) {
+    init(url: String, timeout: Duration, connected: @escaping @Sendable () -> Void) {
         self.url = url
         self.timeout = timeout
+        self.connected = connected
     }
 
     func connect() throws(PostgreSQLError) -> PostgreSQLConnection {
@@ -187,6 +236,7 @@ private final class Connector: Sendable {
         do {
             let connection = try PostgreSQLConnection(url: url, applicationName: "offer-signer", timeout: timeout)
             lastFailure.withLock { $0 = nil }
+            connected()
             return connection
         } catch {
             lastFailure.withLock { $0 = (ContinuousClock.now, error) }

@@ -12,6 +12,8 @@ public enum SignatureLogError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .quotaExceeded(let seconds): "signature quota used up; retry in \(seconds) s"
         case .unavailable(let reason): "the signature log cannot be written: \(reason)"
+        case .endMismatch(let mismatch) where mismatch.isTruncation:
+            "the signature log went backwards (chain_regressed) and takes no appends until the loss is accepted: \(mismatch)"
         case .endMismatch(let mismatch): "the signature log was tampered with and takes no appends: \(mismatch)"
         }
     }

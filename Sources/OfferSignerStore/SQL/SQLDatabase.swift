@@ -32,6 +32,13 @@ protocol SQLDatabase: Sendable {
     var statementsAreRoundTrips: Bool { get }
     /// Every ``DatabaseUnavailable`` the engine reported, counted by cause, the last with its time.
     var availability: DatabaseAvailability { get }
+    /// Why appends to the signature log must wait now (PostgreSQL without the synchronous
+    /// standby it was told to require), or nil.
+    func appendRefusal() -> String?
+}
+
+extension SQLDatabase {
+    func appendRefusal() -> String? { nil }
 }
 
 /// One connection of an ``SQLDatabase``, lent to one thread at a time. Statements are written

@@ -38,6 +38,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
         let waits = chainLockWaits
         committer = GroupCommitter(database: database, name: "signature-log-writer", observe: { outcome in
             health.record(outcome, isConstraintViolation: isConstraintViolation)
+            if case .failure(let mismatch as ChainEndMismatch) = outcome { Self.recordRegression(mismatch, database, committed: health.committed) }
         }) { batch, db in
             try write(batch, db, health.committed, waits)
         }
@@ -45,6 +46,23 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
 
     deinit {
         committer.close()
+    }
+
+    /// After a batch found the chain ending before what this process committed (the database
+    /// went backwards: a failover to a standby that had not received the tail, a restore),
+    /// records that end as the chain's recorded end, unless a further one is recorded: every
+    /// instance then refuses appends, this one's restart does not forget the loss, and
+    /// `audit accept-truncation` (a process of its own, without this one's memory) finds the
+    /// lost range to record as an accepted gap. Nothing else is changed.
+    private static func recordRegression(_ mismatch: ChainEndMismatch, _ database: Database, committed: ChainLink) {
+        guard let vouched = mismatch.vouched, vouched == committed,
+              (mismatch.recorded?.sequence ?? Int64.min) < vouched.sequence else { return }
+        _ = try? database.inTransaction { db in
+            try ChainHead.lock(db)
+            let state = try ChainHead.read(db, committed: committed)
+            guard state.last.sequence < committed.sequence, (state.recorded?.sequence ?? Int64.min) < committed.sequence else { return }
+            try ChainHead.record(committed, db)
+        }
     }
 
     /// Stops the writer once the appends already waiting are written.
@@ -76,6 +94,9 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     public func readiness() -> SignatureLogReadiness {
         if let recent = database.availability.recent(within: Self.unavailableWindow) {
             return .notReady(recent.description)
+        }
+        if let refusal = database.appendRefusal() {
+            return .notReady("no signature can be recorded: \(refusal)")
         }
         guard let failure = health.failure(probeInterval: Self.probeInterval) else {
             let answer = try? database.withReader { db in try db.first("SELECT 1") { $0.int64(0) } }
@@ -131,7 +152,10 @@ extension SQLSignatureLog where Database == SQLiteDatabase {
 
 extension SQLSignatureLog where Database == PostgreSQLDatabase {
     convenience init(database: PostgreSQLDatabase) throws {
-        try self.init(database, write: PostgreSQLSignatureBatch.write) { ($0 as? PostgreSQLError)?.isUniqueViolation == true }
+        try self.init(database, write: { batch, db, committed, waits in
+            try database.requireSynchronousStandby(db)
+            return try PostgreSQLSignatureBatch.write(batch, db, committed: committed, waits: waits)
+        }) { ($0 as? PostgreSQLError)?.isUniqueViolation == true }
     }
 }
 
