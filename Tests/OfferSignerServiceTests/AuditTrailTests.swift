@@ -28,7 +28,7 @@ struct AuditTrailTests {
         try env.database.write { db in try db.run("DELETE FROM signatures WHERE seq >= 3") }
 
         let refused = sign(env, "after")
-        #expect(refused.status == 503 && refused.code == "unavailable")
+        #expect(refused.status == 503 && refused.code == "chain_regressed")
         #expect(refused.json["signature"] == nil)
         let report = integrity(env)
         #expect(report["ok"] as? Bool == false && report["records"] as? Int == 2)

@@ -98,8 +98,8 @@ struct SignatureRecorder: Sendable {
             return .logUnavailable(reason: reason)
         case .endMismatch(let mismatch) where mismatch.isTruncation:
             metrics.recordChainRegressed()
-            logger.log(.error, "SIGNATURE LOG WENT BACKWARDS (chain_regressed): the database's chain ends before an entry "
-                       + "this instance committed or a checkpoint vouches for (a failover to a standby that lacked them, a restore); "
+            logger.log(.error, "SIGNATURE LOG WENT BACKWARDS (chain_regressed): TAMPERED or lost its tail, it ends before an entry "
+                       + "known to be committed (records cut off, a failover to a standby that lacked them, an old backup restored); "
                        + "no signature is issued until an operator runs `offer-signer audit accept-truncation` "
                        + "(see README, High availability)",
                        ["requestId": .string(requestId), "chainEnd": .int(Int(mismatch.last.sequence)),
