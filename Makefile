@@ -2,7 +2,7 @@
 #   make run    release build, then the service on 127.0.0.1:8080 (SQLite, development key, demo offer)
 #   make test   the whole test suite, the contract test (schemathesis against the service),
 #               then the console's end-to-end scenarios in headless Chromium
-#   make bench  the benchmark (see bench/README.md)
+#   make bench  the benchmark (see bench/README.md); make bench-ha the high-availability figures
 #   make image-check  the Dockerfile's runtime stage built and run without Docker (root, network)
 
 SWIFT ?= swift
@@ -84,6 +84,14 @@ run: release
 
 bench: bench-deps release
 	bash bench/run.sh
+
+# The high-availability figures (bench/README.md, "High availability"): signatures/s on the
+# synchronous Patroni cluster against a single PostgreSQL, and the outage of each failover
+# kind, three runs each. A few minutes.
+.PHONY: bench-ha
+bench-ha: deps
+	$(SWIFT) build --build-tests
+	OFFER_SIGNER_MEASURE_HA=1 $(SWIFT) test --skip-build --filter HighAvailabilityMeasurement
 
 clean:
 	rm -rf .build
