@@ -51,6 +51,7 @@ public struct ServiceComposition: Sendable {
         let ingestor = HistoryIngestor(verification: verification, history: stores.history, clock: clock)
         let groups: [any RouteGroup] = [
             SignHandler(issuer: issuer, rateLimits: rateLimits),
+            PlacementSignHandler(issuer: PlacementIssuer(issuer: issuer, rules: stores.rules), rateLimits: rateLimits),
             IntroductoryEligibilityHandler(issuer: issuer, rateLimits: rateLimits),
             UserHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, outcomes: stores.outcomes,
                         consent: ConsentCheck(consents: stores.consents), appStore: verification, clock: clock),

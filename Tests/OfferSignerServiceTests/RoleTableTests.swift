@@ -9,6 +9,7 @@ struct RoleTableTests {
     /// The contract's endpoint table: who may call what. `nil` means no token is needed.
     static let contract: [(String, String, Set<Role>?)] = [
         ("POST", "/v1/offers/sign", [.client, .admin]),
+        ("POST", "/v1/offers/placement", [.client, .admin]),
         ("POST", "/v1/offers/introductory-eligibility", [.client, .admin]),
         ("GET", "/v1/users/u1/offers", [.client, .marketing, .admin]),
         ("GET", "/v1/users/u1/history", [.marketing, .admin]),

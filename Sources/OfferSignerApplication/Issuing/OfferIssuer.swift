@@ -54,20 +54,38 @@ public struct OfferIssuer: Sendable {
 
     /// Signs `request`'s promotional offer when the customer is eligible, or says why not.
     public func issue(_ request: IssueRequest) throws(SignRefusal) -> IssuedOffer {
+        let customer = try admit(request)
+        let rule = try promotional.rule(request.offerId, productId: request.productId, bundleId: customer.app.bundleId)
+        let issued = try sign(request, for: customer, rule: rule)
+        answered(request, customer)
+        return issued
+    }
+
+    /// Step 1 of a promotional offer: binds the customer and, for the API, takes the request
+    /// from the per-customer limit.
+    func admit(_ request: IssueRequest) throws(SignRefusal) -> BoundCustomer {
         let customer = try binder.bind(CustomerClaim(request))
         if request.source == .api { try limit(customer) }
-        let rule = try promotional.rule(request.offerId, productId: request.productId, bundleId: customer.app.bundleId)
+        return customer
+    }
+
+    /// Steps 2 and 3 of a promotional offer for a bound customer: the decision on `rule`, then
+    /// the signature, returned once its record is durable.
+    func sign(_ request: IssueRequest, for customer: BoundCustomer, rule: OfferRule) throws(SignRefusal) -> IssuedOffer {
         let now = clock.now
         try promotional.judge(customer, rule: rule, request: request, now: now)
         let offer = PromotionalOfferRequest(
             bundleId: customer.app.bundleId, keyIdentifier: customer.app.signer.keyIdentifier, productId: request.productId,
             offerId: rule.offerId, appAccountToken: customer.userId, nonce: recorder.nonce(at: now), timestamp: now.milliseconds,
             transactionId: customer.provenSubscription ?? request.transactionId)
-        let issued = try recorder.sign(offer, format: request.format, app: customer.app,
-                                       quota: rule.limits.maxSignaturesPerUserPerDay, requestedBy: request.requestedBy,
-                                       requestId: request.requestId, source: request.source)
+        return try recorder.sign(offer, format: request.format, app: customer.app,
+                                 quota: rule.limits.maxSignaturesPerUserPerDay, requestedBy: request.requestedBy,
+                                 requestId: request.requestId, source: request.source)
+    }
+
+    /// What follows a signature answered to the API: the proven subscription's link at Apple.
+    func answered(_ request: IssueRequest, _ customer: BoundCustomer) {
         if request.source == .api { linker?.offer(customer, requestId: request.requestId) }
-        return issued
     }
 
     /// Decides and signs `request`'s introductory-offer eligibility — allowed or not — for

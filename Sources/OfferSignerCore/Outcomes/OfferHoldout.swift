@@ -43,9 +43,12 @@ public enum OfferHoldout {
         return firstDecisionHeldOut ?? isHeldOut(bundleId: bundleId, offerId: offerId, user: user, percent: percent)
     }
 
+    /// The criterion of a held-out user's refusal.
+    public static let criterion = "holdout"
+
     /// The reason a held-out user is refused.
     public static func reason(percent: Int) -> EligibilityReason {
-        EligibilityReason(criterion: "holdout", required: .bool(false), actual: .bool(true),
+        EligibilityReason(criterion: criterion, required: .bool(false), actual: .bool(true),
                           message: "This user is in the offer's \(percent)% holdout group, kept back to measure what the offer changes.")
     }
 

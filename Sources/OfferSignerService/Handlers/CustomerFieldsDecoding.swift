@@ -13,6 +13,16 @@ extension KeyedDecodingContainer {
         return environment
     }
 
+    /// The body's promotional-offer format: legacy when `key` is absent; refused, naming the
+    /// value, when it is neither `legacy` nor `jws`.
+    func decodeFormat(forKey key: Key) throws -> PromotionalOfferFormat {
+        let name = try decodeIfPresent(String.self, forKey: key) ?? PromotionalOfferFormat.legacy.rawValue
+        guard let format = PromotionalOfferFormat(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "unknown format '\(name)'; use \"legacy\" or \"jws\"")
+        }
+        return format
+    }
+
     /// The customer's proof: the body's Apple-signed transaction and app transaction and the
     /// device's `AppStore.deviceVerificationID`, each optional.
     func decodeProof(signedTransaction: Key, signedAppTransaction: Key, deviceVerificationId: Key) throws -> CustomerProof {

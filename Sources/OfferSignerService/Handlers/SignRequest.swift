@@ -29,12 +29,7 @@ struct SignRequest: Decodable {
         offerId = try container.decode(String.self, forKey: .offerId)
         userId = try container.decode(String.self, forKey: .userId)
         bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
-        let formatName = try container.decodeIfPresent(String.self, forKey: .format) ?? PromotionalOfferFormat.legacy.rawValue
-        guard let format = PromotionalOfferFormat(rawValue: formatName) else {
-            throw DecodingError.dataCorruptedError(forKey: .format, in: container,
-                debugDescription: "unknown format '\(formatName)'; use \"legacy\" or \"jws\"")
-        }
-        self.format = format
+        format = try container.decodeFormat(forKey: .format)
         transactionId = try container.decodeIfPresent(String.self, forKey: .transactionId)
         environment = try container.decodeEnvironment(forKey: .environment)
         proof = try container.decodeProof(signedTransaction: .signedTransaction, signedAppTransaction: .signedAppTransaction,
@@ -79,7 +74,15 @@ struct SignRequest: Decodable {
 
     /// Refuses IDs of the wrong length or characters, with the field named.
     func validate() throws(HTTPProblem) {
-        for (name, value) in [("productId", productId), ("offerId", offerId)] where !Identifier.isValid(value) {
+        try Self.validate(identifiers: [("productId", productId), ("offerId", offerId)], bundleId: bundleId,
+                          transactionId: transactionId, proof: proof, userId: userId)
+    }
+
+    /// The checks of a request for one offer or for a placement's: each of `identifiers`
+    /// (name, value), the app, the transaction and the proof.
+    static func validate(identifiers: [(String, String)], bundleId: String?, transactionId: String?, proof: CustomerProof,
+                         userId: String) throws(HTTPProblem) {
+        for (name, value) in identifiers where !Identifier.isValid(value) {
             throw .invalidRequest("'\(name)' must be 1–256 visible ASCII characters")
         }
         if let bundleId, !Identifier.isValid(bundleId) {

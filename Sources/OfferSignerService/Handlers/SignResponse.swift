@@ -12,7 +12,10 @@ struct SignResponse {
     }
 
     /// The JSON text, written directly: this is the hot path of the service.
-    var json: String {
+    var json: String { JSONValue.object(members) }
+
+    /// The answer's members in the contract's order.
+    var members: [(String, JSONValue)] {
         let offer = issued.offer
         var members: [(String, JSONValue)] = [
             ("format", .string(issued.format.rawValue)), ("bundleId", .string(offer.bundleId)),
@@ -25,6 +28,6 @@ struct SignResponse {
         case .jws: members.append(("jws", .string(issued.signature)))
         }
         members.append(("expiresAt", .string(RFC3339.string(from: issued.expiresAt))))
-        return JSONValue.object(members)
+        return members
     }
 }
