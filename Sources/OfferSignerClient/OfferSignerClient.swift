@@ -56,23 +56,27 @@ public struct OfferSignerClient: Sendable {
             signedAppTransaction: proof?.signedAppTransaction, deviceVerificationId: proof?.deviceVerificationIdText,
             environment: environment?.rawValue))
         let data = try await sender.send("POST", path: ["v1", "offers", "sign"], body: body)
-        let answer = try WireFormat.decode(WireFormat.SignResponse.self, from: data)
-        let signature: SignedPromotionalOffer.Signature
-        switch (answer.format, answer.signature, answer.timestamp, answer.jws) {
-        case ("legacy", let text?, let timestamp?, _):
-            guard let der = Data(base64Encoded: text) else {
-                throw .unexpectedResponse(status: 200, code: nil, detail: "the signature is not base64")
-            }
-            signature = .legacy(signature: der, timestamp: timestamp)
-        case ("jws", _, _, let jws?):
-            signature = .jws(compactJWS: jws)
-        default:
-            throw .unexpectedResponse(status: 200, code: nil, detail: "an answer of format '\(answer.format)' without its signature")
-        }
-        return SignedPromotionalOffer(
-            bundleID: answer.bundleId, productID: answer.productId, offerID: answer.offerId,
-            appAccountToken: answer.appAccountToken, keyID: answer.keyIdentifier, nonce: try WireFormat.uuid(answer.nonce),
-            expiresAt: try WireFormat.date(answer.expiresAt), signature: signature)
+        return try WireFormat.decode(WireFormat.SignResponse.self, from: data).offer()
+    }
+
+    /// Asks the service for the offer of placement `placement` (a moment of the app such as
+    /// `cancel_flow`, configured by marketing with its offers in priority order): the service
+    /// picks the first offer the customer is eligible for and signs it
+    /// (`POST /v1/offers/placement`). The offer's ``SignedPromotionalOffer/offerID`` says which.
+    /// - Parameters: as for ``promotionalOffer(productID:offerID:userID:proof:format:transactionID:environment:bundleID:)``.
+    /// - Throws: ``OfferSignerError`` as that call does; `notEligible` with the reasons of every
+    ///   offer of the placement; `notFound` for a placement the app does not have (or has disabled).
+    public func offer(forPlacement placement: String, productID: String, userID: String, proof: CustomerProof? = nil,
+                      format: PromotionalOfferFormat = .legacy, transactionID: String? = nil, environment: AppStoreEnvironment? = nil,
+                      bundleID: String? = nil) async throws(OfferSignerError) -> PlacedPromotionalOffer {
+        let body = try WireFormat.encode(WireFormat.PlacementRequest(
+            placement: placement, productId: productID, userId: userID, format: format.rawValue, bundleId: bundleID,
+            transactionId: transactionID, signedTransaction: proof?.signedTransaction,
+            signedAppTransaction: proof?.signedAppTransaction, deviceVerificationId: proof?.deviceVerificationIdText,
+            environment: environment?.rawValue))
+        let data = try await sender.send("POST", path: ["v1", "offers", "placement"], body: body)
+        let placed = try WireFormat.decode(WireFormat.PlacementResponse.self, from: data)
+        return PlacedPromotionalOffer(placement: placed.placement, offer: try WireFormat.decode(WireFormat.SignResponse.self, from: data).offer())
     }
 
     /// Asks the service to decide and sign whether the customer gets `productID`'s introductory

@@ -32,6 +32,25 @@ enum WireFormat {
         let expiresAt: String
     }
 
+    /// `POST /v1/offers/placement`'s body: the sign request's with `placement` for `offerId`.
+    struct PlacementRequest: Encodable {
+        let placement: String
+        let productId: String
+        let userId: String
+        let format: String
+        let bundleId: String?
+        let transactionId: String?
+        let signedTransaction: String?
+        let signedAppTransaction: String?
+        let deviceVerificationId: String?
+        let environment: String?
+    }
+
+    /// What `POST /v1/offers/placement`'s answer adds to the sign answer.
+    struct PlacementResponse: Decodable {
+        let placement: String
+    }
+
     /// `POST /v1/offers/introductory-eligibility`'s body: `productId` for one product,
     /// `productIds` for a store page (the one not given is left out).
     struct IntroductoryRequest: Encodable {
@@ -94,5 +113,26 @@ enum WireFormat {
             throw .unexpectedResponse(status: 200, code: nil, detail: "not a UUID: \(text)")
         }
         return uuid
+    }
+}
+
+extension WireFormat.SignResponse {
+    /// The signed offer this answer carries, checked to have its format's signature.
+    func offer() throws(OfferSignerError) -> SignedPromotionalOffer {
+        let signature: SignedPromotionalOffer.Signature
+        switch (format, self.signature, timestamp, jws) {
+        case ("legacy", let text?, let timestamp?, _):
+            guard let der = Data(base64Encoded: text) else {
+                throw .unexpectedResponse(status: 200, code: nil, detail: "the signature is not base64")
+            }
+            signature = .legacy(signature: der, timestamp: timestamp)
+        case ("jws", _, _, let jws?):
+            signature = .jws(compactJWS: jws)
+        default:
+            throw .unexpectedResponse(status: 200, code: nil, detail: "an answer of format '\(format)' without its signature")
+        }
+        return SignedPromotionalOffer(
+            bundleID: bundleId, productID: productId, offerID: offerId, appAccountToken: appAccountToken, keyID: keyIdentifier,
+            nonce: try WireFormat.uuid(nonce), expiresAt: try WireFormat.date(expiresAt), signature: signature)
     }
 }

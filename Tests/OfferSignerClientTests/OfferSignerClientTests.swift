@@ -173,6 +173,35 @@ struct OfferSignerClientTests {
         #expect(offers.eligibleOffers.map(\.offerID) == ["everyone"] && offers.offers.last?.productIDs == [Self.product])
     }
 
+    @Test("the offer of a placement: the first offer the customer is eligible for, signed and verifiable; none eligible is notEligible with every offer's reasons; an unknown placement is notFound")
+    func placementOffer() async throws {
+        let service = try SignerService()
+        try service.putOffer("lapsed_only", eligibility: ["requireLapsed": true])
+        try service.putOffer("winback")
+        try service.putPlacement("cancel_flow", offerIds: ["lapsed_only", "winback"])
+        let placed = try await Self.client(service).offer(forPlacement: "cancel_flow", productID: Self.product, userID: Self.user)
+        #expect(placed.placement == "cancel_flow" && placed.offer.offerID == "winback")
+        #expect(SignatureCheck.legacyIsValid(placed.offer, key: try service.publicKey(placed.offer.keyID)))
+
+        try service.putPlacement("lapsed_only_flow", offerIds: ["lapsed_only"])
+        let error = await Self.refusal { () async throws(OfferSignerError) in
+            try await Self.client(service).offer(forPlacement: "lapsed_only_flow", productID: Self.product, userID: Self.user)
+        }
+        guard case .notEligible(let reasons, _)? = error else {
+            Issue.record("not notEligible: \(String(describing: error))")
+            return
+        }
+        #expect(reasons.map(\.criterion) == ["requireLapsed"])
+        let unknown = await Self.refusal { () async throws(OfferSignerError) in
+            try await Self.client(service).offer(forPlacement: "nowhere", productID: Self.product, userID: Self.user)
+        }
+        guard case .notFound(let detail)? = unknown else {
+            Issue.record("not notFound: \(String(describing: unknown))")
+            return
+        }
+        #expect(detail.contains("nowhere"))
+    }
+
     @Test("403 not_eligible is notEligible with every failed criterion")
     func notEligible() async throws {
         let service = try SignerService()

@@ -131,6 +131,13 @@ final class SignerService {
         guard answer.status == 200 || answer.status == 201 else { throw SetupFailed(what: "PUT offer \(offerId)", answer: answer.body) }
     }
 
+    /// Creates or replaces placement `placementId` with `offerIds` in that order.
+    func putPlacement(_ placementId: String, offerIds: [String]) throws {
+        let body = TestSignedData.json(["bundleId": Self.bundleId, "offerIds": offerIds] as [String: Any])
+        let answer = setup("PUT", "/v1/admin/placements/\(placementId)", token: Self.adminToken, body: body)
+        guard answer.status == 200 || answer.status == 201 else { throw SetupFailed(what: "PUT placement \(placementId)", answer: answer.body) }
+    }
+
     /// Delivers a signed App Store Server Notification.
     func notify(_ signedPayload: String) throws {
         let answer = setup("POST", "/v1/notifications/appstore", body: TestSignedData.json(["signedPayload": signedPayload]))
