@@ -13,6 +13,9 @@ public enum PKCS11Error: Error, Equatable, CustomStringConvertible, Sendable {
     /// The token refused the PIN read from `variable`.
     case pinIncorrect(variable: String)
     case pinLocked
+    /// Another key of the same token came with another PIN (read from `variable`), which the
+    /// token, logged in already, cannot check: a token has one user PIN, so this one is wrong.
+    case pinDiffers(variable: String, token: String)
     /// No present token matches the URI; `present` lists the labels of those there are.
     case tokenNotFound(uri: String, present: [String])
     case severalTokens(uri: String, labels: [String])
@@ -37,6 +40,9 @@ public enum PKCS11Error: Error, Equatable, CustomStringConvertible, Sendable {
         case .pinNotSet(let variable): "the PIN's environment variable \(variable) (pinEnv) is not set"
         case .pinIncorrect(let variable): "the token refused the PIN in \(variable) (CKR_PIN_INCORRECT)"
         case .pinLocked: "the token's user PIN is locked (CKR_PIN_LOCKED): its security officer must unlock it"
+        case .pinDiffers(let variable, let token):
+            "the PIN in \(variable) is not the one token '\(token)' was logged in with for another of its keys "
+                + "(a token has one user PIN: give every key of the token the same pinEnv, holding the right PIN)"
         case .tokenNotFound(let uri, let present):
             "no token present matches \(uri)" + (present.isEmpty ? " (the module has no token present)"
                                                  : " (tokens present: \(present.map { "'\($0)'" }.joined(separator: ", ")))")
@@ -58,6 +64,19 @@ public enum PKCS11Error: Error, Equatable, CustomStringConvertible, Sendable {
         guard case .call(_, let value) = self else { return false }
         return Self.sessionLost.contains(value)
     }
+
+    /// Whether the token itself may have left the module (removed, not recognised): a module
+    /// such as SoftHSM2 sees it again only once restarted (`C_Finalize`, `C_Initialize`).
+    var tokenGone: Bool {
+        switch self {
+        case .tokenNotFound: true
+        case .call(_, let value): Self.tokenGoneCodes.contains(value)
+        default: false
+        }
+    }
+
+    /// CKR_SLOT_ID_INVALID, CKR_DEVICE_REMOVED, CKR_TOKEN_NOT_PRESENT, CKR_TOKEN_NOT_RECOGNIZED.
+    static let tokenGoneCodes: Set<UInt> = [0x03, 0x32, 0xe0, 0xe1]
 
     /// CKR_ codes after which the session (or the whole connection to the token) is gone.
     static let sessionLost: Set<UInt> = [

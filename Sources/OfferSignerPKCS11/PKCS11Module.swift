@@ -16,6 +16,11 @@ final class PKCS11Module: @unchecked Sendable { // @unchecked: owns a dlopen han
     private let handle: UnsafeMutableRawPointer
     /// Serialises re-initialisation after a module reports CKR_CRYPTOKI_NOT_INITIALIZED.
     private let initialising = PlainMutex(())
+    /// Calls into the module hold it shared; ``restart()`` holds it alone, since `C_Finalize`
+    /// must not run while another thread is inside the module.
+    private let calls = ReadWriteLock()
+    /// Counts restarts: sessions, logins and handles of an earlier epoch are gone.
+    private let restarts = PlainMutex(0)
 
     private static let loaded = PlainMutex<[String: PKCS11Module]>([:])
 
@@ -85,6 +90,28 @@ final class PKCS11Module: @unchecked Sendable { // @unchecked: owns a dlopen han
         }
     }
 
+    /// Runs `body`, which calls into the module, while no ``restart()`` can run.
+    func sharing<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        calls.lockShared()
+        defer { calls.unlock() }
+        return try body()
+    }
+
+    /// How many times the module was restarted: a connection made in an earlier epoch is gone.
+    var epoch: Int { restarts.withLock { $0 } }
+
+    /// `C_Finalize` then `C_Initialize`, once no other thread is inside the module: what makes a
+    /// module such as SoftHSM2 scan its tokens again, so that a token taken out and put back is
+    /// seen again. Every session and login of every token of the module ends with it. Never
+    /// called from inside ``sharing(_:)``.
+    func restart() throws(PKCS11Error) {
+        calls.lockExclusive()
+        defer { calls.unlock() }
+        if let finalize = functions.pointee.C_Finalize { _ = finalize(nil) }
+        restarts.withLock { $0 += 1 }
+        try Self.initialize(functions)
+    }
+
     /// Initialises the module again, after it said it was not (finalised under us).
     func reinitialize() throws(PKCS11Error) {
         let result: Result<Void, PKCS11Error> = initialising.withLock { _ in
@@ -105,4 +132,24 @@ enum PKCS11Text {
             return text
         }
     }
+}
+
+/// A POSIX read-write lock (shared for calls into a module, exclusive for restarting it).
+private final class ReadWriteLock: @unchecked Sendable { // @unchecked: the pthread lock is the synchronisation
+    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+
+    init() {
+        lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+        lock.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(lock, nil)
+    }
+
+    deinit {
+        pthread_rwlock_destroy(lock)
+        lock.deallocate()
+    }
+
+    func lockShared() { pthread_rwlock_rdlock(lock) }
+    func lockExclusive() { pthread_rwlock_wrlock(lock) }
+    func unlock() { pthread_rwlock_unlock(lock) }
 }

@@ -37,6 +37,11 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
         /// failed (wrong, locked) is not tried again until the keys file is loaded again, so a
         /// changed PIN cannot lock the token by repeated attempts.
         var refusal: (error: PKCS11Error, at: UInt64, untilReload: Bool)?
+        /// The module's epoch when connected: after a restart of the module, the connection is gone.
+        var epoch = 0
+        /// The token went missing: the next reconnection restarts the module first (a module
+        /// such as SoftHSM2 finds a token put back only when initialised again).
+        var moduleRestartDue = false
     }
 
     /// Nanoseconds between two attempts to find the token again.
@@ -51,13 +56,22 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
             .joined(separator: "\u{1f}")
         let result: Result<PKCS11Token, PKCS11Error> = open.withLock { tokens in
             if let token = tokens[key] {
-                token.state.withLock { state in
-                    if state.refusal?.untilReload == true { state.refusal = nil }
-                }
+                // Logged in already, the token cannot check another PIN: each key's PIN is
+                // checked against the one the token accepted (a token has one user PIN).
+                guard token.pin == pin else { return .failure(.pinDiffers(variable: pinVariable ?? "", token: token.label)) }
+                // A reload tries again at once, whatever was refused before.
+                token.state.withLock { $0.refusal = nil }
                 return .success(token)
             }
             do throws(PKCS11Error) {
-                let token = try PKCS11Token(module: module, uri: uri, pin: pin, pinVariable: pinVariable)
+                let token: PKCS11Token
+                do throws(PKCS11Error) {
+                    token = try PKCS11Token(module: module, uri: uri, pin: pin, pinVariable: pinVariable)
+                } catch where error.tokenGone {
+                    // Perhaps put back since the module last scanned its tokens: scan again.
+                    try module.restart()
+                    token = try PKCS11Token(module: module, uri: uri, pin: pin, pinVariable: pinVariable)
+                }
                 tokens[key] = token
                 return .success(token)
             } catch {
@@ -72,18 +86,23 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
         selector = uri
         self.pin = pin
         self.pinVariable = pinVariable
-        let (slot, label) = try Self.findSlot(module, uri)
-        self.label = label
-        let session = try Self.openSession(module, slot)
-        do {
-            try Self.logIn(module, session, slot: slot, pin: pin, pinVariable: pinVariable)
-        } catch {
-            _ = module.functions.pointee.C_CloseSession!(session)
-            throw error
+        let epoch = module.epoch
+        let (slot, label, session) = try module.sharing { () throws(PKCS11Error) -> (CK_SLOT_ID, String, CK_SESSION_HANDLE) in
+            let (slot, label) = try Self.findSlot(module, uri)
+            let session = try Self.openSession(module, slot)
+            do throws(PKCS11Error) {
+                try Self.logIn(module, session, slot: slot, pin: pin, pinVariable: pinVariable)
+            } catch {
+                _ = module.functions.pointee.C_CloseSession!(session)
+                throw error
+            }
+            return (slot, label, session)
         }
+        self.label = label
         state.withLock { state in
             state.slot = slot
             state.idle = [session]
+            state.epoch = epoch
         }
     }
 
@@ -95,21 +114,48 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
             throw .sessionsBusy(seconds: Self.sessionWaitSeconds)
         }
         defer { permits.signal() }
-        let (handle, generation) = try checkOut()
-        do {
-            let result = try body(PKCS11Session(functions: module.functions, handle: handle), generation)
-            checkIn(handle, generation: generation)
-            return result
-        } catch {
-            _ = module.functions.pointee.C_CloseSession!(handle)
-            if error.tokenMayBeBack { dropConnection(generation) }
-            throw error
+        restartModuleIfDue()
+        return try module.sharing { () throws(PKCS11Error) -> Result in
+            let (handle, generation) = try checkOut()
+            do throws(PKCS11Error) {
+                let result = try body(PKCS11Session(functions: module.functions, handle: handle), generation)
+                checkIn(handle, generation: generation)
+                return result
+            } catch {
+                _ = module.functions.pointee.C_CloseSession!(handle)
+                if error.tokenMayBeBack { dropConnection(generation, tokenGone: error.tokenGone) }
+                throw error
+            }
         }
+    }
+
+    /// Restarts the module when the token went missing and a reconnection is due (at most once
+    /// a second, never while a refused PIN waits for a reload), so a token put back is seen.
+    private func restartModuleIfDue() {
+        let due = state.withLock { state -> Bool in
+            guard state.slot == nil, state.moduleRestartDue else { return false }
+            if let refusal = state.refusal,
+               refusal.untilReload || DispatchTime.now().uptimeNanoseconds - refusal.at < Self.reconnectInterval {
+                return false
+            }
+            state.moduleRestartDue = false
+            return true
+        }
+        // A module that fails to start again says so in the reconnection that follows.
+        if due { try? module.restart() }
     }
 
     /// An idle session, or a new one (connecting first when the token was lost).
     private func checkOut() throws(PKCS11Error) -> (CK_SESSION_HANDLE, Int) {
+        let epoch = module.epoch
         let result: Swift.Result<(CK_SESSION_HANDLE, Int), PKCS11Error> = state.withLock { state in
+            if state.slot != nil, state.epoch != epoch {
+                // The module was restarted (for another token): this connection's sessions,
+                // login and handles are gone with it.
+                state.slot = nil
+                state.idle = []
+                state.generation += 1
+            }
             if let session = state.idle.popLast() { return .success((session, state.generation)) }
             do throws(PKCS11Error) {
                 if let slot = state.slot {
@@ -130,11 +176,13 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
                         throw error
                     }
                     state.slot = slot
+                    state.epoch = epoch
                     state.refusal = nil
                     return .success((session, state.generation))
                 } catch {
                     let pinRefused = [.pinLocked, .pinIncorrect(variable: pinVariable ?? "")].contains(error)
                     state.refusal = (error, now, pinRefused)
+                    if error.tokenGone { state.moduleRestartDue = true }
                     throw error
                 }
             } catch {
@@ -155,11 +203,12 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
 
     /// Forgets the connection of `generation` (if it is still the current one): closes the
     /// idle sessions, and sessions in use are closed when they come back.
-    private func dropConnection(_ generation: Int) {
+    private func dropConnection(_ generation: Int, tokenGone: Bool) {
         let idle = state.withLock { state -> [CK_SESSION_HANDLE] in
             guard state.generation == generation else { return [] }
             state.generation += 1
             state.slot = nil
+            if tokenGone { state.moduleRestartDue = true }
             defer { state.idle = [] }
             return state.idle
         }

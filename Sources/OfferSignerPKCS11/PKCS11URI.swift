@@ -1,3 +1,4 @@
+import Foundation
 import OfferSignerCore
 
 /// An RFC 7512 `pkcs11:` URI naming a private key in a token: `pkcs11:token=Offers;object=iap-key`,
@@ -23,8 +24,9 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
     /// Parses `text`; throws naming the fault.
     public init(_ text: String) throws(PKCS11Error) {
         self.text = text
-        // A refused query part may hold a PIN: messages show the URI without it.
-        let shown = text.contains("?") ? String(text.prefix { $0 != "?" }) + "?…" : text
+        // A refused URI may hold a PIN, in its query or (wrongly) in its path: messages show it
+        // without the query and with every pin-value and pin-source value redacted.
+        let shown = Self.redacted(text.contains("?") ? String(text.prefix { $0 != "?" }) + "?…" : text)
         func invalid(_ reason: String) -> PKCS11Error { .invalidURI(uri: shown, reason: reason) }
         guard text.hasPrefix("pkcs11:") else { throw invalid("it does not start with 'pkcs11:'") }
         let rest = text.dropFirst("pkcs11:".count)
@@ -41,6 +43,9 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
             let pair = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard pair.count == 2 else { throw invalid("'\(attribute)' is not name=value") }
             let name = String(pair[0])
+            if Self.pinAttributes.contains(name.lowercased()) {
+                throw invalid("the PIN never goes in the keys file: name an environment variable holding it in \"pinEnv\"")
+            }
             guard seen.insert(name).inserted else { throw invalid("'\(name)' is given twice") }
             guard let bytes = Self.percentDecoded(pair[1]) else { throw invalid("the value of '\(name)' is not percent-encoded correctly") }
             let value = String(decoding: bytes, as: UTF8.self)
@@ -65,6 +70,41 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
             }
         }
         guard object != nil || id != nil else { throw invalid("it names no key: give 'object' (the key's label) or 'id'") }
+    }
+
+    /// The attributes that carry a PIN or say where to read one (RFC 7512 puts them in the query).
+    static let pinAttributes: Set<String> = ["pin-value", "pin-source"]
+
+    /// `text` with the value of every `pin-value` and `pin-source` attribute (in the path or the
+    /// query, in any case, percent-encoded or not) replaced by `…`: what a message may show of a
+    /// URI that was refused, or of any text that may be one.
+    public static func redacted(_ text: String) -> String {
+        var out = ""
+        var component = ""
+        func flush() {
+            out += redactedComponent(component)
+            component = ""
+        }
+        for character in text {
+            if character == ";" || character == "?" || character == "&" {
+                flush()
+                out.append(character)
+            } else {
+                component.append(character)
+            }
+        }
+        flush()
+        return out
+    }
+
+    /// `name=value` with the value redacted when the name is a PIN attribute.
+    private static func redactedComponent(_ component: String) -> String {
+        guard let equals = component.firstIndex(of: "=") else { return component }
+        var name = component[..<equals]
+        if let scheme = name.range(of: ":") { name = name[scheme.upperBound...] }  // "pkcs11:pin-value=…"
+        let decoded = percentDecoded(name).map { String(decoding: $0, as: UTF8.self) } ?? String(name)
+        guard pinAttributes.contains(decoded.trimmingCharacters(in: .whitespaces).lowercased()) else { return component }
+        return String(component[...equals]) + "…"
     }
 
     /// The bytes of a percent-encoded value; nil for a `%` not followed by two hex digits.

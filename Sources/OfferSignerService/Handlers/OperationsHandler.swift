@@ -9,6 +9,7 @@ struct OperationsHandler {
     let keyRing: KeyRing
     let signatures: any SignatureLog
     let metrics: Metrics
+    let signingKeys: SigningKeyReadiness
 
     struct KeyDocument: Encodable {
         let bundleId: String
@@ -34,14 +35,15 @@ struct OperationsHandler {
     private static let healthy = HTTPResponse.json(encoded: #"{"status":"ok"}"#)
 
     /// Ready when the signature log takes appends (its last durable append did not fail, or a
-    /// write succeeded since) and every app has an active key.
+    /// write succeeded since), every app has an active key, and every active key can sign (a
+    /// key in a hardware module makes a test signature, at most once a second).
     func ready(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let log = signatures.readiness()
-        let keysReady = !keyRing.current.apps.isEmpty
-        // The reason stays out of this open route's answer (it may name SQL); appends log it.
-        let body = ["status": log.isReady && keysReady ? "ready" : "not ready",
-                    "database": log.isReady ? "ok" : "unavailable", "keys": keysReady ? "ok" : "missing"]
-        return try HTTPResponse.json(body, status: log.isReady && keysReady ? 200 : 503)
+        let keys = keyRing.current.apps.isEmpty ? "missing" : signingKeys.unavailableKeys().isEmpty ? "ok" : "unavailable"
+        let ready = log.isReady && keys == "ok"
+        // The reason stays out of this open route's answer (it may name SQL or a module); appends and signatures log it.
+        let body = ["status": ready ? "ready" : "not ready", "database": log.isReady ? "ok" : "unavailable", "keys": keys]
+        return try HTTPResponse.json(body, status: ready ? 200 : 503)
     }
 
     func metrics(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
