@@ -6,7 +6,7 @@
 #   make image-check  the Dockerfile's runtime stage built and run without Docker (root, network)
 
 SWIFT ?= swift
-DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev postgresql pkg-config libp11-kit-dev softhsm2 patroni etcd-server
+DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev postgresql pkg-config libp11-kit-dev softhsm2 patroni etcd-server python3-etcd
 BENCH_PACKAGES := wrk openssl curl python3 python3-cryptography
 # The console's end-to-end tests: Debian's Chromium, its WebDriver and Selenium, run by Debian's python3.
 CONSOLE_TEST_PACKAGES := chromium chromium-driver python3-selenium python3-cryptography
