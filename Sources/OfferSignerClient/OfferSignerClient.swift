@@ -69,7 +69,7 @@ public struct OfferSignerClient: Sendable {
     public func offer(forPlacement placement: String, productID: String, userID: String, proof: CustomerProof? = nil,
                       format: PromotionalOfferFormat = .legacy, transactionID: String? = nil, environment: AppStoreEnvironment? = nil,
                       bundleID: String? = nil) async throws(OfferSignerError) -> PlacedPromotionalOffer {
-        let body = try WireFormat.encode(WireFormat.PlacementRequest(
+        let body = try WireFormat.encode(WireFormat.SignRequest(
             placement: placement, productId: productID, userId: userID, format: format.rawValue, bundleId: bundleID,
             transactionId: transactionID, signedTransaction: proof?.signedTransaction,
             signedAppTransaction: proof?.signedAppTransaction, deviceVerificationId: proof?.deviceVerificationIdText,

@@ -2,10 +2,12 @@ import Foundation
 
 /// The JSON bodies of the service's routes, as `openapi.yaml` describes them.
 enum WireFormat {
-    /// `POST /v1/offers/sign`'s body.
+    /// `POST /v1/offers/sign`'s body (`offerId`), or `POST /v1/offers/placement`'s (`placement`
+    /// instead; the one not given is left out).
     struct SignRequest: Encodable {
+        var placement: String? = nil
         let productId: String
-        let offerId: String
+        var offerId: String? = nil
         let userId: String
         let format: String
         let bundleId: String?
@@ -30,20 +32,6 @@ enum WireFormat {
         let signature: String?
         let jws: String?
         let expiresAt: String
-    }
-
-    /// `POST /v1/offers/placement`'s body: the sign request's with `placement` for `offerId`.
-    struct PlacementRequest: Encodable {
-        let placement: String
-        let productId: String
-        let userId: String
-        let format: String
-        let bundleId: String?
-        let transactionId: String?
-        let signedTransaction: String?
-        let signedAppTransaction: String?
-        let deviceVerificationId: String?
-        let environment: String?
     }
 
     /// What `POST /v1/offers/placement`'s answer adds to the sign answer.
