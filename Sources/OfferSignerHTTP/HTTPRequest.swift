@@ -8,6 +8,8 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// Decoded query arguments; the first value wins when a name repeats.
     public var query: [String: String]
+    /// The query parameters named more than once, in order (refused by `QueryParameterMiddleware`).
+    public var repeatedQueryParameters: [String]
     public var headers: HTTPHeaders
     public var body: [UInt8]
     /// For routes that spool their body: the temporary file holding it (removed after the response).
@@ -19,11 +21,13 @@ public struct HTTPRequest: Sendable {
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = [:],
-        body: [UInt8] = [], bodyFile: URL? = nil, bodyExceededLimit: Bool = false, remoteAddress: String = "127.0.0.1"
+        body: [UInt8] = [], bodyFile: URL? = nil, bodyExceededLimit: Bool = false, remoteAddress: String = "127.0.0.1",
+        repeatedQueryParameters: [String] = []
     ) {
         self.method = method
         self.path = path
         self.query = query
+        self.repeatedQueryParameters = repeatedQueryParameters
         self.headers = headers
         self.body = body
         self.bodyFile = bodyFile

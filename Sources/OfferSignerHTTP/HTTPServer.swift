@@ -207,14 +207,21 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
 
     /// The request: its head, and when `complete` its body (closing a spooled body's file).
     private func request(_ connection: OpaquePointer, _ pending: PendingRequest, complete: Bool) -> HTTPRequest {
-        HTTPRequest(
-            method: pending.method, path: pending.path,
-            query: Self.values(connection, kind: .GET_ARGUMENT_KIND).reduce(into: [:]) { query, pair in
-                if query[pair.name] == nil { query[pair.name] = pair.value }
-            },
+        var query: [String: String] = [:]
+        var repeated: [String] = []
+        for pair in Self.values(connection, kind: .GET_ARGUMENT_KIND) {
+            if query[pair.name] == nil {
+                query[pair.name] = pair.value
+            } else if !repeated.contains(pair.name) {
+                repeated.append(pair.name)
+            }
+        }
+        return HTTPRequest(
+            method: pending.method, path: pending.path, query: query,
             headers: Self.values(connection, kind: .HEADER_KIND).reduce(into: HTTPHeaders()) { $0.add($1.name, $1.value) },
             body: pending.body, bodyFile: complete ? pending.finishSpool() : nil, bodyExceededLimit: pending.exceeded,
-            remoteAddress: connectionState(connection)?.address ?? SocketAddress.describe(cmhd_client_address(connection)))
+            remoteAddress: connectionState(connection)?.address ?? SocketAddress.describe(cmhd_client_address(connection)),
+            repeatedQueryParameters: repeated)
     }
 
     /// The values of `kind`, in order; only those named in `names` (lowercase) when given.

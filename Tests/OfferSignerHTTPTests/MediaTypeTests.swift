@@ -19,4 +19,21 @@ struct MediaTypeTests {
         #expect(mediaType("") == nil)
         #expect(mediaType(nil) == nil)
     }
+
+    @Test("Accept chooses CSV only when text/csv is acceptable (q above 0) and at least as wanted as JSON", arguments: [
+        ("text/csv", true), ("text/csv; charset=utf-8", true), ("TEXT/CSV", true), ("text/csv, application/json", true),
+        ("text/csv;q=0, application/json", false), ("text/csv;q=0", false), ("text/csv;q=0.000", false),
+        ("text/csv;q=0.5, application/json", false), ("application/json;q=0.4, text/csv;q=0.5", true),
+        ("text/*", true), ("text/*, application/*", true), ("*/*", false), ("application/json", false),
+        ("text/csv;q=2", false), ("text/csv;q=abc, application/json", false), ("text/csv;q=1.", true), ("", false),
+    ])
+    func acceptPrefersCSV(accept: String, csv: Bool) {
+        let request = HTTPRequest(method: "GET", path: "/x", headers: ["Accept": accept])
+        #expect(request.prefers("text/csv", over: "application/json") == csv)
+    }
+
+    @Test("without Accept, JSON")
+    func noAccept() {
+        #expect(!HTTPRequest(method: "GET", path: "/x").prefers("text/csv", over: "application/json"))
+    }
 }

@@ -21,7 +21,7 @@ struct AuditHandler {
         let page = try PageRequest(request.query)
         let entries = try signatures.signatures(matching: filter, afterSequence: page.after, limit: page.limit)
         let next = page.nextCursor(after: entries, position: \.sequence)
-        if request.headers["Accept"]?.lowercased().contains("text/csv") == true {
+        if request.prefers("text/csv", over: "application/json") {
             var text = CSV.row(SignatureRecordDocument.csvHeader)
             for entry in entries { text += CSV.row(SignatureRecordDocument(entry: entry).csvFields) }
             var response = HTTPResponse.text(text, contentType: "text/csv; charset=utf-8")

@@ -49,7 +49,7 @@ struct OutcomesHandler {
         let records = try store.redemptions(matching: filter, afterId: page.after, limit: page.limit)
         let now = clock.now
         let redemptions = page.page(records, position: \.id) { RedemptionDocument(record: $0, now: now) }
-        if request.headers["Accept"]?.lowercased().contains("text/csv") == true {
+        if request.prefers("text/csv", over: "application/json") {
             var text = CSV.row(RedemptionDocument.csvHeader)
             for document in redemptions.items { text += CSV.row(document.csvFields) }
             var response = HTTPResponse.text(text, contentType: "text/csv; charset=utf-8")
