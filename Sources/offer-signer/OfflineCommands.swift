@@ -86,6 +86,9 @@ enum OfflineCommands {
             guard let reason = options["--reason"]?.trimmingCharacters(in: .whitespacesAndNewlines), !reason.isEmpty else {
                 return usage("audit accept-truncation --reason TEXT: say what happened to the records that were lost")
             }
+            if let refused = FreeText.refusedCharacter(in: reason) {
+                return usage("audit accept-truncation --reason: the reason has \(FreeText.name(refused)); control, bidirectional-override and zero-width characters are refused")
+            }
             return run(options) { settings, stores in
                 let actor = "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "unknown")
                 let gap: ChainGap

@@ -5,8 +5,8 @@ import OfferSignerCore
 import OfferSignerStore
 import Testing
 
-/// What the service refuses at its edge (issue 12): offer dates out of range, user IDs too long
-/// once lowercased or blank to the eye, CSV formulas behind a combining mark, duplicate JSON
+/// What the service refuses at its edge (issue 12): offer dates out of range, user IDs too long,
+/// not in NFC or blank to the eye, CSV formulas behind a combining mark, duplicate JSON
 /// keys, and request numbers that do not fit their field.
 @Suite("Input refused at the edge")
 struct InputHardeningTests {
@@ -40,24 +40,39 @@ struct InputHardeningTests {
         #expect(env.send("GET", "/v1/admin/offers/winback", role: .marketing).json["startsAt"] as? String == date)
     }
 
-    @Test("a user ID is measured after lowercasing: 256 × İ (512 code points lowercased) is refused, everywhere it enters")
-    func userIdLengthAfterLowercasing() throws {
+    @Test("only A–Z are case-folded in user IDs: 256 × İ is accepted and kept as sent (one code point each); 257 code points are refused")
+    func userIdFoldsOnlyASCII() throws {
         let env = try TestEnvironment()
         try env.putOffer(TestEnvironment.demoRule())
         let dotted = String(repeating: "İ", count: 256)
-        #expect(dotted.unicodeScalars.count == 256 && dotted.lowercased().unicodeScalars.count == 512)
-        let sign = env.send("POST", "/v1/offers/sign", json: TestAppStore.json(
-            ["productId": TestEnvironment.product, "offerId": "winback", "userId": dotted]))
-        #expect(sign.status == 400 && (sign.json["detail"] as? String)?.contains("'userId'") == true, "\(sign.text)")
-        let path = "/v1/users/" + dotted.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!.removingPercentEncoding! + "/offers"
-        #expect(env.send("GET", path).status == 400)
-        #expect(try env.signatures.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 10).isEmpty)
-        // 128 of them lowercase to 256 code points: accepted, and stored lowercased.
-        let fits = String(repeating: "İ", count: 128)
         let accepted = env.send("POST", "/v1/offers/sign", json: TestAppStore.json(
-            ["productId": TestEnvironment.product, "offerId": "winback", "userId": fits]))
+            ["productId": TestEnvironment.product, "offerId": "winback", "userId": dotted]))
         #expect(accepted.status == 200, "\(accepted.text)")
-        #expect(accepted.json["appAccountToken"] as? String == fits.lowercased())
+        #expect(accepted.json["appAccountToken"] as? String == dotted)
+        let stored = try env.signatures.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 10)
+        #expect(stored.map { Array($0.record.userId.unicodeScalars) } == [Array(dotted.unicodeScalars)], "İ is not made i + U+0307")
+        let long = env.send("POST", "/v1/offers/sign", json: TestAppStore.json(
+            ["productId": TestEnvironment.product, "offerId": "winback", "userId": dotted + "A"]))
+        #expect(long.status == 400 && (long.json["detail"] as? String)?.contains("'userId'") == true, "\(long.text)")
+        #expect(InputRules.normalizedUserId("ABC-Straße-ÄÖ") == "abc-straße-ÄÖ")
+    }
+
+    @Test("a user ID not in NFC is refused (not normalised) wherever it enters: the Kelvin sign, a letter with a combining accent",
+          arguments: ["\u{212A}elvin", "e\u{301}lodie", "A\u{30A}ngstr\u{F6}m", "\u{2126}mega"])
+    func userIdNotNFC(_ userId: String) throws {
+        #expect(InputRules.normalizedUserId(userId) == nil)
+        let env = try TestEnvironment()
+        try env.putOffer(TestEnvironment.demoRule())
+        let sign = env.send("POST", "/v1/offers/sign", json: TestAppStore.json(
+            ["productId": TestEnvironment.product, "offerId": "winback", "userId": userId]))
+        #expect(sign.status == 400 && (sign.json["detail"] as? String)?.contains("Normalization Form C") == true, "\(sign.text)")
+        let offers = env.send("GET", "/v1/users/\(userId)/offers")
+        #expect(offers.status == 400 && offers.text.contains("NFC"), "\(offers.text)")
+        #expect(try env.signatures.signatures(matching: SignatureFilter(), afterSequence: 0, limit: 10).isEmpty)
+        // Its composed form is a user ID, distinct from the ASCII letters it resembles.
+        let composed = userId.precomposedStringWithCanonicalMapping
+        #expect(InputRules.normalizedUserId(composed) != nil)
+        #expect(InputRules.normalizedUserId("\u{212A}") == nil && InputRules.normalizedUserId("K") == "k")
     }
 
     @Test("user IDs blank to the eye are refused; visible ones with such characters inside are not", arguments: [
@@ -73,9 +88,9 @@ struct InputHardeningTests {
         #expect(sign.status == 400 && (sign.json["detail"] as? String)?.contains("blank") == true, "\(sign.text)")
     }
 
-    @Test("user IDs with spaces or fillers among visible characters are accepted, lowercased")
+    @Test("user IDs with spaces or fillers among visible characters are accepted, A–Z folded")
     func visibleUserIds() {
-        #expect(InputRules.normalizedUserId("Élodie Dupont") == "élodie dupont")
+        #expect(InputRules.normalizedUserId("Élodie Dupont") == "Élodie dupont")
         #expect(InputRules.normalizedUserId("a\u{3164}b") == "a\u{3164}b")
         #expect(InputRules.normalizedUserId("\u{301}") == "\u{301}", "a lone accent is visible")
         #expect(InputRules.normalizedUserId("ABC-123") == "abc-123")

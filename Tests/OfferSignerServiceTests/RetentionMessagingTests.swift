@@ -42,12 +42,25 @@ struct RetentionMessagingTests {
         #"{"header": "\#(header)", "body": "\#(body)"\#(extra)}"#
     }
 
-    /// A PNG's signature, IHDR and IEND (what Apple's size rules and the checks read).
-    static func png(width: Int, height: Int, colorType: UInt8 = 2) -> [UInt8] {
-        func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((value >> $0) & 0xFF) } }
-        let ihdr = be32(width) + be32(height) + [8, colorType, 0, 0, 0]
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8) + ihdr + [0, 0, 0, 0]
-            + be32(0) + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
+    /// A PNG's signature, IHDR, one IDAT and IEND, each with its CRC (what Apple's size rules
+    /// and the structure checks read; the image data is an empty zlib stream, never decoded).
+    static func png(width: Int, height: Int, colorType: UInt8 = 2, depth: UInt8 = 8) -> [UInt8] {
+        let ihdr = be32(width) + be32(height) + [depth, colorType, 0, 0, 0]
+        return pngSignature + chunk("IHDR", ihdr) + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
+    }
+
+    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    static func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((value >> $0) & 0xFF) } }
+
+    /// A PNG chunk: length, type, data and the CRC-32 (bitwise, as the PNG specification's sample code) of type and data.
+    static func chunk(_ type: String, _ data: [UInt8], crc: UInt32? = nil) -> [UInt8] {
+        var c: UInt32 = 0xFFFF_FFFF
+        for byte in Array(type.utf8) + data {
+            c ^= UInt32(byte)
+            for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        }
+        return be32(data.count) + Array(type.utf8) + data + be32(Int(crc ?? ~c))
     }
 
     func putImage(_ harness: AppStoreAPIHarness, _ id: String, _ png: [UInt8], size: String? = nil,
@@ -127,6 +140,39 @@ struct RetentionMessagingTests {
         #expect(test.status == 400)
         #expect(messagingCalls(harness) == ["PUT /inApps/v1/messaging/message/\(Self.message)", "GET /inApps/v1/messaging/message/list"],
                 "only the valid upload (and the state refresh after it) reached Apple")
+    }
+
+    @Test("a message whose text holds a control character is refused before it reaches Apple, naming the field and the character",
+          arguments: [("header", "Before\u{0007}you go"), ("body", "Line one\nline two"), ("body", "tab\there"), ("header", "C1\u{85}")])
+    func controlCharacters(_ field: String, _ text: String) throws {
+        let harness = try harness()
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: field == "header"
+            ? ["header": text, "body": "Your plan keeps your library in sync."] : ["header": "Before you go", "body": text]), as: UTF8.self)
+        let refused = put(harness, "/v1/admin/retention-messages/\(Self.message)", json)
+        #expect(refused.status == 400, "\(refused.text)")
+        #expect(refused.text.contains("'\(field)' has the control character U+00"), "\(refused.text)")
+        #expect(messagingCalls(harness).isEmpty)
+    }
+
+    @Test("an image that is not a sound PNG is refused before it reaches Apple, saying what is wrong", arguments: [
+        ("HTML after the header", pngSignature + Array("<html><body>hello</body></html>".utf8), "type is not four letters"),
+        ("bytes after IEND", png(width: 1024, height: 1024) + Array("<script>".utf8), "8 bytes after its IEND"),
+        ("a wrong CRC", pngSignature + chunk("IHDR", be32(1024) + be32(1024) + [8, 2, 0, 0, 0], crc: 0) + chunk("IEND", []), "CRC"),
+        ("IHDR of 14 bytes", pngSignature + chunk("IHDR", be32(1024) + be32(1024) + [8, 2, 0, 0, 0, 0]) + chunk("IEND", []), "not 13"),
+        ("colour type 5", png(width: 1024, height: 1024, colorType: 5), "colour type 5"),
+        ("bit depth 4 in RGB", png(width: 1024, height: 1024, depth: 4), "bit depth 4"),
+        ("no IEND", Array(png(width: 1024, height: 1024).dropLast(12)), "no IEND"),
+        ("no IDAT", pngSignature + chunk("IHDR", be32(1024) + be32(1024) + [8, 2, 0, 0, 0]) + chunk("IEND", []), "no image data"),
+        ("palette without PLTE", png(width: 1024, height: 1024, colorType: 3), "no PLTE"),
+        ("IEND not empty", pngSignature + chunk("IHDR", be32(1024) + be32(1024) + [8, 2, 0, 0, 0]) + chunk("IDAT", [1]) + chunk("IEND", [0]),
+         "IEND chunk is not empty"),
+    ])
+    func malformedPNG(_ name: String, _ png: [UInt8], _ said: String) throws {
+        let harness = try harness()
+        let refused = putImage(harness, Self.other, png, size: "BULLET_POINT")
+        #expect(refused.status == 400, "\(name): \(refused.text)")
+        #expect(refused.text.contains(said), "\(name): \(refused.text)")
+        #expect(messagingCalls(harness).isEmpty, "\(name) never reached Apple")
     }
 
     @Test("images: a PNG of Apple's sizes is uploaded and listed; wrong sizes, transparency and non-PNG are refused before sending; one in use cannot be deleted")

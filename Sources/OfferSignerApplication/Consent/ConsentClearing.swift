@@ -21,7 +21,7 @@ public struct ConsentClearing: Sendable {
     public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// The app transaction ID is empty, too long or not printable.
         case invalidAppTransactionId
-        /// The reason is empty, longer than ``maxReasonLength`` or has control characters.
+        /// The reason is empty, longer than ``maxReasonLength`` or has a character ``FreeText`` refuses.
         case invalidReason
         /// No consent of this app download is rescinded now.
         case notRescinded(appTransactionId: String)
@@ -35,7 +35,7 @@ public struct ConsentClearing: Sendable {
             case .invalidAppTransactionId:
                 "the app transaction ID must be 1–256 visible ASCII characters"
             case .invalidReason:
-                "the reason must be 1–\(ConsentClearing.maxReasonLength) characters, without control characters"
+                "the reason must be 1–\(ConsentClearing.maxReasonLength) characters, without control, bidirectional-override or zero-width characters"
             case .notRescinded(let appTransactionId):
                 "no consent of app transaction \(appTransactionId) is rescinded"
             case .noSuchEvent(let id):
@@ -74,8 +74,7 @@ public struct ConsentClearing: Sendable {
     /// The reason, trimmed, or the refusal.
     private static func checked(_ reason: String) throws -> String {
         let trimmed = reason.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= Self.maxReasonLength,
-              !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !trimmed.isEmpty, trimmed.count <= Self.maxReasonLength, FreeText.refusedCharacter(in: trimmed) == nil else {
             throw Refusal.invalidReason
         }
         return trimmed

@@ -21,7 +21,7 @@ struct CustomerBinder: Sendable {
         guard accepted.contains(claim.environment.rawValue) else {
             throw .environmentNotAccepted(claim.environment, accepted: accepted)
         }
-        let userId = claim.userId.lowercased()
+        let userId = UserIdFolding.folded(claim.userId)
         if let proven = claim.appStoreSubscription {
             return BoundCustomer(app: app, userId: userId, environment: claim.environment, provenSubscription: proven)
         }

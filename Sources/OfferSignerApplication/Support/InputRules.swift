@@ -1,3 +1,6 @@
+import Foundation
+import OfferSignerCore
+
 /// What the service accepts in user IDs (identifiers: `Identifier` in OfferSignerCore).
 package enum InputRules {
     /// The code points a user ID may not hold: controls (Cc), format characters (Cf, among
@@ -25,11 +28,16 @@ package enum InputRules {
     ]
 
     /// Why `text` cannot be a user ID, as a sentence about `field` (e.g. `'userId'`), or nil when
-    /// it can. The rules apply to the lowercased form, the one that is stored and compared: 256
-    /// U+0130 (İ) are 512 code points once lowercased.
+    /// it can. A user ID must be in Unicode Normalization Form C (NFC; U+212A KELVIN SIGN is not,
+    /// nor `e` followed by a combining accent): such an ID is refused rather than normalised, so
+    /// that the ID stored, signed and shown is the one the app sent. Only A–Z are case-folded
+    /// (``UserIdFolding``), so folding never changes the length.
     package static func userIdRefusal(_ text: String, field: String) -> String? {
-        guard isUserId(text.lowercased()) else {
-            return "\(field) must be 1–256 printable characters once lowercased (no control or invisible characters such as U+2063)"
+        guard isUserId(text) else {
+            return "\(field) must be 1–256 printable characters (no control or invisible characters such as U+2063)"
+        }
+        guard Array(text.unicodeScalars) == Array(text.precomposedStringWithCanonicalMapping.unicodeScalars) else {
+            return "\(field) must be in Unicode Normalization Form C (NFC): compose it before sending (U+212A KELVIN SIGN is K, a letter with a combining accent its precomposed letter)"
         }
         if text.unicodeScalars.allSatisfy({ scalar in blankToTheEye.contains { $0.contains(scalar.value) } }) {
             return "\(field) is blank to the eye (only spaces or invisible fillers such as U+3164)"
@@ -37,9 +45,9 @@ package enum InputRules {
         return nil
     }
 
-    /// The user ID as stored and compared (lowercased), or nil when `userIdRefusal` refuses it.
+    /// The user ID as stored and compared (A–Z folded to a–z), or nil when `userIdRefusal` refuses it.
     static func normalizedUserId(_ text: String) -> String? {
-        userIdRefusal(text, field: "") == nil ? text.lowercased() : nil
+        userIdRefusal(text, field: "") == nil ? UserIdFolding.folded(text) : nil
     }
 
     /// User IDs (app account tokens): 1–256 code points (Unicode scalars, so that combining

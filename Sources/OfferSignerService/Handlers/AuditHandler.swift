@@ -147,7 +147,7 @@ struct AuditHandler {
             }
             format = named
         }
-        return SignatureFilter(userId: query["userId"]?.lowercased(), offerId: query["offerId"], productId: query["productId"],
+        return SignatureFilter(userId: query["userId"].map(UserIdFolding.folded), offerId: query["offerId"], productId: query["productId"],
                                bundleId: query["bundleId"], keyId: query["keyId"], source: source, format: format,
                                fromTimestamp: try time("from"), toTimestamp: try time("to"))
     }

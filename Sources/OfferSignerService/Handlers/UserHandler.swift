@@ -138,7 +138,7 @@ struct UserHandler {
         if let refusal = InputRules.userIdRefusal(userId, field: "the user ID") {
             throw HTTPProblem.invalidRequest(refusal)
         }
-        return userId.lowercased()
+        return UserIdFolding.folded(userId)
     }
 
     /// `?bundleId=`, or the only configured app.

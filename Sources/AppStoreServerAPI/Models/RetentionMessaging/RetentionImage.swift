@@ -18,16 +18,13 @@ public struct RetentionImage: Sendable, Hashable {
 
     /// The largest file taken (a bound of ours: Apple documents pixel sizes, not bytes).
     public static let maxBytes = 10 * 1024 * 1024
-    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-
-    /// Reads the PNG's header; throws the sentences saying what is wrong for `size`.
+    /// Checks the PNG's structure (``PNGStructure``) and reads its header; throws the sentences
+    /// saying what is wrong for `size`.
     public init(png: [UInt8], size: ImageSize) throws(RetentionImageProblems) {
         var problems: [String] = []
         guard !png.isEmpty else { throw RetentionImageProblems(["the image is empty"]) }
         guard png.count <= Self.maxBytes else { throw RetentionImageProblems(["the image is larger than \(Self.maxBytes) bytes"]) }
-        guard png.count >= 33, Array(png[0..<8]) == Self.signature, Array(png[12..<16]) == Array("IHDR".utf8) else {
-            throw RetentionImageProblems(["the image is not a PNG file (Apple takes PNG only)"])
-        }
+        if let problem = PNGStructure.problem(png) { throw RetentionImageProblems([problem]) }
         func uint32(_ at: Int) -> Int { png[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
         width = uint32(16)
         height = uint32(20)

@@ -20,8 +20,8 @@ public struct UploadMessageRequestBody: Codable, Hashable, Sendable {
     public static let maxAltTextLength = 150
     public static let maxBulletPoints = 5
 
-    /// Every way the message breaks Apple's documented rules, as sentences naming the field;
-    /// empty when Apple's limits are kept. Lengths count Unicode scalars (characters, not bytes;
+    /// Every way the message breaks Apple's documented rules (and ours: no control characters,
+    /// Cc, in any text), as sentences naming the field; empty when they are kept. Lengths count Unicode scalars (characters, not bytes;
     /// a letter with a combining accent counts two, as JSON Schema's `maxLength` counts).
     public var problems: [String] {
         var problems: [String] = []
@@ -29,6 +29,9 @@ public struct UploadMessageRequestBody: Codable, Hashable, Sendable {
             let length = value.unicodeScalars.count
             if length == 0 {
                 problems.append("'\(name)' must not be empty")
+            } else if let control = value.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+                let hex = String(control.value, radix: 16, uppercase: true)
+                problems.append("'\(name)' has the control character U+\(String(repeating: "0", count: 4 - hex.count) + hex); a message is plain text without control characters")
             } else if length > max {
                 problems.append("'\(name)' is \(length) characters; Apple takes at most \(max)")
             }
