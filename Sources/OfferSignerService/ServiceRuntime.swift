@@ -224,7 +224,9 @@ public final class ServiceRuntime: Sendable {
             lookup = UnknownUserLookup(fetcher: sync, timeout: .seconds(2), logger: logger)
         }
         guard let interval = settings.recoverInterval else { return (lookup, nil) }
-        return (lookup, NotificationRecoveryJob(recovery: NotificationRecovery(clients: clients, ingestor: ingestor, syncStore: syncStore),
-                                                interval: .seconds(interval), logger: logger))
+        var recovery = NotificationRecovery(clients: clients, ingestor: ingestor, syncStore: syncStore)
+        recovery.maxPages = settings.recoverMaxPages
+        recovery.maxSeconds = settings.recoverMaxDuration
+        return (lookup, NotificationRecoveryJob(recovery: recovery, interval: .seconds(interval), logger: logger))
     }
 }

@@ -50,7 +50,12 @@ enum OutcomesCommand {
         let now = Date()
         let to = times["--to"] ?? now
         let from = times["--from"] ?? to.addingTimeInterval(-Double(OfferOutcomes.defaultDays) * 86_400)
-        return OfflineCommands.run(options) { _, stores in
+        return OfflineCommands.run(options) { settings, stores in
+            // As the endpoint: an environment whose history this deployment does not keep is refused.
+            guard settings.environments.contains(environment.rawValue) else {
+                printError("offer-signer: --environment: this service keeps no \(environment.rawValue) history (OFFER_SIGNER_ENVIRONMENTS is \(settings.environments.sorted().joined(separator: ",")))")
+                return 2
+            }
             let outcomes = OfferOutcomes(offers: stores.offers, history: stores.history, outcomes: stores.outcomes)
             let report = try outcomes.report(bundleId: bundleId, offerId: offerId, environment: environment, from: from, to: to, now: now)
             if format == "csv" {

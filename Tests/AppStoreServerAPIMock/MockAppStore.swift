@@ -132,6 +132,8 @@ public final class MockAppStore: Sendable {
         var requests: [MockRecordedRequest] = []
         var revisions: [String: (customer: Int, offset: Int, query: String)] = [:]
         var paginationTokens: [String: (offset: Int, body: Data)] = [:]
+        /// A broken or hostile App Store: every notification history page says `hasMore`, for ever.
+        var endlessNotificationHistory = false
     }
 
     public let jwt: MockAppStoreJWT
@@ -150,6 +152,11 @@ public final class MockAppStore: Sendable {
         self.environment = environment
         appAccountTokens = MockAppAccountTokens(jwt: jwt)
         messaging = MockRetentionMessaging(environment: environment)
+    }
+
+    /// Makes Get Notification History page for ever (each page `hasMore`, with a new token).
+    public func makeNotificationHistoryEndless() {
+        state.withLock { $0.endlessNotificationHistory = true }
     }
 
     public func add(_ customer: MockCustomer) {
@@ -339,6 +346,11 @@ public final class MockAppStore: Sendable {
                 .filter { type == nil || $0.notificationType == type }
                 .filter { !onlyFailures || $0.attempts.last?.result != "SUCCESS" }
                 .sorted { $0.signedDate < $1.signedDate }
+            if state.endlessNotificationHistory {
+                let token = UUID().uuidString.lowercased()
+                state.paginationTokens[token] = (offset, request.body)
+                return .json(200, ["hasMore": true, "paginationToken": token, "notificationHistory": [] as [Any]])
+            }
             let last = min(offset + pageSize, matching.count)
             var object: [String: Any] = [
                 "hasMore": last < matching.count,

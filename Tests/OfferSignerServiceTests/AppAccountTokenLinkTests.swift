@@ -301,6 +301,17 @@ struct AppAccountTokenLinkTests {
         }
     }
 
+    @Test("offer-signer appstore link for a transaction Apple does not know is refused (Get Transaction Info's 404), not failed")
+    func commandUnknownTransaction() throws {
+        let (harness, linker) = try linkingHarness()
+        linker.close()
+        let unknown = AppStoreCommandTests.run(harness, ["link", "--original-transaction-id", "2000000998", "--user", Self.user])
+        #expect(unknown.status == 1 && unknown.output.hasPrefix("refused:"), "\(unknown.output) \(unknown.errors)")
+        let links = try harness.env.links.links(bundleId: TestEnvironment.bundleId, originalTransactionId: "2000000998", afterId: 0, limit: 10)
+        #expect(links.map(\.outcome) == [.refused])
+        #expect(harness.store.appAccountTokens.updates.isEmpty, "nothing was set at Apple")
+    }
+
     /// Polls `condition` until it holds; false only when it never did within `timeout` (a
     /// generous ceiling that catches a hang, never a measure of speed).
     static func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) -> Bool {

@@ -36,6 +36,11 @@ struct OutcomesCommandTests {
         #expect(try env.outcomes.redemptions(matching: RedemptionFilter(), afterId: 0, limit: 10).map(\.signatureNonce).count == 1)
 
         #expect(try CommandLineTests.run(["outcomes", "report", "--database", database]).status == 2)
+        // An environment whose history the service does not keep is refused, as the endpoint refuses it.
+        let sandbox = try CommandLineTests.run(["outcomes", "report"] + common + ["--environment", "Sandbox"])
+        #expect(sandbox.status == 2 && sandbox.errors.contains("keeps no Sandbox history"), "\(sandbox.errors)")
+        #expect(try CommandLineTests.run(["outcomes", "report"] + common + ["--environment", "Sandbox", "--environments", "Production,Sandbox"])
+            .status == 0)
         #expect(try CommandLineTests.run(["outcomes", "report"] + common + ["--format", "xml"]).status == 2)
         #expect(try CommandLineTests.run(["outcomes", "report", "--bundle-id", TestEnvironment.bundleId, "--offer-id", "nope",
                                           "--database", database]).status == 1)

@@ -97,6 +97,40 @@ struct RecoveryTests {
         #expect(short.pages == 1 && !short.complete, "one page read of the several the window has")
     }
 
+    @Test("a notification history that pages for ever stops by itself at the default page bound, and at the time bound; both raisable settings")
+    func endlessHistoryStops() throws {
+        let harness = try AppStoreAPIHarness()
+        let now = harness.env.now
+        harness.store.makeNotificationHistoryEndless()
+        var recovery = harness.recovery
+        #expect(recovery.maxPages == NotificationRecovery.defaultMaxPages && recovery.maxSeconds == NotificationRecovery.defaultMaxSeconds)
+        recovery.maxPages = 25
+        let paged = try recovery.recover(bundleId: TestEnvironment.bundleId, environment: .production, from: now - Self.day, to: now)
+        #expect(paged.pages == 25 && !paged.complete && paged.boundReached == "25 pages")
+        #expect(AppStoreTool.describe(paged).last?.contains("stopped at its bound of 25 pages") == true)
+        #expect(try harness.syncStore.lastRecoveredWindow(bundleId: TestEnvironment.bundleId, environment: "Production") == nil,
+                "an unfinished window is not recorded")
+
+        recovery.maxPages = 1_000_000
+        recovery.maxSeconds = 0
+        let timed = try recovery.recover(bundleId: TestEnvironment.bundleId, environment: .production, from: now - Self.day, to: now)
+        #expect(timed.pages == 1 && timed.boundReached == "0 seconds")
+
+        // The scheduled job stops too, with the settings' bounds, and says so in a warning.
+        var settings = ServiceSettings()
+        #expect(settings.recoverMaxPages == 1000 && settings.recoverMaxDuration == 600)
+        settings = try ServiceSettings.resolve(arguments: ["--recover-max-pages", "3", "--recover-max-duration", "9"], environment: [:])
+        #expect(settings.recoverMaxPages == 3 && settings.recoverMaxDuration == 9)
+        #expect(throws: (any Error).self) {
+            try ServiceSettings.resolve(arguments: [], environment: ["OFFER_SIGNER_RECOVER_MAX_PAGES": "0"])
+        }
+        var bounded = harness.recovery
+        bounded.maxPages = settings.recoverMaxPages
+        let lines = LogLines()
+        NotificationRecoveryJob(recovery: bounded, interval: .seconds(3600), logger: Logger(minimumLevel: .info) { lines.append($0) }).runOnce()
+        #expect(lines.text.contains("stopped at its bound"), "\(lines.text)")
+    }
+
     @Test("the scheduled recovery starts where the last window ended (less the overlap), and records each window")
     func scheduled() throws {
         let harness = try AppStoreAPIHarness()

@@ -20,6 +20,15 @@ struct RetentionCommandTests {
         return (status, output.withLock { $0.joined(separator: "\n") }, errors.withLock { $0 })
     }
 
+    @Test("an environment the service does not accept is refused (exit 2) before anything is sent, as HTTP refuses it",
+          arguments: ["Sandbox", "Staging", "production"])
+    func environmentNotAccepted(_ environment: String) throws {
+        let harness = try AppStoreAPIHarness()
+        let listed = Self.run(harness, ["messages", "list", "--environment", environment])
+        #expect(listed.status == 2 && listed.errors.contains("--environment takes an accepted environment (Production)"), "\(listed.errors)")
+        #expect(harness.store.requests.isEmpty)
+    }
+
     @Test("messages, images, defaults, the real-time URL and the performance test from the command line; refusals exit 2 before sending, Apple's exit 1")
     func commands() throws {
         let harness = try AppStoreAPIHarness()
@@ -51,10 +60,14 @@ struct RetentionCommandTests {
 
         let url = Self.run(harness, ["realtime-url", "set", "--url", "https://signer.example.com/v1/retention/appstore"])
         #expect(url.status == 1 && url.errors.contains("4030026"))
-        let started = Self.run(harness, ["performance-test", "start", "--original-transaction-id", "2000000123456789"])
-        #expect(started.status == 0)
+        let sandboxOnly = Self.run(harness, ["performance-test", "start", "--original-transaction-id", "2000000123456789"])
+        #expect(sandboxOnly.status == 1 && harness.store.messaging.realtimeURL == nil, "Sandbox by default: not run in Production")
+        let started = Self.run(harness, ["performance-test", "start", "--original-transaction-id", "2000000123456789",
+                                         "--environment", "Production"])
+        #expect(started.status == 0, "\(started.errors)")
         let requestId = try #require((try JSONSerialization.jsonObject(with: Data(started.output.utf8)) as? [String: Any])?["requestId"] as? String)
-        #expect(Self.run(harness, ["performance-test", "result", "--request-id", requestId]).output.contains(#""result":"PASS""#))
+        #expect(Self.run(harness, ["performance-test", "result", "--request-id", requestId, "--environment", "Production"]).output
+            .contains(#""result":"PASS""#))
         #expect(Self.run(harness, ["realtime-url", "set", "--url", "https://signer.example.com/v1/retention/appstore"]).status == 0)
 
         let missing = Self.run(harness, ["messages", "delete", "--message-id", RetentionMessagingTests.other])

@@ -234,6 +234,40 @@ struct RetentionMessagingTests {
         #expect((harness.env.send("GET", "/v1/admin/retention-defaults", role: .marketing).json["items"] as? [Any])?.isEmpty == true)
     }
 
+    @Test("a real-time URL with user information (user:pass@) is refused before it reaches Apple, and never stored",
+          arguments: ["https://user:pass@signer.example.com/x", "https://token@signer.example.com", "https://a:b@c@signer.example.com/",
+                      "https://signer.example.com@evil.example.net/"])
+    func realtimeURLWithCredentials(_ url: String) throws {
+        let harness = try harness()
+        let refused = harness.env.send("PUT", "/v1/admin/retention-realtime-url", role: .admin, json: #"{"realtimeURL": "\#(url)"}"#)
+        #expect(refused.status == 400 && refused.text.contains("user name or password"), "\(refused.text)")
+        #expect(messagingCalls(harness).isEmpty)
+        let history = harness.env.send("GET", "/v1/audit/retention-messaging-changes", role: .auditor)
+        #expect(!history.text.contains("pass") && !history.text.contains("token@"))
+        // An @ after the host (in the path or query) is not user information.
+        let inPath = harness.env.send("PUT", "/v1/admin/retention-realtime-url", role: .admin,
+                                      json: #"{"realtimeURL": "https://signer.example.com/v1/retention?by=ops@example.com"}"#)
+        #expect(inPath.status != 400, "\(inPath.text)")
+    }
+
+    @Test("a performance test runs in Sandbox unless Production is asked for: without ?environment= it never reaches Production")
+    func performanceTestInSandbox() throws {
+        let sandbox = try AppStoreAPIHarness(environment: "Sandbox")
+        let started = sandbox.env.send("POST", "/v1/admin/retention-performance-tests", role: .admin,
+                                       json: #"{"originalTransactionId": "2000000123456789"}"#)
+        #expect(started.status == 201, "\(started.text)")
+        let requestId = try #require(started.json["requestId"] as? String)
+        #expect(sandbox.env.send("GET", "/v1/admin/retention-performance-tests/\(requestId)", role: .auditor).status == 200)
+        let changes = sandbox.env.send("GET", "/v1/audit/retention-messaging-changes", role: .auditor)
+        #expect(changes.text.contains(#""environment":"Sandbox""#), "\(changes.text)")
+
+        let production = try harness()
+        let refused = production.env.send("POST", "/v1/admin/retention-performance-tests", role: .admin,
+                                          json: #"{"originalTransactionId": "2000000123456789"}"#)
+        #expect(refused.status == 503, "no Sandbox client here: \(refused.text)")
+        #expect(messagingCalls(production).isEmpty, "nothing was started in Production")
+    }
+
     @Test("the real-time URL needs a passed performance test in Production: refused with Apple's words, then the test, its result, and the URL set, read and deleted")
     func realtimeURLAndPerformanceTest() throws {
         let harness = try harness()
@@ -244,15 +278,16 @@ struct RetentionMessagingTests {
         let none = harness.env.send("GET", "/v1/admin/retention-realtime-url", role: .auditor)
         #expect(none.status == 404 && none.json["appleErrorCode"] as? Int == 4040021)
 
+        let production = ["environment": "Production"]
         let started = harness.env.send("POST", "/v1/admin/retention-performance-tests", role: .admin,
-                                       json: #"{"originalTransactionId": "2000000123456789"}"#)
+                                       json: #"{"originalTransactionId": "2000000123456789"}"#, query: production)
         #expect(started.status == 201, "\(started.text)")
         let requestId = try #require(started.json["requestId"] as? String)
         #expect((started.json["config"] as? [String: Any])?["responseTimeThreshold"] as? Int == 700)
-        let result = harness.env.send("GET", "/v1/admin/retention-performance-tests/\(requestId)", role: .auditor)
+        let result = harness.env.send("GET", "/v1/admin/retention-performance-tests/\(requestId)", role: .auditor, query: production)
         #expect(result.status == 200 && result.json["result"] as? String == "PASS" && result.json["successRate"] as? Int == 100)
         #expect((result.json["responseTimes"] as? [String: Any])?["p99"] as? Int == 480)
-        let unknownTest = harness.env.send("GET", "/v1/admin/retention-performance-tests/\(Self.other)", role: .admin)
+        let unknownTest = harness.env.send("GET", "/v1/admin/retention-performance-tests/\(Self.other)", role: .admin, query: production)
         #expect(unknownTest.status == 404 && unknownTest.json["appleErrorCode"] as? Int == 4040018)
 
         let set = harness.env.send("PUT", "/v1/admin/retention-realtime-url", role: .admin, json: url)

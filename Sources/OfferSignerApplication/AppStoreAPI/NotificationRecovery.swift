@@ -42,6 +42,8 @@ package struct NotificationRecovery: Sendable {
         /// The reasons of the first ``keptRefusals`` refusals (the rest are only counted).
         var refusals: [String] = []
         var pages = 0
+        /// The bound that stopped the window (`1000 pages`, `600 seconds`), nil when none did.
+        var boundReached: String?
         /// Whether the window was read to its end (and so recorded).
         var complete = false
     }
@@ -68,13 +70,24 @@ package struct NotificationRecovery: Sendable {
     /// Refusal reasons kept per window: a history of forgeries page after page is counted, not held.
     static let keptRefusals = 20
 
+    /// The default bound of one window: pages read (`OFFER_SIGNER_RECOVER_MAX_PAGES`).
+    package static let defaultMaxPages = 1000
+    /// The default bound of one window: seconds spent reading it (`OFFER_SIGNER_RECOVER_MAX_DURATION`).
+    package static let defaultMaxSeconds = 600
+
+    /// How far one window is read before it stops by itself (incomplete, not recorded; the next
+    /// run reads it again), so a history that pages for ever never holds a run or `serve` for ever.
+    package var maxPages = NotificationRecovery.defaultMaxPages
+    package var maxSeconds = NotificationRecovery.defaultMaxSeconds
+
     /// How long Apple keeps notification history: 180 days in production, 30 in the sandbox.
     static func retention(_ environment: AppStoreServerAPIEnvironment) -> TimeInterval {
         (environment == .production ? 180 : 30) * 86_400
     }
 
     /// Recovers `from`..<`to` of `bundleId` in `environment`. `shouldStop` is polled between
-    /// pages; after `maxPages` pages the window stops there too (incomplete, not recorded).
+    /// pages; after `maxPages` pages (the recovery's own bound when nil) or `maxSeconds` seconds
+    /// the window stops there too (incomplete, not recorded, the bound named in the outcome).
     func recover(bundleId: String, environment: AppStoreServerAPIEnvironment, from: Date, to: Date, maxPages: Int? = nil,
                  shouldStop: () -> Bool = { false }) throws(Failure) -> Outcome {
         let now = ingestor.clock.now
@@ -93,6 +106,9 @@ package struct NotificationRecovery: Sendable {
                               requestedStart: start > from ? from : nil)
         var storageFailure: String?
         var stopped = false
+        let pageBound = maxPages ?? self.maxPages
+        let secondsBound = maxSeconds
+        let deadline = ContinuousClock.now + .seconds(secondsBound)
         do {
             try client.notificationHistory(NotificationHistoryRequest(startDate: start, endDate: end)) { (page) -> Bool in
                 outcome.pages += 1
@@ -114,7 +130,13 @@ package struct NotificationRecovery: Sendable {
                     storageFailure = "\(error)"
                     return false
                 }
-                if page.hasMore && (shouldStop() || maxPages.map { outcome.pages >= $0 } ?? false) {
+                guard page.hasMore else { return true }
+                if outcome.pages >= pageBound {
+                    outcome.boundReached = pageBound == 1 ? "1 page" : "\(pageBound) pages"
+                } else if ContinuousClock.now >= deadline {
+                    outcome.boundReached = "\(secondsBound) seconds"
+                }
+                if outcome.boundReached != nil || shouldStop() {
                     stopped = true
                     return false
                 }

@@ -56,6 +56,12 @@ package final class NotificationRecoveryJob: Sendable {
             "refused": .int(outcome.refusedCount),
         ]
         if let reason = outcome.refusals.first { fields["firstRefusal"] = .string(reason) }
+        if let bound = outcome.boundReached {
+            fields["bound"] = .string(bound)
+            logger.log(.warning, "notification history not read to its end: stopped at its bound (OFFER_SIGNER_RECOVER_MAX_PAGES, "
+                       + "OFFER_SIGNER_RECOVER_MAX_DURATION); the next round reads the window again", fields)
+            return
+        }
         logger.log(outcome.stored > 0 || outcome.refusedCount > 0 ? .warning : .info,
                    outcome.stored > 0 ? "missed notifications recovered" : "notification history checked", fields)
     }

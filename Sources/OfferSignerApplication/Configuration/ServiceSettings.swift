@@ -37,6 +37,10 @@ public struct ServiceSettings: Sendable, Equatable {
     public var appStoreAPIRate: Double = 50
     /// Seconds between the scheduled recoveries of missed notifications; nil: none.
     public var recoverInterval: Int?
+    /// Pages of notification history one recovered window reads at most (`appstore recover` and `serve`).
+    public var recoverMaxPages = NotificationRecovery.defaultMaxPages
+    /// Seconds one recovered window is read at most.
+    public var recoverMaxDuration = NotificationRecovery.defaultMaxSeconds
     /// Whether signing fetches the App Store history of a user it knows nothing about.
     public var fetchUnknownUsers = false
     /// Whether proven requests link token-less subscriptions to their user at Apple (Set App Account Token).
@@ -109,6 +113,8 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_APPSTORE_API_URL", flag: "--appstore-api-url") { $0.appStoreAPIURL = try baseURL($1) },
         Setting(variable: "OFFER_SIGNER_APPSTORE_API_RATE", flag: "--appstore-api-rate") { $0.appStoreAPIRate = try rate($1) },
         Setting(variable: "OFFER_SIGNER_RECOVER_INTERVAL", flag: "--recover-interval") { $0.recoverInterval = try interval($1) },
+        Setting(variable: "OFFER_SIGNER_RECOVER_MAX_PAGES", flag: "--recover-max-pages") { $0.recoverMaxPages = try positive($1) },
+        Setting(variable: "OFFER_SIGNER_RECOVER_MAX_DURATION", flag: "--recover-max-duration") { $0.recoverMaxDuration = try positive($1) },
         Setting(variable: "OFFER_SIGNER_FETCH_UNKNOWN_USERS", flag: "--fetch-unknown-users") { $0.fetchUnknownUsers = try onOff($1) },
         Setting(variable: "OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS", flag: "--link-app-account-tokens") {
             $0.linkAppAccountTokens = try onOff($1)

@@ -77,7 +77,11 @@ public struct AppAccountTokenLinking: Sendable {
             case .apple(let error) where error.isTransient:
                 return .retry(error)
             case .apple(let error):
-                return .ended(try record(request, .failed, reason: "Get Transaction Info: \(error.description)", attempts: attempts))
+                // A transaction Apple does not know is a refusal of what was asked, as Set App Account Token's own answer is.
+                var refused = false
+                if case .transactionNotFound = error { refused = true }
+                return .ended(try record(request, refused ? .refused : .failed, reason: "Get Transaction Info: \(error.description)",
+                                         attempts: attempts))
             }
         }
         let client: AppStoreServerAPIClient

@@ -206,7 +206,9 @@ public struct AppStoreTool: Sendable {
             guard let value = Int(text), value >= 1 else { throw UsageError(description: "--max-pages takes a number of pages, at least 1") }
             maxPages = value
         }
-        let recovery = NotificationRecovery(clients: setup.clients, ingestor: setup.ingestor, syncStore: setup.stores.sync)
+        var recovery = NotificationRecovery(clients: setup.clients, ingestor: setup.ingestor, syncStore: setup.stores.sync)
+        recovery.maxPages = setup.settings.recoverMaxPages
+        recovery.maxSeconds = setup.settings.recoverMaxDuration
         let shouldStop = self.shouldStop
         var failed = false
         for bundleId in bundleIds {
@@ -236,7 +238,13 @@ public struct AppStoreTool: Sendable {
         }
         for reason in outcome.refusals { lines.append("  refused: \(reason)") }
         if outcome.refusedCount > outcome.refusals.count { lines.append("  … and \(outcome.refusedCount - outcome.refusals.count) more refused") }
-        if !outcome.complete { lines.append("  interrupted: the window was not read to its end; run the command again") }
+        if let bound = outcome.boundReached {
+            lines.append("  stopped at its bound of \(bound): the window was not read to its end; raise --max-pages, "
+                         + "--recover-max-pages (OFFER_SIGNER_RECOVER_MAX_PAGES) or --recover-max-duration (OFFER_SIGNER_RECOVER_MAX_DURATION) "
+                         + "if the history is really that long, and run the command again")
+        } else if !outcome.complete {
+            lines.append("  interrupted: the window was not read to its end; run the command again")
+        }
         return lines
     }
 

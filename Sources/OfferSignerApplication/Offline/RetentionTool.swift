@@ -73,7 +73,11 @@ public struct RetentionTool: Sendable {
             let bundleId = try context.bundleId(options["--bundle-id"])
             let messaging = RetentionMessaging(clients: context.clients, records: context.stores.stores.rules, states: nil, clock: clock,
                                                logger: Logger.silent)
-            let target = RetentionMessaging.Target(bundleId: bundleId, environment: options["--environment"] ?? "Production")
+            // The environment named must be one the service accepts (as `appstore` commands and HTTP refuse
+            // another); a performance test runs in Sandbox unless Production is asked for.
+            let named = try context.environment(options["--environment"])
+            let fallback = command.hasPrefix("performance-test") ? RetentionMessaging.performanceTestEnvironment : "Production"
+            let target = RetentionMessaging.Target(bundleId: bundleId, environment: named?.rawValue ?? fallback)
             try perform(command, options, messaging, target)
             return 0
         } catch let error as UsageError {

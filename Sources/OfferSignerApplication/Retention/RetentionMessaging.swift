@@ -253,6 +253,10 @@ public struct RetentionMessaging: Sendable {
 
     // MARK: Performance test
 
+    /// The environment of a performance test unless another is named: Apple's test is a
+    /// Sandbox feature (run with a Sandbox subscription), Production only when asked for.
+    public static let performanceTestEnvironment = "Sandbox"
+
     /// Starts Apple's performance test of the real-time URL with a Sandbox subscription, and records it.
     public func startPerformanceTest(_ target: Target, originalTransactionId: String,
                                      by actor: String) throws(RetentionMessagingFailure) -> PerformanceTestResponse {

@@ -13,10 +13,11 @@ struct RetentionMessagingHandler {
     let keyRing: KeyRing
     let messaging: RetentionMessaging
 
-    /// The app and environment a request is about.
-    func target(_ request: HTTPRequest) throws -> RetentionMessaging.Target {
+    /// The app and environment a request is about; the environment is `defaultEnvironment`
+    /// unless `?environment=` names one.
+    func target(_ request: HTTPRequest, defaultEnvironment: String = "Production") throws -> RetentionMessaging.Target {
         let bundleId = try AppSelection.bundleId(request.query["bundleId"], in: keyRing.current, source: "?bundleId=")
-        let environment = request.query["environment"] ?? "Production"
+        let environment = request.query["environment"] ?? defaultEnvironment
         guard environment == "Production" || environment == "Sandbox" else {
             throw HTTPProblem.invalidRequest("?environment= must be Production or Sandbox, not '\(environment)'")
         }
@@ -153,8 +154,9 @@ struct RetentionMessagingHandler {
 
     // MARK: Performance test
 
+    /// Apple's performance test is a Sandbox feature: Sandbox unless `?environment=Production` asks otherwise.
     func startPerformanceTest(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
-        let target = try target(request)
+        let target = try target(request, defaultEnvironment: RetentionMessaging.performanceTestEnvironment)
         let body = try request.decodeJSON(PerformanceTestRequest.self)
         let started = try messaging.startPerformanceTest(target, originalTransactionId: body.originalTransactionId, by: context.callerName)
         return try HTTPResponse.json(started, status: 201)
@@ -162,7 +164,8 @@ struct RetentionMessagingHandler {
 
     func performanceTestResult(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let requestId = try context.parameters.require("requestId")
-        return try HTTPResponse.json(try messaging.performanceTestResult(try target(request), requestId: requestId))
+        return try HTTPResponse.json(try messaging.performanceTestResult(
+            try target(request, defaultEnvironment: RetentionMessaging.performanceTestEnvironment), requestId: requestId))
     }
 
     // MARK: Audit

@@ -37,7 +37,7 @@ public struct RealtimeURL: Codable, Hashable, Sendable {
     public static let maxLength = 2048
 
     /// Why Apple could not call the URL, or nil: it must be an absolute `https://` URL of
-    /// visible ASCII whose host is not empty.
+    /// visible ASCII whose host is not empty, without user information (`user:pass@`).
     public var problem: String? {
         let url = realtimeURL
         guard url.utf8.count <= Self.maxLength else { return "'realtimeURL' is longer than \(Self.maxLength) characters" }
@@ -46,6 +46,10 @@ public struct RealtimeURL: Codable, Hashable, Sendable {
         }
         guard let first = url.utf8.dropFirst("https://".count).first, !"/?#:@".utf8.contains(first) else {
             return "'realtimeURL' must name a host after https://"
+        }
+        let authority = url.utf8.dropFirst("https://".count).prefix { !"/?#".utf8.contains($0) }
+        guard !authority.contains(UInt8(ascii: "@")) else {
+            return "'realtimeURL' must not carry a user name or password (user:pass@host): it would be stored and shown to auditors"
         }
         return nil
     }
