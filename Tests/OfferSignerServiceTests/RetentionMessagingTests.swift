@@ -264,7 +264,7 @@ struct RetentionMessagingTests {
         let production = try harness()
         let refused = production.env.send("POST", "/v1/admin/retention-performance-tests", role: .admin,
                                           json: #"{"originalTransactionId": "2000000123456789"}"#)
-        #expect(refused.status == 503, "no Sandbox client here: \(refused.text)")
+        #expect(refused.status == 400 && refused.text.contains("Sandbox environment is not accepted"), "no Sandbox here: \(refused.text)")
         #expect(messagingCalls(production).isEmpty, "nothing was started in Production")
     }
 
