@@ -25,10 +25,23 @@ struct HighAvailabilityTests {
         init(cluster: TestPatroniCluster, extra: [String: String] = [:]) throws {
             self.cluster = cluster
             environment = try TestEnvironment()
-            url = cluster.url(database: try cluster.createDatabase())
-            let stores = try Stores.open(try DatabaseLocation(url), followOfferChanges: false)
-            defer { stores.close() }
-            _ = try stores.offers.put(TestEnvironment.demoRule(), by: "test", at: Date())
+            let url = cluster.url(database: try cluster.createDatabase())
+            self.url = url
+            // On a loaded machine the leader can change right after the cluster starts (its
+            // leader key expires when Patroni misses its loop): the set-up waits for a primary.
+            var lastError: (any Error)?
+            let stored = HighAvailabilityTests.eventually(90) { () -> Bool? in
+                do {
+                    let stores = try Stores.open(try DatabaseLocation(url), followOfferChanges: false)
+                    defer { stores.close() }
+                    _ = try stores.offers.put(TestEnvironment.demoRule(), by: "test", at: Date())
+                    return true
+                } catch {
+                    lastError = error
+                    return nil
+                }
+            }
+            guard stored == true else { throw lastError ?? ClusterError.failed(command: "set up the deployment", output: "no primary") }
             settings = [
                 "OFFER_SIGNER_KEYS": environment.keysPath, "OFFER_SIGNER_DATABASE": url,
                 "OFFER_SIGNER_APPLE_ROOTS": TestAppStore.folder.appendingPathComponent("root.pem").path,
