@@ -7,7 +7,7 @@ Usage: e2e.py [--binary .build/debug/offer-signer] [--screenshots var/console-sc
 Each scenario saves screenshots at 1280×800 and 390×844 into the screenshots folder.
 Exits non-zero on the first failed check, naming it; prints 'N passed, 0 failed' at the end.
 """
-import argparse, base64, csv, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request, uuid
+import argparse, base64, csv, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request, uuid, zlib
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -691,8 +691,12 @@ def scenarios(service, console, facts):
         # A bullet-point image, a PNG of Apple's size.
         png = os.path.join(service.folder, "bullet.png")
         with open(png, "wb") as f:
-            f.write(b"\x89PNG\r\n\x1a\n" + (13).to_bytes(4, "big") + b"IHDR" + (1024).to_bytes(4, "big") * 2 + bytes([8, 2, 0, 0, 0])
-                    + b"\0\0\0\0" + (0).to_bytes(4, "big") + b"IEND\xaeB`\x82")
+            # A sound PNG (the service checks chunks and CRCs): IHDR, one IDAT, IEND.
+            def chunk(kind, data):
+                return len(data).to_bytes(4, "big") + kind + data + (zlib.crc32(kind + data) & 0xFFFFFFFF).to_bytes(4, "big")
+            header = (1024).to_bytes(4, "big") * 2 + bytes([8, 2, 0, 0, 0])
+            pixels = zlib.compress(b"".join(b"\x00" + b"\x00\x00\x00" * 1024 for _ in range(1024)))
+            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b""))
         Select(c.find("#ri-size")).select_by_value("BULLET_POINT")
         c.find("#ri-file").send_keys(png)
         c.click_text("button", "Upload image")
