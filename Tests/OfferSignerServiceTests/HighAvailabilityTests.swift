@@ -59,6 +59,23 @@ struct HighAvailabilityTests {
         func stores() throws -> Stores {
             try Stores.open(try DatabaseLocation(url), creating: false, followOfferChanges: false)
         }
+
+        /// The stores on the primary once one takes connections for writing: right after a
+        /// failover, Patroni names the new leader before its PostgreSQL has left recovery
+        /// ('session is read-only' on every host), so this waits up to `seconds` for it.
+        func storesOnPrimary(within seconds: Double = 60) throws -> Stores {
+            var lastError: (any Error)?
+            let opened = HighAvailabilityTests.eventually(seconds) { () -> Stores? in
+                do {
+                    return try stores()
+                } catch {
+                    lastError = error
+                    return nil
+                }
+            }
+            guard let opened else { throw lastError ?? ClusterError.failed(command: "open the stores", output: "no primary") }
+            return opened
+        }
     }
 
     /// Every answer of a load: which instance, status, nonce, problem code, Retry-After.
@@ -174,7 +191,7 @@ struct HighAvailabilityTests {
         #expect(all.filter { $0.status == 503 }.allSatisfy { $0.retryAfter != nil }, "every 503 says when to retry")
         let nonces = answers.nonces
         #expect(Set(nonces).count == nonces.count, "nonces are unique")
-        let stores = try deployment.stores()
+        let stores = try deployment.storesOnPrimary()
         defer { stores.close() }
         var times: [Int64] = []
         for nonce in nonces {
@@ -230,7 +247,7 @@ struct HighAvailabilityTests {
         try cluster.stop(primary)
         for replica in replicas { try cluster.start(replica) }
         let promoted = try cluster.leader(excluding: primary)
-        let lostFrom = try deployment.stores()
+        let lostFrom = try deployment.storesOnPrimary()
         #expect(try tail.allSatisfy { try lostFrom.signatures.signature(nonce: $0) == nil }, "the tail is lost on \(promoted)")
         lostFrom.close()
 
@@ -266,7 +283,7 @@ struct HighAvailabilityTests {
         #expect(accepted.output.contains("records 6–10 were lost"), "\(accepted.output)")
         #expect(Self.eventually(30) { Self.sign(a.port, "after-accept").status == 200 ? true : nil } == true)
         #expect(Self.eventually(30) { TestHTTP.send(port: a.port, "GET", "/readyz").status == 200 ? true : nil } == true)
-        let stores = try deployment.stores()
+        let stores = try deployment.storesOnPrimary()
         defer { stores.close() }
         let report = try stores.signatures.verifyIntegrity()
         #expect(report.ok, "\(report.problem ?? "")")
