@@ -89,13 +89,7 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
         let epoch = module.epoch
         let (slot, label, session) = try module.sharing { () throws(PKCS11Error) -> (CK_SLOT_ID, String, CK_SESSION_HANDLE) in
             let (slot, label) = try Self.findSlot(module, uri)
-            let session = try Self.openSession(module, slot)
-            do throws(PKCS11Error) {
-                try Self.logIn(module, session, slot: slot, pin: pin, pinVariable: pinVariable)
-            } catch {
-                _ = module.functions.pointee.C_CloseSession!(session)
-                throw error
-            }
+            let session = try Self.openLoggedInSession(module, slot: slot, pin: pin, pinVariable: pinVariable)
             return (slot, label, session)
         }
         self.label = label
@@ -168,13 +162,7 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
                 }
                 do throws(PKCS11Error) {
                     let (slot, _) = try Self.findSlot(module, selector)
-                    let session = try Self.openSession(module, slot)
-                    do throws(PKCS11Error) {
-                        try Self.logIn(module, session, slot: slot, pin: pin, pinVariable: pinVariable)
-                    } catch {
-                        _ = module.functions.pointee.C_CloseSession!(session)
-                        throw error
-                    }
+                    let session = try Self.openLoggedInSession(module, slot: slot, pin: pin, pinVariable: pinVariable)
                     state.slot = slot
                     state.epoch = epoch
                     state.refusal = nil
@@ -190,6 +178,19 @@ final class PKCS11Token: @unchecked Sendable { // @unchecked: its mutable state 
             }
         }
         return try result.get()
+    }
+
+    /// A new session on `slot`, logged in (closed again when the login fails).
+    private static func openLoggedInSession(_ module: PKCS11Module, slot: CK_SLOT_ID, pin: [UInt8]?,
+                                            pinVariable: String?) throws(PKCS11Error) -> CK_SESSION_HANDLE {
+        let session = try openSession(module, slot)
+        do throws(PKCS11Error) {
+            try logIn(module, session, slot: slot, pin: pin, pinVariable: pinVariable)
+        } catch {
+            _ = module.functions.pointee.C_CloseSession!(session)
+            throw error
+        }
+        return session
     }
 
     private func checkIn(_ session: CK_SESSION_HANDLE, generation: Int) {

@@ -46,6 +46,19 @@ struct HistoryStoreContract {
         #expect(history.renewals == [renewal])
     }
 
+    /// Subscription o1 in Production (t1 without a token, t2 of user-1, its renewal info), o2
+    /// (t3), and t4 of o1 in Sandbox; returns o1's renewal state.
+    static func recordTwoSubscriptions(in store: any SubscriptionHistoryStore) throws -> SubscriptionRenewalState {
+        let renewal = SubscriptionRenewalState(originalTransactionId: "o1", environment: .production, expirationIntent: 1, signedDate: t0)
+        _ = try store.record(batch: [
+            stored(transaction("t1", user: nil)), stored(transaction("t2", user: "user-1")),
+            stored(transaction("t3", original: "o2", user: nil)),
+            stored(transaction("t4", environment: .sandbox, user: nil)),
+            .renewal(StoredRenewal(renewal: renewal, signedRenewalInfo: "r")),
+        ])
+        return renewal
+    }
+
     @Test("one subscription's history: its transactions whatever token they carry, its renewal info, in one environment and app",
           arguments: Engine.allCases)
     func subscriptionHistory(engine: Engine) throws {
@@ -54,13 +67,7 @@ struct HistoryStoreContract {
         let stores = try database.open()
         defer { stores.close() }
         let store = stores.history
-        let renewal = SubscriptionRenewalState(originalTransactionId: "o1", environment: .production, expirationIntent: 1, signedDate: Self.t0)
-        _ = try store.record(batch: [
-            Self.stored(Self.transaction("t1", user: nil)), Self.stored(Self.transaction("t2", user: "user-1")),
-            Self.stored(Self.transaction("t3", original: "o2", user: nil)),
-            Self.stored(Self.transaction("t4", environment: .sandbox, user: nil)),
-            .renewal(StoredRenewal(renewal: renewal, signedRenewalInfo: "r")),
-        ])
+        let renewal = try Self.recordTwoSubscriptions(in: store)
         let history = try store.history(originalTransactionId: "o1", environment: .production, bundleId: "com.example.app")
         #expect(history.transactions.map(\.transactionId).sorted() == ["t1", "t2"])
         #expect(history.renewals == [renewal])
@@ -79,12 +86,7 @@ struct HistoryStoreContract {
         let stores = try database.open()
         defer { stores.close() }
         let store = stores.history
-        let renewal = SubscriptionRenewalState(originalTransactionId: "o1", environment: .production, expirationIntent: 1, signedDate: Self.t0)
-        _ = try store.record(batch: [
-            Self.stored(Self.transaction("t1", user: nil)), Self.stored(Self.transaction("t2", user: "user-1")),
-            Self.stored(Self.transaction("t3", original: "o2", user: nil)),
-            .renewal(StoredRenewal(renewal: renewal, signedRenewalInfo: "r")),
-        ])
+        let renewal = try Self.recordTwoSubscriptions(in: store)
         for named in ["t2", "o1"] {
             let history = try store.history(transactionId: named, environment: .production, bundleId: "com.example.app")
             #expect(history.transactions.map(\.transactionId).sorted() == ["t1", "t2"], "\(named)")
