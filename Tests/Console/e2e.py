@@ -1000,10 +1000,110 @@ def scenarios(service, console, facts):
         c.wait_text(".results", "No link matches these filters.")
         c.sign_out()
 
+    def placements():
+        """Placements: created from the app's offers, reordered with the keyboard, refused as the service words it,
+        the saved order read back and used by the placement endpoint, markup shown as text, disabled."""
+        def sign_by_placement(user):
+            status, _, body = service.call("POST", "/v1/offers/placement", "client", {"placement": "cancel_flow", "productId": PRODUCT, "userId": user})
+            return status, json.loads(body or b"{}")
+
+        def shown_order():
+            return [li.get_attribute("data-offer-id") for li in c.all("#f-offerIds-list li.order-item")]
+
+        c.sign_in(service.tokens["marketing"])
+        c.wait_text("#nav", "Placements")
+        c.open("#/placements")
+        c.wait_text("main .empty", "No placements yet")
+        c.click_text("a", "New placement")
+        c.wait("#f-placementId")
+        check(c.driver.switch_to.active_element.get_attribute("id") == "f-placementId", "a new placement starts at its ID")
+        c.type("#f-placementId", "cancel_flow")
+        c.type("#f-description", "Shown when a subscriber taps Cancel")
+        c.wait_text("#placement-plain", "No offers yet")
+        # No offer yet: the service refuses, in its words, beside the offers.
+        c.click_text("button", "Create placement")
+        error = c.wait_text("#f-offerIds-error", "must name at least one offer")
+        check(error.find_element(By.XPATH, "..").get_attribute("data-field") == "f-offerIds", "the refusal sits beside the offers")
+        check("must name at least one offer" in c.find(".error-summary").text, f"the summary gives the service's words ({c.find('.error-summary').text!r})")
+        check(c.find("#f-offerIds").get_attribute("aria-invalid") == "true", "the offers are marked invalid")
+        c.shot("28-placement-refused", at=".error-summary")
+        c.no_console_errors(allow_network=(400,))   # the refused placement's 400 is expected
+        options = [o.text for o in Select(c.find("#f-offerIds-add")).options]
+        check("winback_e2e (live)" in options and "demo_winback (live)" in options, f"the offers to add are the app's, with their state ({options})")
+        for offer in ("winback_e2e", "demo_winback"):
+            Select(c.find("#f-offerIds-add")).select_by_value(offer)
+            c.click_text("button", "Add")
+        check(shown_order() == ["winback_e2e", "demo_winback"], f"the offers are listed as added ({shown_order()})")
+        # Keyboard only: demo_winback moved up; the focus stays on it (its Up button is now disabled, so on Down).
+        up = c.find("[aria-label='Move demo_winback up']")
+        c.driver.execute_script("arguments[0].focus()", up)
+        ActionChains(c.driver).send_keys(Keys.ENTER).perform()
+        c.wait_text("#f-offerIds", "demo_winback moved to position 1 of 2")
+        check(shown_order() == ["demo_winback", "winback_e2e"], f"Enter on Up moved the offer ({shown_order()})")
+        check(c.driver.switch_to.active_element.get_attribute("aria-label") == "Move demo_winback down", "the focus stays on the offer moved")
+        plain = c.find("#placement-plain").text
+        check(plain.index("demo_winback") < plain.index("winback_e2e"), f"the plain words give the order ({plain!r})")
+        c.shot("28b-placement-order", at="#f-offerIds")
+        c.click_text("button", "Create placement")
+        c.wait_text("main h1", "Placement cancel_flow")
+        c.wait_text(".history", "Created · version 1")
+        check(shown_order() == ["demo_winback", "winback_e2e"], f"the saved order is read back in the editor ({shown_order()})")
+        status, _, body = service.call("GET", "/v1/admin/placements/cancel_flow", "marketing")
+        stored = json.loads(body)
+        check(status == 200 and stored["offerIds"] == ["demo_winback", "winback_e2e"] and stored["description"] == "Shown when a subscriber taps Cancel",
+              f"the service keeps the order and description ({status} {body[:300]!r})")
+        status, answer = sign_by_placement("lapsed-004")
+        check(status == 200 and answer.get("offerId") == "demo_winback", f"the app gets the first offer ({status} {answer})")
+        # Reordered: winback_e2e first, saved, shown in the history as the order before and after.
+        c.click("[aria-label='Move winback_e2e up']")
+        c.click_text("button", "Save changes")
+        c.wait_text(".history", "Changed · version 2")
+        rows = history_rows(c.all(".history-item")[0])
+        check(rows == [["Offers", "1. demo_winback, 2. winback_e2e", "1. winback_e2e, 2. demo_winback"]],
+              f"the history shows the order before and after ({rows})")
+        check("marketing" in c.all(".history-head")[0].text, "the history names who changed it")
+        check(shown_order() == ["winback_e2e", "demo_winback"], f"the new order is read back ({shown_order()})")
+        status, answer = sign_by_placement("lapsed-004")
+        check(status == 200 and answer.get("offerId") == "winback_e2e", f"the app now gets the offer moved first ({status} {answer})")
+        c.shot("29-placement-editor", at="#history-title")
+        c.open("#/placements")
+        row = c.wait_text("main tbody tr", "cancel_flow")
+        items = [li.text for li in row.find_elements(By.CSS_SELECTOR, ".order-inline li")]
+        check(items == ["winback_e2e", "demo_winback"], f"the list shows the offers in order ({items})")
+        text = row.get_attribute("textContent")
+        check("Shown when a subscriber taps Cancel" in text and "enabled" in text, f"the list shows the description and state ({text!r})")
+        c.shot("30-placements-list")
+        # Markup in an offer ID and in a description stays text, in the editor, its plain words, the history and the list.
+        probe = '<img src=x onerror="window.__xss=1">'
+        c.open("#/placements/edit/cancel_flow")
+        c.wait("#f-offerIds-add")
+        Select(c.find("#f-offerIds-add")).select_by_value(XSS_OFFER)
+        c.click_text("button", "Add")
+        c.type("#f-description", "Cancel flow " + probe)
+        c.click_text("button", "Save changes")
+        c.wait_text(".history", "Changed · version 3")
+        for fragment in ("#/placements/edit/cancel_flow", "#/placements"):
+            c.open(fragment)
+            c.wait_text("main", XSS_OFFER)
+            c.wait_text("main", probe)
+            check(c.driver.execute_script("return window.__xss") is None and not c.all("main img") and not c.all("main b") and not c.all("main i"),
+                  f"no markup became elements on {fragment}")
+            text = c.main_text()
+            check(XSS_OFFER in text and probe in text, f"the markup is shown as text, every character, on {fragment}")
+        c.open("#/placements/edit/cancel_flow")
+        c.wait_text(".history", "version 3")
+        c.click_text("button", "Disable placement")
+        c.wait_text(".page-head .badge", "disabled")
+        c.wait_text(".history", "Disabled · version 4")
+        c.wait_text("#placement-plain", "The placement is disabled")
+        status, answer = sign_by_placement("lapsed-004")
+        check(status == 404 and answer.get("code") == "placement_not_found", f"a disabled placement signs nothing ({status} {answer})")
+        c.sign_out()
+
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
             disable_and_enable, user_lookup, consent_rescinded, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
             retention_rules, retention_messaging, introductory_rules, audit_sources_and_formats, outcomes_and_holdout, audit_redemptions,
-            audit_account_links]
+            audit_account_links, placements]
 
 
 def main():

@@ -13,6 +13,8 @@ import { renderRuleEditor } from './view-rule-editor.js';
 import { RETENTION } from './retention-fields.js';
 import { INTRODUCTORY } from './introductory-fields.js';
 import { appendRetentionMessaging } from './view-retention-messaging.js';
+import { renderPlacements } from './view-placements.js';
+import { renderPlacementEditor } from './view-placement-editor.js';
 
 /** Pages, who may see them (admin sees all), how they render, and their editor (`#/page/new`, `#/page/edit/id`). */
 const PAGES = [
@@ -26,6 +28,8 @@ const PAGES = [
     },
     edit: (main, context, id) => renderRuleEditor(main, { ...context, kind, ruleId: id }),
   })),
+  { id: 'placements', label: 'Placements', roles: ['marketing'], render: renderPlacements,
+    edit: (main, context, id) => renderPlacementEditor(main, { ...context, placementId: id }) },
   { id: 'activity', label: 'Activity', roles: ['marketing', 'auditor'], render: renderActivity },
   { id: 'users', label: 'Users', roles: ['marketing'], render: renderUsers },
   { id: 'audit', label: 'Audit', roles: ['auditor'], render: renderAudit },

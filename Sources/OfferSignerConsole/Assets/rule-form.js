@@ -244,7 +244,7 @@ export function showErrors(form, summary, messages, title, schema) {
       return h('li', null, h('a', { href: `#${id}`, onclick: event => {
         event.preventDefault();
         const target = form.querySelector(`#${id}`);
-        (target.matches('fieldset') ? target.querySelector('input') : target)?.focus();
+        (target.matches('fieldset') ? target.querySelector('input, select, button:not(:disabled)') : target)?.focus();
       } }, humanize(message, schema)));
     }
     return h('li', null, humanize(message, schema));
@@ -263,6 +263,7 @@ export function displayValue(spec, value) {
     case 'bool': return value ? 'yes' : 'no';
     case 'datetime': return dateTime(value);
     case 'list': return value.join(', ');
+    case 'order': return value.map((item, index) => `${index + 1}. ${item}`).join(', ');
     case 'multi': return value.map(v => spec.options.find(([o]) => o === v)?.[1] || String(v)).join(', ');
     case 'choice':
     case 'radio': return spec.options.find(([o]) => o === value)?.[1] || String(value);
