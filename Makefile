@@ -1,7 +1,8 @@
 # offer-signer — the two commands of the README, and the benchmark.
 #   make run    release build, then the service on 127.0.0.1:8080 (SQLite, development key, demo offer)
-#   make test   the whole test suite, the contract test (schemathesis against the service),
-#               then the console's end-to-end scenarios in headless Chromium
+#   make test   the alert rules' promtool tests, the whole test suite, the contract test
+#               (schemathesis against the service), then the console's end-to-end scenarios
+#               in headless Chromium
 #   make bench  the benchmark (see bench/README.md); make bench-ha the high-availability figures
 #   make image-check  the Dockerfile's runtime stage built and run without Docker (root, network)
 
@@ -32,7 +33,14 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps contract-deps console-test-deps
+# Every Debian package `make test` needs, in one apt-get run: a fresh CI machine pays for one
+# `apt-get update`, not one per list.
+.PHONY: test-deps
+test-deps:
+	@$(call install_missing,$(DEBIAN_PACKAGES) $(CONTRACT_PACKAGES) $(CONSOLE_TEST_PACKAGES) $(ALERT_RULES_PACKAGES))
+
+test: test-deps deps contract-deps console-test-deps alert-rules-deps
+	$(MAKE) alert-rules-test
 	$(SWIFT) test
 	SCHEMATHESIS=$(CONTRACT_VENV)/bin/schemathesis bash Tests/contract/run-schemathesis.sh
 	$(MAKE) console-test
@@ -41,6 +49,17 @@ test: deps contract-deps console-test-deps
 console-test: console-test-deps
 	$(SWIFT) build --product offer-signer
 	/usr/bin/python3 Tests/Console/e2e.py --binary .build/debug/offer-signer
+
+# The alert rules (deploy/prometheus, README "Operating"): promtool (Debian's prometheus package
+# provides it) checks them and runs their unit tests, each alert firing and not firing.
+ALERT_RULES_PACKAGES := prometheus
+.PHONY: alert-rules-deps alert-rules-test
+alert-rules-deps:
+	@$(call install_missing,$(ALERT_RULES_PACKAGES))
+
+alert-rules-test: alert-rules-deps
+	promtool check rules deploy/prometheus/recording.yaml deploy/prometheus/alerts.yaml
+	promtool test rules deploy/prometheus/tests/*.yaml
 
 # The contract test's schemathesis (Tests/contract), pinned, in its own virtual environment;
 # installed when missing or at another version.

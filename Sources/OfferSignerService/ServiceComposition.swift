@@ -36,6 +36,9 @@ public struct ServiceComposition: Sendable {
                 retentionMaxAge: Int = RetentionResponder.defaultMaxRequestAge, messageStates: RetentionMessageStates? = nil,
                 clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         metrics.observe(stores.availability)
+        metrics.observe(trustedRoots: verification.trustedRoots)
+        let signingKeys = SigningKeyReadiness(keyRing: keyRing)
+        metrics.observe(signingKeys)
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
                                  unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser, holdouts: stores.outcomes,
@@ -65,15 +68,14 @@ public struct ServiceComposition: Sendable {
             RuleAdminHandler.introductoryOffer(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock),
             RuleAdminHandler.placement(keyRing: keyRing, rules: stores.rules, offers: stores.offers, clock: clock),
             NotificationHandler(ingestor: ingestor, history: stores.history, rateLimits: rateLimits, metrics: metrics, logger: logger),
-            RetentionHandler(responder: retention, rateLimits: rateLimits, logger: logger),
+            RetentionHandler(responder: retention, rateLimits: rateLimits, metrics: metrics, logger: logger),
             AuditHandler(keyRing: keyRing, signatures: stores.signatures, offers: stores.offers, checkpoints: stores.checkpoints,
-                         checkpointer: checkpointer, integrityRuns: integrityRuns),
+                         checkpointer: checkpointer, integrityRuns: integrityRuns, metrics: metrics),
             StatsHandler(keyRing: keyRing, offers: stores.offers, activity: activity, clock: clock),
             OutcomesHandler(keyRing: keyRing, offers: stores.offers, appStore: verification,
                             outcomes: OfferOutcomes(offers: stores.offers, history: stores.history, outcomes: stores.outcomes),
                             store: stores.outcomes, clock: clock),
-            OperationsHandler(keyRing: keyRing, signatures: stores.signatures, metrics: metrics,
-                              signingKeys: SigningKeyReadiness(keyRing: keyRing)),
+            OperationsHandler(keyRing: keyRing, signatures: stores.signatures, metrics: metrics, signingKeys: signingKeys),
             CallerHandler(keyRing: keyRing, appStore: verification),
             ConsentHandler(consents: stores.consents, clearing: ConsentClearing(consents: stores.consents, clock: clock)),
             AppAccountTokenLinkHandler(links: stores.links),

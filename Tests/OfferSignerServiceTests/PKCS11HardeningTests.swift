@@ -92,7 +92,7 @@ struct PKCS11HardeningTests {
         #expect(same.status == 0, "\(same.output)\(same.errors)")
     }
 
-    @Test("a token taken out of SoftHSM2 and put back: /readyz 503 and 503 signing_key_unavailable while it is out, SIGHUP refused; back in, it is found again without a restart (ready, signing, SIGHUP accepted)")
+    @Test("a token taken out of SoftHSM2 and put back: /readyz 503, offer_signer_signing_keys_unavailable 1 and 503 signing_key_unavailable while it is out, SIGHUP refused; back in, it is found again without a restart (ready, signing, SIGHUP accepted)")
     func tokenTakenOutAndPutBack() throws {
         let env = try TestEnvironment()
         let dev = env.folder.appendingPathComponent("dev")
@@ -123,6 +123,10 @@ struct PKCS11HardeningTests {
         // Out: not ready (the probe cannot sign), signing refused with 503, a reload refused.
         #expect(Self.waitFor(60) { ready().status == 503 }, "readyz stays ready while the key cannot sign: \(ready().body)")
         #expect(ready().json["keys"] as? String == "unavailable", "\(ready().body)")
+        func unavailableKeys() -> String? {
+            AlertMetricsTests.sample(TestHTTP.send(port: serve.port, "GET", "/metrics").body, "offer_signer_signing_keys_unavailable")
+        }
+        #expect(unavailableKeys() == "1", "the alert's gauge does not show the key")
         let refused = sign("while-out")
         #expect(refused.status == 503 && refused.json["code"] as? String == "signing_key_unavailable", "\(refused.body)")
         kill(serve.pid, SIGHUP)
@@ -131,6 +135,7 @@ struct PKCS11HardeningTests {
         // Back in: found again by the running service (the module scans its tokens again).
         try FileManager.default.moveItem(at: away, to: tokens.appendingPathComponent(token))
         #expect(Self.waitFor(60) { ready().status == 200 }, "the token put back is never seen again: \(ready().body)")
+        #expect(unavailableKeys() == "0")
         let resumed = sign("after")
         #expect(resumed.status == 200, "\(resumed.body)")
         kill(serve.pid, SIGHUP)

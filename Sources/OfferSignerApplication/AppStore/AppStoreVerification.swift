@@ -52,6 +52,9 @@ public final class AppStoreVerification: Sendable {
         return roots
     }
 
+    /// The root certificates trusted for App Store signed data (the settings' or Apple Root CA - G3).
+    public var trustedRoots: [X509Certificate] { roots }
+
     /// The environments whose signed data is accepted (`Production`, `Sandbox`), as the settings name them.
     public var acceptedEnvironments: Set<String> { environments }
 

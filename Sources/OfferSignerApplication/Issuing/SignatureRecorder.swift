@@ -107,6 +107,7 @@ struct SignatureRecorder: Sendable {
                         "reason": .string(mismatch.description)])
             return .chainRegressed(mismatch)
         case .endMismatch(let mismatch):
+            metrics.recordChainIntegrityFailure(.append)
             logger.log(.error, "SIGNATURE LOG TAMPERED: it does not end where its last commit recorded it; "
                        + "no signature is issued until an operator restores it from a backup or runs "
                        + "`offer-signer audit accept-truncation` (see README, Audits)",

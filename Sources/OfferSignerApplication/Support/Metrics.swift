@@ -58,6 +58,27 @@ public final class Metrics: Sendable {
     private let links = Mutex<[String: Int]>([:])
     /// Signing requests refused with `chain_regressed`.
     private let chainRegressed = Atomic<Int>(0)
+    /// Integrity failures of the signature log's chain other than `chain_regressed`, by where they were found.
+    private let chainIntegrityFailures = Mutex<[ChainIntegrityCheck: Int]>([:])
+    /// The time each answer to the App Store's Retention Messaging requests took (rare next to signing: one lock).
+    private let retentionAnswers = Mutex(LatencyHistogram(bounds: Metrics.retentionBucketBounds))
+    /// The active keys' readiness (set once the keys are loaded).
+    private let signingKeys = Mutex<SigningKeyReadiness?>(nil)
+    /// The root certificates trusted for App Store signed data (set once they are loaded).
+    private let trustedRoots = Mutex<[X509Certificate]>([])
+
+    /// Upper bounds of the Retention Messaging answer histogram, in seconds: 0.7 is the time
+    /// Apple waits for an answer before it shows its default message.
+    static let retentionBucketBounds: [Double] = [0.05, 0.1, 0.25, 0.5, 0.7, 1, 2.5, 5]
+
+    /// Where the signature log's chain was found broken.
+    package enum ChainIntegrityCheck: String, CaseIterable, Sendable {
+        /// An append was refused: the log does not end where its last commit recorded it
+        /// (`SIGNATURE LOG TAMPERED`), other than going backwards (`chain_regressed`, counted apart).
+        case append
+        /// An integrity walk (`GET /v1/audit/integrity`) found the chain, a checkpoint or a signature bad.
+        case walk
+    }
 
     /// - Parameter logStream: the stream the service logs to (standard error).
     public init(logStream: LogStream = .standardError) {
@@ -67,6 +88,16 @@ public final class Metrics: Sendable {
     /// Counts, from now on, the calls that found `availability`'s database unavailable.
     package func observe(_ availability: DatabaseAvailability) {
         database.withLock { $0 = availability }
+    }
+
+    /// Reports, from now on, how many active keys cannot sign (`offer_signer_signing_keys_unavailable`).
+    package func observe(_ readiness: SigningKeyReadiness) {
+        signingKeys.withLock { $0 = readiness }
+    }
+
+    /// Reports, from now on, when each of `roots` (the roots trusted for App Store signed data) expires.
+    package func observe(trustedRoots roots: [X509Certificate]) {
+        trustedRoots.withLock { $0 = roots }
     }
 
     /// Methods counted by name; any other is counted as `other`, so clients cannot grow the table.
@@ -108,6 +139,16 @@ public final class Metrics: Sendable {
         chainRegressed.add(1, ordering: .relaxed)
     }
 
+    /// Counts an integrity failure of the signature log's chain found by `check`.
+    package func recordChainIntegrityFailure(_ check: ChainIntegrityCheck) {
+        chainIntegrityFailures.withLock { $0[check, default: 0] += 1 }
+    }
+
+    /// Counts an answer to the App Store's Retention Messaging request that took `seconds`.
+    package func recordRetentionAnswer(seconds: Double) {
+        retentionAnswers.withLock { $0.record(seconds) }
+    }
+
     /// The Prometheus exposition text.
     public func render() -> String {
         let counts = shards.map { shard in shard.counts.withLock { $0 } }.reduce(into: Counts()) { total, part in total.add(part) }
@@ -147,6 +188,31 @@ public final class Metrics: Sendable {
         let links = self.links.withLock { $0 }
         for outcome in ["linked", "refused", "failed", "dropped"] {
             out += "offer_signer_app_account_token_links_total{outcome=\"\(outcome)\"} \(links[outcome] ?? 0)\n"
+        }
+        out += health()
+        return out
+    }
+
+    /// The families the alert rules (deploy/prometheus) watch beside the counts above: chain
+    /// integrity failures (every check, zeros included), Retention Messaging answer times, the
+    /// active keys that cannot sign, and when each trusted root expires.
+    private func health() -> String {
+        var out = family("offer_signer_chain_integrity_failures_total",
+                         "Integrity failures of the signature log's chain other than chain_regressed, by check: append (an append refused, the log does not end where its last commit recorded it), walk (an integrity walk found it broken).")
+        let failures = chainIntegrityFailures.withLock { $0 }
+        for check in ChainIntegrityCheck.allCases {
+            out += "offer_signer_chain_integrity_failures_total{check=\"\(check.rawValue)\"} \(failures[check] ?? 0)\n"
+        }
+        out += family("offer_signer_retention_answer_duration_seconds",
+                      "Time to answer the App Store's Retention Messaging request (Apple waits 700 ms).", type: "histogram")
+        out += retentionAnswers.withLock { $0 }.samples("offer_signer_retention_answer_duration_seconds")
+        out += family("offer_signer_signing_keys_unavailable",
+                      "Active signing keys that cannot sign now (a key in a hardware module whose test signature failed).", type: "gauge")
+        out += "offer_signer_signing_keys_unavailable \(signingKeys.withLock { $0 }?.unavailableKeys().count ?? 0)\n"
+        out += family("offer_signer_trusted_root_not_after_timestamp_seconds",
+                      "When each root certificate trusted for App Store signed data expires, in seconds since 1970.", type: "gauge")
+        for root in trustedRoots.withLock({ $0 }) {
+            out += "offer_signer_trusted_root_not_after_timestamp_seconds{subject=\"\(escape(root.subject))\"} \(Int64(root.notAfter.timeIntervalSince1970))\n"
         }
         return out
     }

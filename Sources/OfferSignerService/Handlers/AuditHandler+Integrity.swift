@@ -8,7 +8,8 @@ extension AuditHandler {
     /// `GET /v1/audit/integrity[?signatures=true]`: walks the hash chain, holds it to the newest
     /// stored checkpoint and the newest this process signed (when an audit key is configured),
     /// and with `signatures=true` checks every record's signature against the app's keys. At
-    /// most `integrityRuns.limit` walks run at once; more are answered 503 at once.
+    /// most `integrityRuns.limit` walks run at once; more are answered 503 at once. A walk that
+    /// finds the log not intact is counted (`offer_signer_chain_integrity_failures_total{check="walk"}`).
     func integrity(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         let checkSignatures = try Self.flag(request.query, "signatures")
         let gate = integrityRuns
@@ -26,6 +27,7 @@ extension AuditHandler {
         let checkpoints = auditKeys.isEmpty ? [] : [try checkpoints?.latest(), checkpointer?.latest].compactMap { $0 }
         let check = IntegrityCheck(checkpoints: checkpoints, auditKeys: auditKeys, signatureKeys: checkSignatures ? configuration : nil)
         let outcome = try check.run(signatures)
+        if !outcome.report.ok { metrics.recordChainIntegrityFailure(.walk) }
         return try HTTPResponse.json(IntegrityResponse(outcome: outcome, checkpointsChecked: !auditKeys.isEmpty))
     }
 

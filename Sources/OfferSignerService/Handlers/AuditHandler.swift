@@ -14,6 +14,8 @@ struct AuditHandler {
     let checkpointer: AuditCheckpointer?
     /// Bounds the integrity walks running at once.
     let integrityRuns: ConcurrencyGate
+    /// Counts the integrity walks that found the chain broken.
+    let metrics: Metrics
 
     /// `GET /v1/audit/signatures`: filtered, cursor-paged, JSON or (with `Accept: text/csv`) CSV.
     func signatures(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {

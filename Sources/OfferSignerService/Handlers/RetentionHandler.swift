@@ -6,13 +6,20 @@ import OfferSignerStore
 
 /// `POST /v1/retention/appstore`: the App Store's Retention Messaging real-time request (Get
 /// Retention Message). No API token: the signed payload is the credential, verified like a
-/// notification. Answers Apple's `RealtimeResponseBody`.
+/// notification. Answers Apple's `RealtimeResponseBody`. The time each answer takes, refusals
+/// included, is counted in `offer_signer_retention_answer_duration_seconds` (Apple waits 700 ms).
 struct RetentionHandler {
     let responder: RetentionResponder
     let rateLimits: RateLimits
+    let metrics: Metrics
     let logger: Logger
 
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
+        let started = ContinuousClock.now
+        defer {
+            let elapsed = (ContinuousClock.now - started).components
+            metrics.recordRetentionAnswer(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        }
         let signedPayload = try SignedPayloadBody.read(request, rateLimits: rateLimits, what: "App Store requests from this address")
         let answer: RetentionAnswer
         do {
