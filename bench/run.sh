@@ -669,3 +669,9 @@ echo
 cat "$RESULTS"
 echo
 echo "written to ${RESULTS#$ROOT/}"
+
+# ---------------------------------------------------------------- experiments (issue 35)
+if [ "${BENCH_EXPERIMENTS:-1}" = 1 ]; then
+    say "experiments: placement inside an experiment against sign; the report over ${BENCH_ASSIGNED:-1000000} assigned users"
+    BENCH_BIN=$BIN bash "$BENCH/experiments.sh" | tee -a "$RESULTS"
+fi

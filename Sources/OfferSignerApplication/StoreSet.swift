@@ -20,12 +20,15 @@ public struct StoreSet: Sendable {
     public let availability: DatabaseAvailability
     /// Subscriptions linked to app account tokens at Apple (nil: not kept, e.g. in tests that do not need it).
     public let links: (any AppAccountTokenLinkStore)?
+    /// Offer experiments and assignments (nil: experiments are not kept, e.g. in tests that do not need them).
+    public let experiments: (any ExperimentStore)?
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
                 retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore,
                 outcomes: any OutcomeStore, availability: DatabaseAvailability = DatabaseAvailability(),
-                links: (any AppAccountTokenLinkStore)? = nil) {
+                links: (any AppAccountTokenLinkStore)? = nil, experiments: (any ExperimentStore)? = nil) {
         self.links = links
+        self.experiments = experiments
         self.availability = availability
         self.consents = consents
         self.offers = offers
@@ -42,6 +45,6 @@ public struct StoreSet: Sendable {
         self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
                   retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints,
                   consents: stores.consents, outcomes: stores.outcomes, availability: stores.availability,
-                  links: stores.links)
+                  links: stores.links, experiments: stores.experiments)
     }
 }

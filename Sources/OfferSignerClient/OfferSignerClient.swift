@@ -63,9 +63,12 @@ public struct OfferSignerClient: Sendable {
     /// `cancel_flow`, configured by marketing with its offers in priority order): the service
     /// picks the first offer the customer is eligible for and signs it
     /// (`POST /v1/offers/placement`). The offer's ``SignedPromotionalOffer/offerID`` says which.
+    /// While an experiment runs on the placement, the customer's arm picks the offer, and the
+    /// answer names the experiment and the arm.
     /// - Parameters: as for ``promotionalOffer(productID:offerID:userID:proof:format:transactionID:environment:bundleID:)``.
     /// - Throws: ``OfferSignerError`` as that call does; `notEligible` with the reasons of every
-    ///   offer of the placement; `notFound` for a placement the app does not have (or has disabled).
+    ///   offer of the placement (or of the customer's arm); `experimentControl` when the
+    ///   customer's arm shows no offer; `notFound` for a placement the app does not have (or has disabled).
     public func offer(forPlacement placement: String, productID: String, userID: String, proof: CustomerProof? = nil,
                       format: PromotionalOfferFormat = .legacy, transactionID: String? = nil, environment: AppStoreEnvironment? = nil,
                       bundleID: String? = nil) async throws(OfferSignerError) -> PlacedPromotionalOffer {
@@ -76,7 +79,8 @@ public struct OfferSignerClient: Sendable {
             environment: environment?.rawValue))
         let data = try await sender.send("POST", path: ["v1", "offers", "placement"], body: body)
         let placed = try WireFormat.decode(WireFormat.PlacementResponse.self, from: data)
-        return PlacedPromotionalOffer(placement: placed.placement, offer: try WireFormat.decode(WireFormat.SignResponse.self, from: data).offer())
+        return PlacedPromotionalOffer(placement: placed.placement, offer: try WireFormat.decode(WireFormat.SignResponse.self, from: data).offer(),
+                                      experimentID: placed.experimentId, armID: placed.armId)
     }
 
     /// Asks the service to decide and sign whether the customer gets `productID`'s introductory

@@ -6,6 +6,9 @@ public enum OfferSignerError: Error, Sendable, Equatable {
     /// `403 not_eligible`: the customer does not meet the offer's rules; one reason per failed
     /// criterion. Show "This offer is not available for your account".
     case notEligible(reasons: [EligibilityReason], detail: String)
+    /// `403 experiment_control`: the customer is in an arm of the experiment running on the
+    /// placement that shows no offer (a no-offer control). Show the moment without an offer.
+    case experimentControl(experimentID: String, armID: String, detail: String)
     /// `403 proof_required`: the API key is shipped in apps and the request carried no
     /// `signedTransaction` (see ``CustomerProof``). A programming error in the app.
     case proofRequired(detail: String)

@@ -7,6 +7,9 @@ struct ProblemDocument: Decodable {
     let title: String?
     let reasons: [EligibilityReason]?
     let errors: [String]?
+    /// An answer about an experiment's arm names the experiment and the arm.
+    let experimentId: String?
+    let armId: String?
 
     /// `body` decoded, or `nil` when it is not a problem document.
     static func decode(_ body: Data) -> ProblemDocument? {

@@ -91,6 +91,8 @@ struct RequestSender: Sendable {
             return .unavailable(retryAfter: retryAfter, detail: detail)
         case (_, "not_eligible"):
             throw .notEligible(reasons: problem?.reasons ?? [], detail: detail)
+        case (_, "experiment_control"):
+            throw .experimentControl(experimentID: problem?.experimentId ?? "", armID: problem?.armId ?? "", detail: detail)
         case (_, "proof_required"):
             throw .proofRequired(detail: detail)
         case (_, "proof_mismatch"):

@@ -37,6 +37,8 @@ enum WireFormat {
     /// What `POST /v1/offers/placement`'s answer adds to the sign answer.
     struct PlacementResponse: Decodable {
         let placement: String
+        let experimentId: String?
+        let armId: String?
     }
 
     /// `POST /v1/offers/introductory-eligibility`'s body: `productId` for one product,

@@ -52,9 +52,10 @@ public struct ServiceComposition: Sendable {
             UnmatchedRedemptionReport.attach(to: tracking, metrics: metrics, logger: logger)
         }
         let ingestor = HistoryIngestor(verification: verification, history: stores.history, clock: clock)
-        let groups: [any RouteGroup] = [
+        var groups: [any RouteGroup] = [
             SignHandler(issuer: issuer, rateLimits: rateLimits),
-            PlacementSignHandler(issuer: PlacementIssuer(issuer: issuer, rules: stores.rules), rateLimits: rateLimits),
+            PlacementSignHandler(issuer: PlacementIssuer(issuer: issuer, rules: stores.rules, experiments: stores.experiments, metrics: metrics),
+                                 rateLimits: rateLimits),
             IntroductoryEligibilityHandler(issuer: issuer, rateLimits: rateLimits),
             UserHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, outcomes: stores.outcomes,
                         consent: ConsentCheck(consents: stores.consents), appStore: verification, clock: clock),
@@ -81,6 +82,13 @@ public struct ServiceComposition: Sendable {
             AppAccountTokenLinkHandler(links: stores.links),
             ConsoleHandler(),
         ]
+        if let experiments = stores.experiments {
+            groups.append(ExperimentAdminHandler(keyRing: keyRing, admin: ExperimentAdmin(experiments: experiments, offers: stores.offers,
+                                                                                          clock: clock),
+                                                 experiments: experiments))
+            groups.append(ExperimentStatsHandler(keyRing: keyRing, appStore: verification,
+                                                 reporting: ExperimentReporting(experiments: experiments, clock: clock)))
+        }
         self.issuer = issuer
         self.linker = linker
         self.retention = retention

@@ -19,6 +19,8 @@ public final class Stores: Sendable {
     public let activity: any OfferActivityStore
     /// Retention and introductory-offer rules with their changes.
     public let rules: any RuleStore
+    /// Offer experiments and users' assignments to their arms.
+    public let experiments: any ExperimentStore
     /// Answered Retention Messaging requests, by the App Store's request identifier.
     public let retentionRequests: any RetentionRequestStore
     /// Consent rescinded (`RESCIND_CONSENT`) and cleared, per app download.
@@ -46,12 +48,14 @@ public final class Stores: Sendable {
     private init(location: DatabaseLocation, offers: any OfferStore, signatures: any RepairableSignatureLog,
                  history: OutcomeTrackingHistoryStore, checkpoints: any CheckpointStore, sync: any AppStoreSyncStore,
                  activity: any OfferActivityStore, rules: any RuleStore, retentionRequests: any RetentionRequestStore,
-                 consents: any ConsentStore, links: any AppAccountTokenLinkStore, schemaVersion: Int, engine: Engine,
+                 consents: any ConsentStore, links: any AppAccountTokenLinkStore, experiments: any ExperimentStore,
+                 schemaVersion: Int, engine: Engine,
                  close: @escaping @Sendable () -> Void) {
         self.engine = engine
         self.consents = consents
         self.links = links
         self.rules = rules
+        self.experiments = experiments
         self.retentionRequests = retentionRequests
         self.sync = sync
         self.activity = activity
@@ -87,6 +91,7 @@ public final class Stores: Sendable {
                           sync: SQLiteAppStoreSyncStore(database: database), activity: SQLiteOfferActivityStore(database: database),
                           rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequests,
                           consents: SQLConsentStore(database: database), links: SQLAppAccountTokenLinkStore(database: database),
+                          experiments: SQLExperimentStore(database: database),
                           schemaVersion: version,
                           engine: .sqlite(database)) {
                 signatures.close()
@@ -105,6 +110,7 @@ public final class Stores: Sendable {
                           sync: PostgreSQLAppStoreSyncStore(database: database), activity: PostgreSQLOfferActivityStore(database: database),
                           rules: PostgreSQLRuleStore(database: database), retentionRequests: retentionRequests,
                           consents: SQLConsentStore(database: database), links: SQLAppAccountTokenLinkStore(database: database),
+                          experiments: SQLExperimentStore(database: database),
                           schemaVersion: try database.schemaVersion(),
                           engine: .postgreSQL(database)) {
                 offers.close()

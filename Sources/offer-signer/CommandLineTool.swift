@@ -52,12 +52,15 @@ enum CommandLineTool {
       outcomes report --bundle-id ID --offer-id ID [--from T] [--to T] [--environment ENV] [--format json|csv]
                               What became of an offer's signatures and redemptions, and its holdout.
       outcomes rebuild        Derive every redemption and its match again from the history and the log.
+      experiments report --experiment-id ID [--bundle-id ID] [--environment ENV] [--format json|csv]
+                              An experiment's arms, each against the control with its always-valid
+                              confidence sequence, the sample-ratio check and the verdict.
       db migrate              Bring the database to this build's schema (serve does it at start).
       db copy --from PATH_OR_URL --to PATH_OR_URL
                               Copy a whole deployment between SQLite and PostgreSQL into an empty
                               database, then verify its chain.
 
-    offers, history, appstore, retention, audit, consent and outcomes take the options of serve (--database, --keys,
+    offers, history, appstore, retention, audit, consent, outcomes and experiments take the options of serve (--database, --keys,
     --apple-roots, --environments) and the same OFFER_SIGNER_* variables; they refuse a
     database that does not exist (exit 2) and never create one.
 
@@ -81,6 +84,7 @@ enum CommandLineTool {
         case "db": return DatabaseCommand.run(rest)
         case "consent": return ConsentCommand.run(rest)
         case "outcomes": return OutcomesCommand.run(rest)
+        case "experiments": return ExperimentsCommand.run(rest)
         case "retention": return RetentionCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)

@@ -202,6 +202,30 @@ struct OfferSignerClientTests {
         #expect(detail.contains("nowhere"))
     }
 
+    @Test("inside an experiment the placement's offer is the customer's arm's, named with the experiment; a no-offer arm is experimentControl")
+    func placementExperiment() async throws {
+        let service = try SignerService()
+        try service.putOffer("winback")
+        try service.putOffer("half")
+        try service.putPlacement("cancel_flow", offerIds: ["winback"])
+        try service.startExperiment("exp1", placement: "cancel_flow", arms: [("control", nil, 0), ("half", "half", 1)])
+        let placed = try await Self.client(service).offer(forPlacement: "cancel_flow", productID: Self.product, userID: Self.user)
+        #expect(placed.placement == "cancel_flow" && placed.offer.offerID == "half")
+        #expect(placed.experimentID == "exp1" && placed.armID == "half")
+        #expect(SignatureCheck.legacyIsValid(placed.offer, key: try service.publicKey(placed.offer.keyID)))
+
+        try service.putPlacement("paywall", offerIds: ["winback"])
+        try service.startExperiment("exp2", placement: "paywall", arms: [("control", nil, 1), ("half", "half", 0)])
+        let error = await Self.refusal { () async throws(OfferSignerError) in
+            try await Self.client(service).offer(forPlacement: "paywall", productID: Self.product, userID: Self.user)
+        }
+        guard case .experimentControl(let experimentID, let armID, _)? = error else {
+            Issue.record("not experimentControl: \(String(describing: error))")
+            return
+        }
+        #expect(experimentID == "exp2" && armID == "control")
+    }
+
     @Test("403 not_eligible is notEligible with every failed criterion")
     func notEligible() async throws {
         let service = try SignerService()

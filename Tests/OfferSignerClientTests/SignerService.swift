@@ -138,6 +138,18 @@ final class SignerService {
         guard answer.status == 200 || answer.status == 201 else { throw SetupFailed(what: "PUT placement \(placementId)", answer: answer.body) }
     }
 
+    /// Creates experiment `experimentId` on `placement` with `arms` (`[armId, offerId or nil, weight]`) and starts it.
+    func startExperiment(_ experimentId: String, placement: String, arms: [(String, String?, Double)]) throws {
+        let body = TestSignedData.json([
+            "bundleId": Self.bundleId, "placement": placement, "metric": "retained", "horizonDays": 30,
+            "arms": arms.map { ["armId": $0.0, "offerId": $0.1 as Any? ?? NSNull(), "weight": $0.2] as [String: Any] },
+        ] as [String: Any])
+        let created = setup("PUT", "/v1/admin/experiments/\(experimentId)", token: Self.adminToken, body: body)
+        guard created.status == 201 else { throw SetupFailed(what: "PUT experiment \(experimentId)", answer: created.body) }
+        let started = setup("POST", "/v1/admin/experiments/\(experimentId)/start?bundleId=\(Self.bundleId)", token: Self.adminToken)
+        guard started.status == 200 else { throw SetupFailed(what: "start experiment \(experimentId)", answer: started.body) }
+    }
+
     /// Delivers a signed App Store Server Notification.
     func notify(_ signedPayload: String) throws {
         let answer = setup("POST", "/v1/notifications/appstore", body: TestSignedData.json(["signedPayload": signedPayload]))

@@ -52,6 +52,13 @@ struct RoleTableTests {
         ("PUT", "/v1/admin/placements/pl1", [.marketing, .admin]),
         ("DELETE", "/v1/admin/placements/pl1", [.marketing, .admin]),
         ("GET", "/v1/admin/placements/pl1/changes", [.marketing, .admin]),
+        ("GET", "/v1/admin/experiments", [.marketing, .admin]),
+        ("GET", "/v1/admin/experiments/ex1", [.marketing, .admin]),
+        ("PUT", "/v1/admin/experiments/ex1", [.marketing, .admin]),
+        ("DELETE", "/v1/admin/experiments/ex1", [.marketing, .admin]),
+        ("POST", "/v1/admin/experiments/ex1/start", [.marketing, .admin]),
+        ("POST", "/v1/admin/experiments/ex1/stop", [.marketing, .admin]),
+        ("GET", "/v1/admin/experiments/ex1/changes", [.marketing, .admin]),
         ("POST", "/v1/notifications/appstore", nil),
         ("POST", "/v1/retention/appstore", nil),
         ("GET", "/v1/audit/signatures", [.auditor, .admin]),
@@ -63,12 +70,14 @@ struct RoleTableTests {
         ("GET", "/v1/audit/retention-rule-changes", [.auditor, .admin]),
         ("GET", "/v1/audit/introductory-offer-rule-changes", [.auditor, .admin]),
         ("GET", "/v1/audit/placement-changes", [.auditor, .admin]),
+        ("GET", "/v1/audit/experiment-changes", [.auditor, .admin]),
         ("GET", "/v1/admin/consents", [.auditor, .admin]),
         ("POST", "/v1/admin/consents/a1/clear", [.admin]),
         ("POST", "/v1/admin/consents/events/ev1/clear", [.admin]),
         ("GET", "/v1/stats/offers", [.marketing, .auditor, .admin]),
         ("GET", "/v1/stats/offers/o1", [.marketing, .auditor, .admin]),
         ("GET", "/v1/stats/offers/o1/outcomes", [.marketing, .auditor, .admin]),
+        ("GET", "/v1/stats/experiments/ex1", [.marketing, .auditor, .admin]),
         ("GET", "/v1/audit/redemptions", [.auditor, .admin]),
         ("GET", "/v1/audit/app-account-token-links", [.auditor, .admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
@@ -106,7 +115,7 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "pl1", with: "{placementId}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "ev1", with: "{eventId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}"))" })
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "pl1", with: "{placementId}").replacingOccurrences(of: "ex1", with: "{experimentId}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "ev1", with: "{eventId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 

@@ -44,6 +44,7 @@ final class TestEnvironment {
     var unknownUserLookup: UnknownUserLookup?
     /// Subscriptions linked to app account tokens at Apple.
     var links: any AppAccountTokenLinkStore
+    var experiments: any ExperimentStore
     /// The background linker (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS=on`); nil: off.
     var linker: AppAccountTokenLinker?
     /// Apple's retention message approvals, kept across requests (nil: each composition makes its own).
@@ -78,6 +79,7 @@ final class TestEnvironment {
         historyStore = SQLiteHistoryStore(database: database)
         retentionRequestStore = SQLiteRetentionRequestStore(database: database)
         links = SQLAppAccountTokenLinkStore(database: database)
+        experiments = SQLExperimentStore(database: database)
         self.now = now
         let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)
         let fixedNow = now
@@ -144,7 +146,7 @@ final class TestEnvironment {
     var composition: ServiceComposition {
         ServiceComposition(keyRing: keyRing, verification: appStore, stores: StoreSet(
             offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
-            checkpoints: checkpoints, consents: consents, outcomes: outcomes, links: links), activity: activity, checkpointer: checkpointer,
+            checkpoints: checkpoints, consents: consents, outcomes: outcomes, links: links, experiments: experiments), activity: activity, checkpointer: checkpointer,
             appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup, linker: linker, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
             messageStates: retentionMessageStates, clock: clock, metrics: metrics, logger: logger)
     }

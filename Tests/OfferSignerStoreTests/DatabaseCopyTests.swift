@@ -45,6 +45,8 @@ struct DatabaseCopyTests {
                                           offerId: "winback")
         _ = try stores.rules.put(retentionRule, by: "m", at: t0)
         _ = try stores.rules.disable(RetentionRule.self, bundleId: "com.example.app", ruleId: "save", by: "m", at: t0.addingTimeInterval(1))
+        _ = try StorageContract.ExperimentStoreContract.set(stores.experiments, .running)
+        try stores.experiments.record(StorageContract.ExperimentStoreContract.assignment("u1", arm: "half", eligible: true, signedAt: 5), previous: nil)
         _ = try stores.retentionRequests.record(AnsweredRetentionRequest(
             requestIdentifier: "0f3c5e4a-5bd8-4b6e-9d0c-1f2e3a4b5c6d", bundleId: "com.example.app", environment: .sandbox,
             originalTransactionId: "o1", productId: "pro", userLocale: "en-US", userId: "user-1", ruleId: "save", answer: .promotionalOffer,
@@ -94,9 +96,9 @@ struct DatabaseCopyTests {
         #expect(Dictionary(uniqueKeysWithValues: there.rows.map { ($0.table, $0.count) })
                 == ["offers": 1, "offer_changes": 3, "notifications": 2, "transactions": 2, "renewals": 1, "signatures": 2500,
                     "signature_log_gaps": 0, "signature_checkpoints": 1, "signature_chain_head": 1, "offer_refusals_daily": 2,
-                    "appstore_backfill": 1, "appstore_recovered_windows": 1, "managed_rules": 1, "managed_rule_changes": 2,
+                    "appstore_backfill": 1, "appstore_recovered_windows": 1, "managed_rules": 2, "managed_rule_changes": 3,
                     "retention_requests": 1, "consent_events": 2, "offer_redemptions": 1, "offer_holdouts": 1,
-                    "app_account_token_links": 1])
+                    "app_account_token_links": 1, "experiment_placements": 1, "experiment_assignments": 1])
 
         let back = try last.open()
         defer { back.close() }
@@ -133,7 +135,7 @@ struct DatabaseCopyTests {
         _ = try postgres.offers.put(rule, by: "m", at: Self.t0)
         #expect(try postgres.offers.changes(bundleId: nil, offerId: "other", afterId: 0, limit: 1).first?.id == 4)
         _ = try postgres.rules.put(RetentionRule(ruleId: "other", bundleId: "com.example.app", messageIdentifier: "m"), by: "m", at: Self.t0)
-        #expect(try postgres.rules.changes(RetentionRule.self, bundleId: nil, ruleId: "other", afterId: 0, limit: 1).first?.id == 3)
+        #expect(try postgres.rules.changes(RetentionRule.self, bundleId: nil, ruleId: "other", afterId: 0, limit: 1).first?.id == 4, "after the three copied changes (two of the retention rule, one of the experiment)")
         #expect(try postgres.signatures.verifyIntegrity().ok)
     }
 

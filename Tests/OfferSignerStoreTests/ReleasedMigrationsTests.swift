@@ -28,6 +28,7 @@ struct ReleasedMigrationsTests {
             "11 9cad4a9045649eca1d3e7332a40be2e62a8914c2abefe73ffcd479f8b7cd4e47",
             "12 0759e1e8b7febf198b9c0b0774e61c262210ef858f8863e898a166b9d95ad01f",
             "13 bebf99e4f203528db0badb5e955bb3989a065abc55a37b92c871afa6bd05f70f",
+            "14 faf4043c1230f8ca886220056e5e714574e2514dbb96ff997585fe45fa451d12",
         ])
     }
 
@@ -42,6 +43,7 @@ struct ReleasedMigrationsTests {
             "5 fb7aa28adba65ca81900cc1962ceb0fa0a81c3a1a682d910c77e036368930319",
             "6 7391548346390e6706ee3a6de783b1dc6ce1d5c063405c29213e24f95629ac24",
             "7 8c02d9eb885df25edc46a7b1f4ff05c58752eab736b2d14013fcc1d6a392d5c7",
+            "8 5c58766a6fc8bca4329d425ec6675b169730cf0585708403fe5cce2c5b148da6",
         ])
     }
 }

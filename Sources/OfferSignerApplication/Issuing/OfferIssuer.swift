@@ -74,6 +74,12 @@ public struct OfferIssuer: Sendable {
     func sign(_ request: IssueRequest, for customer: BoundCustomer, rule: OfferRule) throws(SignRefusal) -> IssuedOffer {
         let now = clock.now
         try promotional.judge(customer, rule: rule, request: request, now: now)
+        return try signJudged(request, for: customer, rule: rule, now: now)
+    }
+
+    /// Step 3 of a promotional offer the customer was judged eligible for at `now`: the
+    /// signature, returned once its record is durable.
+    func signJudged(_ request: IssueRequest, for customer: BoundCustomer, rule: OfferRule, now: Date) throws(SignRefusal) -> IssuedOffer {
         let offer = PromotionalOfferRequest(
             bundleId: customer.app.bundleId, keyIdentifier: customer.app.signer.keyIdentifier, productId: request.productId,
             offerId: rule.offerId, appAccountToken: customer.userId, nonce: recorder.nonce(at: now), timestamp: now.milliseconds,

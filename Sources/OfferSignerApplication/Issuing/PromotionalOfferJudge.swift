@@ -38,18 +38,12 @@ struct PromotionalOfferJudge: Sendable {
 
     /// Refuses with the decision's reasons unless `customer` is eligible for `rule` on
     /// `request`'s product; refuses a customer whose consent was rescinded first.
-    func judge(_ customer: BoundCustomer, rule: OfferRule, request: IssueRequest, now: Date) throws(SignRefusal) {
-        var history: UserHistory
-        do {
-            history = try eligibility.history(of: customer)
-            if history.transactions.isEmpty, request.source != .retention, let unknownUsers, let transactionId = request.transactionId,
-               unknownUsers.lookUp(bundleId: customer.app.bundleId, transactionId: transactionId) == .fetched {
-                history = try eligibility.history(of: customer)
-            }
-        } catch {
-            throw .store(error)
-        }
-        try consent.check(customer, history: history, naming: request.transactionId)
+    /// `consented`: the customer's history, already read and its consent checked (a placement
+    /// in an experiment checks consent before it assigns the arm); nil reads and checks here.
+    func judge(_ customer: BoundCustomer, rule: OfferRule, request: IssueRequest, now: Date,
+               consented: UserHistory? = nil) throws(SignRefusal) {
+        let history: UserHistory
+        if let consented { history = consented } else { history = try consentedHistory(customer, request: request) }
         let decision: EligibilityDecision
         do {
             decision = try eligibility.decide(userHistory: history, rule: rule, productId: request.productId,
@@ -63,6 +57,23 @@ struct PromotionalOfferJudge: Sendable {
             throw .notEligible(decision)
         }
         try holdOut(customer, rule: rule, now: now)
+    }
+
+    /// The customer's history (fetched first for an unknown user when a lookup is configured),
+    /// once the consent check let them through.
+    func consentedHistory(_ customer: BoundCustomer, request: IssueRequest) throws(SignRefusal) -> UserHistory {
+        var history: UserHistory
+        do {
+            history = try eligibility.history(of: customer)
+            if history.transactions.isEmpty, request.source != .retention, let unknownUsers, let transactionId = request.transactionId,
+               unknownUsers.lookUp(bundleId: customer.app.bundleId, transactionId: transactionId) == .fetched {
+                history = try eligibility.history(of: customer)
+            }
+        } catch {
+            throw .store(error)
+        }
+        try consent.check(customer, history: history, naming: request.transactionId)
+        return history
     }
 
     /// Refuses an otherwise-eligible customer who is held out of the offer (``OfferHoldout``):

@@ -16,6 +16,7 @@ public final class OfflineStores {
     public var consents: any ConsentStore { stores.consents }
     public var outcomes: any OutcomeStore { stores.outcomes }
     public var links: any AppAccountTokenLinkStore { stores.links }
+    public var experiments: any ExperimentStore { stores.experiments }
 
     public init(location: DatabaseLocation) throws(StartupError) {
         if case .sqlite(let path) = location {

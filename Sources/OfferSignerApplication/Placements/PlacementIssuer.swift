@@ -12,13 +12,22 @@ import OfferSignerStore
 /// user held out of the offer chosen gets none (the holdout then measures the offer against
 /// no offer, as it does through `POST /v1/offers/sign`); a refusal that is not about the offer
 /// (consent rescinded, quota, the log) ends the request as it would a sign request.
+///
+/// While an experiment runs on the placement, the user's arm decides instead
+/// (``ExperimentAssigner``): after binding and the consent check, before eligibility, the
+/// user is assigned (once, recorded), and only the arm's offer is judged and signed; a
+/// no-offer arm, or an arm's offer refused, signs nothing and keeps the assignment (the
+/// experiment counts assigned users: intention to treat).
 public struct PlacementIssuer: Sendable {
     let issuer: OfferIssuer
     let rules: any RuleStore
+    /// Experiments' assignments (nil: experiments are not looked up).
+    let assigner: ExperimentAssigner?
 
-    public init(issuer: OfferIssuer, rules: any RuleStore) {
+    public init(issuer: OfferIssuer, rules: any RuleStore, experiments: (any ExperimentStore)? = nil, metrics: Metrics = Metrics()) {
         self.issuer = issuer
         self.rules = rules
+        assigner = experiments.map { ExperimentAssigner(experiments: $0, metrics: metrics) }
     }
 
     /// Signs the placement's first offer `request`'s customer is eligible for, or says why none.
@@ -30,6 +39,18 @@ public struct PlacementIssuer: Sendable {
             throw .refused(error)
         }
         let placement = try enabledPlacement(request.placementId, bundleId: customer.app.bundleId)
+        if let assigner {
+            let userKey = OfferHoldout.userKey(appAccountToken: customer.userId, provenOriginalTransactionId: customer.provenSubscription)
+            let running: RunningExperiment?
+            do {
+                running = try assigner.running(bundleId: customer.app.bundleId, placementId: placement.placementId, userKey: userKey)
+            } catch {
+                throw .refused(error)
+            }
+            if let running {
+                return try issue(request, customer, placement: placement, experiment: running, userKey: userKey, assigner: assigner)
+            }
+        }
         var passedOver: [PlacementOfferDecision] = []
         for offerId in placement.offerIds {
             var offerRequest = request.offer
@@ -50,6 +71,66 @@ public struct PlacementIssuer: Sendable {
             }
         }
         throw .noEligibleOffer(placementId: placement.placementId, offers: passedOver)
+    }
+
+    /// Signs the offer of the user's arm of the experiment running on the placement, or says
+    /// why not; the assignment is recorded whatever the outcome, once consent let the user through.
+    private func issue(_ request: PlacementRequest, _ customer: BoundCustomer, placement: Placement, experiment running: RunningExperiment,
+                       userKey: String, assigner: ExperimentAssigner) throws(PlacementRefusal) -> PlacedOffer {
+        var offerRequest = request.offer
+        let history: UserHistory
+        do {
+            history = try issuer.promotional.consentedHistory(customer, request: offerRequest)
+        } catch {
+            throw .refused(error)
+        }
+        let now = issuer.clock.now
+        let experimentId = running.experiment.rule.experimentId
+        guard let assignment = assigner.arm(running, userKey: userKey, environment: customer.environment, now: now),
+              let arm = running.experiment.rule.arms.first(where: { $0.armId == assignment.armId }) else {
+            throw .refused(.store(ExperimentAssignmentError.noArm(experimentId: experimentId)))
+        }
+        func record(eligible: Bool, signedAt: Int64? = nil) throws(PlacementRefusal) {
+            do {
+                try assigner.record(assignment, previous: running.assignment, eligible: eligible, signedAt: signedAt)
+            } catch {
+                throw .refused(error)
+            }
+        }
+        guard let offerId = arm.offerId else {
+            try record(eligible: false)
+            throw .experimentControl(placementId: placement.placementId, experimentId: experimentId, armId: arm.armId)
+        }
+        offerRequest.offerId = offerId
+        func armRefused(_ reasons: [EligibilityReason], eligible: Bool) throws(PlacementRefusal) -> PlacementRefusal {
+            try record(eligible: eligible)
+            return .armNotEligible(placementId: placement.placementId, experimentId: experimentId, armId: arm.armId,
+                                   offer: PlacementOfferDecision(offerId: offerId, reasons: reasons))
+        }
+        let rule: OfferRule
+        do {
+            rule = try issuer.promotional.rule(offerId, productId: offerRequest.productId, bundleId: customer.app.bundleId)
+            try issuer.promotional.judge(customer, rule: rule, request: offerRequest, now: now, consented: history)
+        } catch .offerNotFound {
+            throw try armRefused([.offerNotConfigured()], eligible: false)
+        } catch .productNotInOffer(_, let productId) {
+            throw try armRefused([.productNotInOffer(productId)], eligible: false)
+        } catch .notEligible(let decision) {
+            throw try armRefused(decision.reasons, eligible: decision.reasons.contains { $0.criterion == OfferHoldout.criterion })
+        } catch {
+            try record(eligible: false)
+            throw .refused(error)
+        }
+        let issued: IssuedOffer
+        do {
+            issued = try issuer.signJudged(offerRequest, for: customer, rule: rule, now: now)
+        } catch {
+            try record(eligible: true)
+            throw .refused(error)
+        }
+        try record(eligible: true, signedAt: issued.offer.timestamp)
+        issuer.answered(offerRequest, customer)
+        return PlacedOffer(issued: issued, placementId: placement.placementId, experimentId: experimentId, armId: arm.armId)
     }
 
     private func enabledPlacement(_ placementId: String, bundleId: String) throws(PlacementRefusal) -> Placement {

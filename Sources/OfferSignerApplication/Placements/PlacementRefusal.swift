@@ -8,6 +8,12 @@ public enum PlacementRefusal: Error, Sendable {
     /// The user is eligible for none of the placement's offers; each offer's reasons, in the
     /// placement's order.
     case noEligibleOffer(placementId: String, offers: [PlacementOfferDecision])
+    /// The user's arm of the experiment running on the placement shows no offer (a no-offer
+    /// control): the user is assigned, and no offer is signed.
+    case experimentControl(placementId: String, experimentId: String, armId: String)
+    /// The user's arm's offer was refused (not eligible, held out, not for the product): inside
+    /// an experiment no other offer of the placement is tried.
+    case armNotEligible(placementId: String, experimentId: String, armId: String, offer: PlacementOfferDecision)
     /// The request was refused as a sign request would be (binding, limit, consent, holdout,
     /// quota, the log).
     case refused(SignRefusal)

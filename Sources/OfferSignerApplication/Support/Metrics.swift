@@ -80,6 +80,14 @@ public final class Metrics: Sendable {
         case walk
     }
 
+    /// Users assigned to experiment arms, by app, experiment and arm (once per user: one lock is enough).
+    private let assignments = Mutex<[ExperimentArmKey: Int]>([:])
+
+    private struct ExperimentArmKey: Hashable, Comparable {
+        let bundleId: String, experimentId: String, armId: String
+        static func < (a: Self, b: Self) -> Bool { (a.bundleId, a.experimentId, a.armId) < (b.bundleId, b.experimentId, b.armId) }
+    }
+
     /// - Parameter logStream: the stream the service logs to (standard error).
     public init(logStream: LogStream = .standardError) {
         self.logStream = logStream
@@ -149,6 +157,11 @@ public final class Metrics: Sendable {
         retentionAnswers.withLock { $0.record(seconds) }
     }
 
+    /// Counts a user newly assigned to an experiment's arm.
+    func recordAssignment(bundleId: String, experimentId: String, armId: String) {
+        assignments.withLock { $0[ExperimentArmKey(bundleId: bundleId, experimentId: experimentId, armId: armId), default: 0] += 1 }
+    }
+
     /// The Prometheus exposition text.
     public func render() -> String {
         let counts = shards.map { shard in shard.counts.withLock { $0 } }.reduce(into: Counts()) { total, part in total.add(part) }
@@ -188,6 +201,10 @@ public final class Metrics: Sendable {
         let links = self.links.withLock { $0 }
         for outcome in ["linked", "refused", "failed", "dropped"] {
             out += "offer_signer_app_account_token_links_total{outcome=\"\(outcome)\"} \(links[outcome] ?? 0)\n"
+        }
+        out += family("offer_signer_experiment_assignments_total", "Users assigned to an experiment's arm by this instance, by app, experiment and arm.")
+        for (key, count) in assignments.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            out += "offer_signer_experiment_assignments_total{bundle_id=\"\(escape(key.bundleId))\",experiment_id=\"\(escape(key.experimentId))\",arm_id=\"\(escape(key.armId))\"} \(count)\n"
         }
         out += health()
         return out

@@ -15,6 +15,16 @@ extension PlacementRefusal: HTTPResponseError {
                         detail: "the user is not eligible for any offer of placement '\(placementId)' ("
                             + offers.map { "\($0.offerId): \($0.reasons.map(\.criterion).joined(separator: ", "))" }.joined(separator: "; ") + ")",
                         extensions: ["placement": placementId, "offers": offers, "reasons": offers.flatMap(\.reasons)])
+        case .experimentControl(let placementId, let experimentId, let armId):
+            HTTPProblem(status: 403, code: "experiment_control", title: "No offer for this arm",
+                        detail: "the user is in arm '\(armId)' of experiment '\(experimentId)' on placement '\(placementId)', which shows no offer",
+                        extensions: ["placement": placementId, "experimentId": experimentId, "armId": armId])
+        case .armNotEligible(let placementId, let experimentId, let armId, let offer):
+            HTTPProblem(status: 403, code: "not_eligible", title: "Not eligible",
+                        detail: "the user is in arm '\(armId)' of experiment '\(experimentId)' and not eligible for its offer '\(offer.offerId)' ("
+                            + offer.reasons.map(\.criterion).joined(separator: ", ") + ")",
+                        extensions: ["placement": placementId, "experimentId": experimentId, "armId": armId, "offers": [offer],
+                                     "reasons": offer.reasons])
         case .refused(let refusal):
             refusal.problem
         }

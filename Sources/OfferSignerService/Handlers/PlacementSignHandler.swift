@@ -4,7 +4,7 @@ import OfferSignerCore
 import OfferSignerHTTP
 
 /// `POST /v1/offers/placement`: the service picks the placement's offer and signs it; the
-/// answer is the sign answer with `placement`.
+/// answer is the sign answer with `placement` (and, inside an experiment, `experimentId` and `armId`).
 struct PlacementSignHandler {
     let issuer: PlacementIssuer
     let rateLimits: RateLimits
@@ -14,7 +14,11 @@ struct PlacementSignHandler {
         let body = try request.decodeJSON(PlacementSignRequest.self)
         try body.validate()
         let placed = try issuer.issue(body.placementRequest(context))
-        return HTTPResponse.json(encoded: JSONValue.object(SignResponse(placed.issued).members + [("placement", .string(placed.placementId))]))
+        var members = SignResponse(placed.issued).members + [("placement", .string(placed.placementId))]
+        if let experimentId = placed.experimentId, let armId = placed.armId {
+            members += [("experimentId", .string(experimentId)), ("armId", .string(armId))]
+        }
+        return HTTPResponse.json(encoded: JSONValue.object(members))
     }
 }
 

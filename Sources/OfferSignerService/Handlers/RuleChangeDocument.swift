@@ -7,7 +7,7 @@ import OfferSignerStore
 struct RuleChangeDocument<Rule: Encodable>: Encodable {
     let id: Int64
     let bundleId: String
-    /// The changed rule's identifier and the key it is written under: `offerId`, `ruleId`, `placementId`.
+    /// The changed rule's identifier and the key it is written under: `offerId`, `ruleId`, `placementId`, `experimentId`.
     let identifier: (key: Keys, value: String)
     let version: Int
     let action: String
@@ -16,7 +16,7 @@ struct RuleChangeDocument<Rule: Encodable>: Encodable {
     let before: Rule?
     let after: Rule?
 
-    enum Keys: String, CodingKey { case id, bundleId, offerId, ruleId, placementId, version, action, apiKeyName, changedAt, before, after }
+    enum Keys: String, CodingKey { case id, bundleId, offerId, ruleId, placementId, experimentId, version, action, apiKeyName, changedAt, before, after }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)

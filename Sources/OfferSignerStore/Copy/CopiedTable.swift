@@ -85,6 +85,11 @@ struct CopiedTable: Sendable {
                     id:i bundle_id:t environment:t original_transaction_id:t app_account_token:t outcome:t existing_token:t \
                     reason:t actor:t request_id:t forced:i attempts:i at_ms:i
                     """),
+        CopiedTable("experiment_placements", key: ["bundle_id", "placement_id"], "bundle_id:t placement_id:t experiment_id:t"),
+        CopiedTable("experiment_assignments", key: ["bundle_id", "experiment_id", "user_key"], """
+                    bundle_id:t experiment_id:t user_key:t arm_id:t weight_period:i environment:t assigned_at_ms:i eligible:i \
+                    first_signed_at_ms:i
+                    """),
     ]
 
     /// Tables of the schema that are deliberately not copied.

@@ -179,6 +179,7 @@ enum PostgreSQLSchema {
         PostgreSQLMigration(version: 5, .offerOutcomes),
         PostgreSQLMigration(version: 6, .appAccountTokenLinks),
         PostgreSQLMigration(version: 7, .signaturesByTransaction),
+        PostgreSQLMigration(version: 8, .experiments),
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own

@@ -55,7 +55,7 @@ final class SQLRuleStore<Database: SQLDatabase>: RuleStore, Sendable {
 
     /// Applies `update` to one stored rule under the change lock, recording the change; nil
     /// when `update` returns nil.
-    private static func change<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, _ db: Database.Connection,
+    static func change<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, _ db: Database.Connection,
                                                   by actor: String, at now: Date,
                                                   _ update: (StoredRule<Rule>?) -> Rule?) throws -> StoredRule<Rule>? {
         try db.lockForChanges(SQLChangeLock.rules)
@@ -79,7 +79,7 @@ final class SQLRuleStore<Database: SQLDatabase>: RuleStore, Sendable {
         return next
     }
 
-    private static func stored<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String,
+    static func stored<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String,
                                                   _ db: Database.Connection) throws -> StoredRule<Rule>? {
         try db.first("""
             SELECT \(RuleCoding.managedRuleColumns) FROM managed_rules WHERE kind = ? AND bundle_id = ? AND rule_id = ?

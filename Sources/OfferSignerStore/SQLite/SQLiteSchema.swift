@@ -193,6 +193,7 @@ enum SQLiteSchema {
         SQLiteMigration(version: 11, .offerOutcomes),
         SQLiteMigration(version: 12, .appAccountTokenLinks),
         SQLiteMigration(version: 13, .signaturesByTransaction),
+        SQLiteMigration(version: 14, .experiments),
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own

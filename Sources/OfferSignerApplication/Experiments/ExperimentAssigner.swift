@@ -1,0 +1,59 @@
+import Foundation
+import OfferSignerCore
+import OfferSignerStore
+
+/// Sticky assignment of the users who reach a placement while an experiment runs on it: the
+/// first time, an arm is drawn from the hash of (experiment, user) under the weights then in
+/// force (``ExperimentArmDraw``) and recorded; every later request gets the recorded arm,
+/// whatever the weights have become and whichever instance answers.
+///
+/// One indexed read finds the running experiment and the user's assignment together; one
+/// write records a new assignment (or marks a recorded one eligible or signed the first time
+/// it becomes so).
+struct ExperimentAssigner: Sendable {
+    let experiments: any ExperimentStore
+    let metrics: Metrics
+
+    /// The experiment running on the placement with the user's assignment, if one runs.
+    func running(bundleId: String, placementId: String, userKey: String) throws(SignRefusal) -> RunningExperiment? {
+        do {
+            return try experiments.running(bundleId: bundleId, placementId: placementId, userKey: userKey)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// The user's arm: the recorded one, or one drawn now under the current weights (nil when
+    /// the recorded arm is no longer among the arms, which a running experiment never allows).
+    func arm(_ running: RunningExperiment, userKey: String, environment: AppStoreEnvironment, now: Date) -> ExperimentAssignment? {
+        let experiment = running.experiment.rule
+        if let recorded = running.assignment {
+            return experiment.arms.contains { $0.armId == recorded.armId } ? recorded : nil
+        }
+        let period = experiment.currentWeightPeriod ?? 0
+        let weights = experiment.weightPeriods.last?.weights ?? experiment.arms.map(\.weight)
+        guard let index = ExperimentArmDraw.arm(experimentId: experiment.experimentId, user: userKey, weights: weights),
+              experiment.arms.indices.contains(index) else { return nil }
+        return ExperimentAssignment(bundleId: experiment.bundleId, experimentId: experiment.experimentId, userKey: userKey,
+                                    armId: experiment.arms[index].armId, weightPeriod: period, environment: environment.rawValue,
+                                    assignedAt: now.milliseconds, eligible: false, firstSignedAt: nil)
+    }
+
+    /// Records what became of the user's request: a new assignment once, or a recorded one
+    /// that became eligible or signed for the first time; nothing otherwise.
+    func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?, eligible: Bool,
+                signedAt: Int64?) throws(SignRefusal) {
+        var next = assignment
+        next.eligible = assignment.eligible || eligible
+        next.firstSignedAt = assignment.firstSignedAt ?? signedAt
+        guard previous == nil || next != previous else { return }
+        do {
+            try experiments.record(next, previous: previous)
+        } catch {
+            throw .store(error)
+        }
+        if previous == nil {
+            metrics.recordAssignment(bundleId: next.bundleId, experimentId: next.experimentId, armId: next.armId)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// Adds up an experiment's assigned users, one at a time, into its results: the arms' counts,
+/// the sample-ratio check, and each arm against the control with an always-valid confidence
+/// sequence (``ConfidenceSequence``) at level 1 − α / m, m the number of comparisons
+/// (Bonferroni: treatment arms × currencies compared for revenue).
+public struct ExperimentTally: Sendable {
+    public let experiment: Experiment
+    /// The currencies revenue is compared in (those with a cap, fixed at start), sorted; the
+    /// arms' revenue is reported in every currency, a currency without a cap not winsorised.
+    public let currencies: [String]
+    var arms: [ExperimentArmResult]
+    private let armIndex: [String: Int]
+    /// Per arm, the expected number of users from each user's weight period.
+    private var expected: [Double]
+    /// The matured users, for the sequences over time.
+    private var matured: [MaturedUser] = []
+
+    struct MaturedUser {
+        var at: Int64
+        var arm: Int
+        /// The retained value (1 or 0) then the winsorised revenue in each of `currencies`.
+        var values: [Double]
+    }
+
+    public init(experiment: Experiment) {
+        self.experiment = experiment
+        currencies = experiment.revenueCaps.keys.sorted()
+        arms = experiment.arms.map { ExperimentArmResult(armId: $0.armId, offerId: $0.offerId, weight: $0.weight) }
+        armIndex = Dictionary(experiment.arms.enumerated().map { ($1.armId, $0) }, uniquingKeysWith: { a, _ in a })
+        expected = Array(repeating: 0, count: experiment.arms.count)
+    }
+
+    /// The horizon of a user assigned at `assignedAt`, in milliseconds.
+    public func horizon(assignedAt: Int64) -> Int64 {
+        assignedAt + Int64(experiment.definition.horizonDays) * 86_400_000
+    }
+
+    /// Adds one assigned user; `outcome` and `revenue` are read only when the horizon has
+    /// passed at `now` (milliseconds).
+    public mutating func add(armId: String, weightPeriod: Int, assignedAt: Int64, eligible: Bool, signed: Bool, redeemed: Bool,
+                             now: Int64, outcome: () -> (ExperimentUserOutcome, [String: Int64])) {
+        guard let arm = armIndex[armId] else { return }
+        let weights = experiment.weightPeriods.indices.contains(weightPeriod)
+            ? experiment.weightPeriods[weightPeriod].weights : experiment.arms.map(\.weight)
+        let total = weights.reduce(0) { $0 + max(0, $1) }
+        if total > 0, weights.count == expected.count {
+            for index in expected.indices { expected[index] += max(0, weights[index]) / total }
+        }
+        arms[arm].assigned += 1
+        if eligible { arms[arm].eligible += 1 }
+        if signed { arms[arm].signed += 1 }
+        if redeemed { arms[arm].redeemed += 1 }
+        let horizon = horizon(assignedAt: assignedAt)
+        guard horizon <= now else {
+            arms[arm].maturing += 1
+            return
+        }
+        let (result, revenue) = outcome()
+        arms[arm].matured += 1
+        switch result {
+        case .retained: arms[arm].retained += 1
+        case .churned: arms[arm].churned += 1
+        case .refunded: arms[arm].refunded += 1
+        case .inOffer: arms[arm].inOffer += 1
+        }
+        for (currency, amount) in revenue where amount > 0 {
+            arms[arm].revenue[currency, default: 0] += min(amount, experiment.revenueCaps[currency] ?? .max)
+        }
+        var values = [result == .retained ? 1.0 : 0.0]
+        for currency in currencies {
+            values.append(Double(min(revenue[currency] ?? 0, experiment.revenueCaps[currency] ?? .max)))
+        }
+        matured.append(MaturedUser(at: horizon, arm: arm, values: values))
+    }
+
+    /// The results at `now`.
+    public func results(now: Date) -> ExperimentResults {
+        var arms = self.arms
+        for index in arms.indices where arms[index].matured > 0 {
+            let users = Double(arms[index].matured)
+            arms[index].retainedRate = Double(arms[index].retained) / users
+            arms[index].revenuePerUser = arms[index].revenue.mapValues { Double($0) / users }
+        }
+        let ratio = SampleRatioCheck.check(assigned: arms.map(\.assigned), weights: expected)
+        let metricValues: [(currency: String?, value: Int)] = experiment.definition.metric == .retained
+            ? [(currency: nil, value: 0)] : currencies.enumerated().map { (currency: Optional($1), value: $0 + 1) }
+        let comparisons = max(1, (arms.count - 1) * metricValues.count)
+        let alpha = experiment.definition.alpha / Double(comparisons)
+        let sorted = matured.sorted { $0.at < $1.at }
+        var results: [ExperimentComparison] = []
+        for treatment in arms.indices.dropFirst() {
+            for metric in metricValues {
+                results.append(compare(treatment, value: metric.value, currency: metric.currency, alpha: alpha, comparisons: comparisons,
+                                       sorted: sorted, soundRatio: !(ratio?.mismatch ?? false)))
+            }
+        }
+        return ExperimentResults(arms: arms, comparisons: results, sampleRatio: ratio, expectedAssigned: expected,
+                                 comparisonCount: comparisons, level: 1 - alpha)
+    }
+
+    private func compare(_ treatment: Int, value: Int, currency: String?, alpha: Double, comparisons: Int,
+                         sorted: [MaturedUser], soundRatio: Bool) -> ExperimentComparison {
+        let tuning = experiment.definition.tuningSampleSize
+        var samples = (control: MetricSample(), treatment: MetricSample())
+        var points: [ExperimentComparison.Point] = []
+        var dayEnd: Int64? = nil
+        func look(at end: Int64) {
+            guard let sequence = ConfidenceSequence.compare(treatment: samples.treatment, control: samples.control, alpha: alpha,
+                                                            tuningSampleSize: tuning) else { return }
+            points.append(.init(at: Date(milliseconds: end), users: samples.control.count + samples.treatment.count,
+                                difference: sequence.difference, low: sequence.low, high: sequence.high))
+        }
+        for user in sorted where user.arm == 0 || user.arm == treatment {
+            let end = (user.at / 86_400_000 + 1) * 86_400_000
+            if let current = dayEnd, end != current { look(at: current) }
+            dayEnd = end
+            if user.arm == 0 { samples.control.add(user.values[value]) } else { samples.treatment.add(user.values[value]) }
+        }
+        if let dayEnd { look(at: dayEnd) }
+        if points.count > 366 {
+            let step = Double(points.count - 1) / 365
+            points = (0...365).map { points[Int((Double($0) * step).rounded())] }
+        }
+        let final = ConfidenceSequence.compare(treatment: samples.treatment, control: samples.control, alpha: alpha, tuningSampleSize: tuning)
+        return ExperimentComparison(
+            armId: arms[treatment].armId, controlArmId: arms[0].armId, currency: currency,
+            users: samples.control.count + samples.treatment.count, difference: final?.difference, low: final?.low, high: final?.high,
+            pValue: final.map { min(1, $0.pValue * Double(comparisons)) }, established: soundRatio && (final?.isEstablished ?? false),
+            sequence: points)
+    }
+}

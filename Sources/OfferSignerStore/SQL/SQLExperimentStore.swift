@@ -1,0 +1,164 @@
+import Foundation
+import OfferSignerCore
+
+/// Offer experiments: experiments in `managed_rules` (through ``SQLRuleStore``'s change, so
+/// they are versioned and audited like every managed rule), the placement each running one
+/// holds (`experiment_placements`) and users' assignments (`experiment_assignments`).
+final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable {
+    private let database: Database
+    private let rules: SQLRuleStore<Database>
+
+    init(database: Database) {
+        self.database = database
+        rules = SQLRuleStore(database: database)
+    }
+
+    func experiment(bundleId: String, experimentId: String) throws -> StoredRule<Experiment>? {
+        try rules.rule(Experiment.self, bundleId: bundleId, ruleId: experimentId)
+    }
+
+    func experiments(bundleId: String?) throws -> [StoredRule<Experiment>] {
+        try rules.rules(Experiment.self, bundleId: bundleId)
+    }
+
+    func changes(bundleId: String?, experimentId: String?, afterId: Int64, limit: Int) throws -> [RuleChange<Experiment>] {
+        try rules.changes(Experiment.self, bundleId: bundleId, ruleId: experimentId, afterId: afterId, limit: limit)
+    }
+
+    func change(bundleId: String, experimentId: String, by actor: String, at now: Date,
+                _ decide: (ExperimentChangeContext) throws -> ExperimentChange?) throws -> StoredRule<Experiment>? {
+        try database.inTransaction { db in
+            try db.lockForChanges(SQLChangeLock.rules)
+            let existing = try SQLRuleStore<Database>.stored(Experiment.self, bundleId: bundleId, ruleId: experimentId, db)
+            let context = ExperimentChangeContext(
+                existing: existing,
+                runningOn: { placementId in
+                    try db.first("SELECT experiment_id FROM experiment_placements WHERE bundle_id = ? AND placement_id = ?",
+                                 [.text(bundleId), .text(placementId)]) { $0.text(0) }
+                },
+                placement: { placementId in
+                    try SQLRuleStore<Database>.stored(Placement.self, bundleId: bundleId, ruleId: placementId, db)
+                })
+            guard let decided = try decide(context) else { return existing }
+            let experiment = decided.experiment
+            precondition(experiment.bundleId == bundleId && experiment.experimentId == experimentId, "an experiment changes in place")
+            if let placement = decided.placement {
+                _ = try SQLRuleStore<Database>.change(Placement.self, bundleId: bundleId, ruleId: placement.placementId, db,
+                                                      by: actor, at: now) { _ in placement }
+            }
+            let stored = try SQLRuleStore<Database>.change(Experiment.self, bundleId: bundleId, ruleId: experimentId, db,
+                                                           by: actor, at: now) { _ in experiment }
+            _ = try db.change("DELETE FROM experiment_placements WHERE bundle_id = ? AND experiment_id = ?",
+                              [.text(bundleId), .text(experimentId)])
+            if experiment.status == .running {
+                _ = try db.change("INSERT INTO experiment_placements (bundle_id, placement_id, experiment_id) VALUES (?, ?, ?)",
+                                  [.text(bundleId), .text(experiment.definition.placement), .text(experimentId)])
+            }
+            return stored
+        }
+    }
+
+    func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment? {
+        try database.withReader { db in
+            try db.first("""
+                SELECT r.\(RuleCoding.managedRuleColumns.replacingOccurrences(of: ", ", with: ", r.")),
+                    a.arm_id, a.weight_period, a.environment, a.assigned_at_ms, a.eligible, a.first_signed_at_ms
+                FROM experiment_placements p
+                JOIN managed_rules r ON r.kind = ? AND r.bundle_id = p.bundle_id AND r.rule_id = p.experiment_id
+                LEFT JOIN experiment_assignments a
+                    ON a.bundle_id = p.bundle_id AND a.experiment_id = p.experiment_id AND a.user_key = ?
+                WHERE p.bundle_id = ? AND p.placement_id = ?
+                """, [.text(Experiment.kind), .text(userKey), .text(bundleId), .text(placementId)]) { row in
+                let stored = try RuleCoding.storedRule(Experiment.self, row)
+                let assignment = row.optionalText(4).map { armId in
+                    ExperimentAssignment(bundleId: bundleId, experimentId: stored.rule.experimentId, userKey: userKey, armId: armId,
+                                         weightPeriod: row.int(5), environment: row.text(6), assignedAt: row.int64(7),
+                                         eligible: row.int64(8) != 0, firstSignedAt: row.optionalInt64(9))
+                }
+                return RunningExperiment(experiment: stored, assignment: assignment)
+            }
+        }
+    }
+
+    func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws {
+        _ = try database.inTransaction { db in
+            if previous == nil {
+                return try db.change("""
+                    INSERT INTO experiment_assignments (bundle_id, experiment_id, user_key, arm_id, weight_period, environment,
+                        assigned_at_ms, eligible, first_signed_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (bundle_id, experiment_id, user_key) DO NOTHING
+                    """, [.text(assignment.bundleId), .text(assignment.experimentId), .text(assignment.userKey), .text(assignment.armId),
+                          .integer(Int64(assignment.weightPeriod)), .text(assignment.environment), .integer(assignment.assignedAt),
+                          .integer(assignment.eligible ? 1 : 0), .optional(assignment.firstSignedAt)])
+            }
+            return try db.change("""
+                UPDATE experiment_assignments
+                SET eligible = CASE WHEN eligible = 1 OR ? = 1 THEN 1 ELSE 0 END,
+                    first_signed_at_ms = COALESCE(first_signed_at_ms, ?)
+                WHERE bundle_id = ? AND experiment_id = ? AND user_key = ?
+                """, [.integer(assignment.eligible ? 1 : 0), .optional(assignment.firstSignedAt), .text(assignment.bundleId),
+                      .text(assignment.experimentId), .text(assignment.userKey)])
+        }
+    }
+
+    func assignments(bundleId: String, experimentId: String) throws -> [ExperimentAssignment] {
+        try database.withReader { db in
+            try db.select("""
+                SELECT user_key, arm_id, weight_period, environment, assigned_at_ms, eligible, first_signed_at_ms
+                FROM experiment_assignments WHERE bundle_id = ? AND experiment_id = ?
+                """, [.text(bundleId), .text(experimentId)]) { row in
+                ExperimentAssignment(bundleId: bundleId, experimentId: experimentId, userKey: row.text(0), armId: row.text(1),
+                                     weightPeriod: row.int(2), environment: row.text(3), assignedAt: row.int64(4),
+                                     eligible: row.int64(5) != 0, firstSignedAt: row.optionalInt64(6))
+            }
+        }
+    }
+
+    func revenuePerUser(bundleId: String, environment: String, from: Int64, to: Int64) throws -> [String: [Int64]] {
+        var sums: [String: [String: Int64]] = [:]
+        try database.withReader { db in
+            _ = try db.select("""
+                SELECT user_id, original_transaction_id, price, signed_transaction FROM transactions
+                WHERE bundle_id = ? AND environment = ? AND purchase_ms >= ? AND purchase_ms < ?
+                    AND revocation_ms IS NULL AND price IS NOT NULL AND price > 0
+                """, [.text(bundleId), .text(environment), .integer(from), .integer(to)]) { row in
+                let user = row.optionalText(0).map { $0.lowercased() } ?? "transaction:" + row.text(1)
+                let currency = SignedPayloadField.string("currency", inJWS: row.text(3)) ?? "XXX"
+                sums[currency, default: [:]][user, default: 0] += row.int64(2)
+            }
+        }
+        return sums.mapValues { Array($0.values) }
+    }
+
+    func periods(bundleId: String, environment: String, since: Int64) throws -> [(userKeys: [String], period: ExperimentPeriod)] {
+        try database.withReader { db in
+            try db.select("""
+                SELECT user_id, original_transaction_id, purchase_ms, expires_ms, revocation_ms, offer_type, price,
+                    CASE WHEN price > 0 AND purchase_ms >= ? THEN signed_transaction END
+                FROM transactions WHERE bundle_id = ? AND environment = ? AND (expires_ms IS NULL OR expires_ms >= ?)
+                """, [.integer(since), .text(bundleId), .text(environment), .integer(since)]) { row in
+                var keys = ["transaction:" + row.text(1)]
+                if let token = row.optionalText(0), !token.isEmpty { keys.append(token.lowercased()) }
+                let currency = row.optionalText(7).flatMap { SignedPayloadField.string("currency", inJWS: $0) } ?? "XXX"
+                return (userKeys: keys, period: ExperimentPeriod(purchasedAt: row.int64(2), expiresAt: row.optionalInt64(3), revokedAt: row.optionalInt64(4),
+                                               offerType: row.optionalInt64(5).map(Int.init), price: row.optionalInt64(6), currency: currency))
+            }
+        }
+    }
+
+    func matchedRedemptions(bundleId: String, environment: String, offerIds: [String]) throws -> [(userKeys: [String], offerId: String, at: Int64)] {
+        guard !offerIds.isEmpty else { return [] }
+        return try database.withReader { db in
+            try db.select("""
+                SELECT app_account_token, original_transaction_id, offer_id, purchase_ms FROM offer_redemptions
+                WHERE bundle_id = ? AND environment = ? AND signature_nonce IS NOT NULL
+                    AND offer_id IN (\(Array(repeating: "?", count: offerIds.count).joined(separator: ", ")))
+                """, [.text(bundleId), .text(environment)] + offerIds.map { .text($0) }) { row in
+                var keys = ["transaction:" + row.text(1)]
+                if let token = row.optionalText(0), !token.isEmpty { keys.append(token.lowercased()) }
+                return (userKeys: keys, offerId: row.text(2), at: row.int64(3))
+            }
+        }
+    }
+}
