@@ -15,6 +15,8 @@ import { INTRODUCTORY } from './introductory-fields.js';
 import { appendRetentionMessaging } from './view-retention-messaging.js';
 import { renderPlacements } from './view-placements.js';
 import { renderPlacementEditor } from './view-placement-editor.js';
+import { renderExperiments } from './view-experiments.js';
+import { renderExperimentEditor } from './view-experiment-editor.js';
 
 /** Pages, who may see them (admin sees all), how they render, and their editor (`#/page/new`, `#/page/edit/id`). */
 const PAGES = [
@@ -30,6 +32,8 @@ const PAGES = [
   })),
   { id: 'placements', label: 'Placements', roles: ['marketing'], render: renderPlacements,
     edit: (main, context, id) => renderPlacementEditor(main, { ...context, placementId: id }) },
+  { id: 'experiments', label: 'Experiments', roles: ['marketing'], render: renderExperiments,
+    edit: (main, context, id) => renderExperimentEditor(main, { ...context, experimentId: id }) },
   { id: 'activity', label: 'Activity', roles: ['marketing', 'auditor'], render: renderActivity },
   { id: 'users', label: 'Users', roles: ['marketing'], render: renderUsers },
   { id: 'audit', label: 'Audit', roles: ['auditor'], render: renderAudit },

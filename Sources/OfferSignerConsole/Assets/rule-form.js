@@ -259,6 +259,7 @@ export function showErrors(form, summary, messages, title, schema) {
 export function displayValue(spec, value) {
   if (value === undefined || value === null || value === '' || (Array.isArray(value) && !value.length)) return spec?.unset || 'not set';
   if (!spec) return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (spec.format) return spec.format(value);
   switch (spec.kind) {
     case 'bool': return value ? 'yes' : 'no';
     case 'datetime': return dateTime(value);

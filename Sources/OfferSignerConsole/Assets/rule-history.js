@@ -11,6 +11,7 @@ function otherPaths(schema, ...rules) {
   const known = new Set(schema.fields.filter(f => !f.virtual).map(f => f.path));
   const found = new Set();
   const walk = (value, prefix) => {
+    if (known.has(prefix)) return; // a field the schema shows whole (e.g. an object it formats)
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       for (const [key, child] of Object.entries(value)) walk(child, prefix ? `${prefix}.${key}` : key);
     } else if (prefix && !known.has(prefix) && !BOOKKEEPING.includes(prefix) && ![...known].some(path => path.startsWith(`${prefix}.`))) {
@@ -19,6 +20,10 @@ function otherPaths(schema, ...rules) {
   };
   for (const rule of rules) walk(rule || {}, '');
   return [...found];
+}
+
+function emptyCollection(value) {
+  return Boolean(value) && typeof value === 'object' && !Object.keys(value).length;
 }
 
 function same(a, b) {
@@ -32,7 +37,7 @@ export function diffRules(before, after, schema) {
   const compare = (spec, label, a, b) => {
     if (before && same(a, b)) return;
     // A new rule lists what it sets; a derived field only when it is not its first, plainest value.
-    if (!before && (b === undefined || b === null || b === '' || (spec?.virtual && (!b || b === spec.options?.[0]?.[0])))) return;
+    if (!before && (b === undefined || b === null || b === '' || emptyCollection(b) || (spec?.virtual && (!b || b === spec.options?.[0]?.[0])))) return;
     rows.push({ label, before: before ? displayValue(spec, a) : '', after: displayValue(spec, b) });
   };
   for (const spec of schema.fields) compare(spec, spec.label, fieldValue(spec, before), fieldValue(spec, after));
