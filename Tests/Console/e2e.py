@@ -1100,10 +1100,148 @@ def scenarios(service, console, facts):
         check(status == 404 and answer.get("code") == "placement_not_found", f"a disabled placement signs nothing ({status} {answer})")
         c.sign_out()
 
+    def experiments():
+        """Experiments: a draft refused as the service words it, then created and started; users assigned through the
+        placement endpoint (still maturing); 100 users assigned 46–95 days ago (written into the assignments table, the
+        only way to have users past a 30-day horizon; their App Store history imported through the import endpoint)
+        give the report a series, drawn per arm with its interval; a second experiment on the placement is refused;
+        markup in arm and offer IDs stays text; stopped with a winner, whose offer goes first in the placement."""
+        sys.path.insert(0, HERE)
+        import make_history
+        status, _, body = service.call("PUT", "/v1/admin/placements/winback_push", "marketing",
+                                       {"offerIds": ["demo_winback", "winback_e2e"], "description": "The win-back push"})
+        check(status == 201, f"a placement to experiment on ({status} {body[:200]!r})")
+        c.sign_in(service.tokens["marketing"])
+        c.wait_text("#nav", "Experiments")
+        c.open("#/experiments")
+        c.wait_text("main .empty", "No experiments yet")
+        c.click_text("a", "New experiment")
+        c.wait("#f-experimentId")
+        c.type("#f-experimentId", "push_spring")
+        Select(c.find("#f-placement")).select_by_value("winback_push")
+        Select(c.find("#f-arm-1-offerId")).select_by_value("winback_e2e")
+        c.type("#f-arm-1-armId", "half")
+        c.type("#f-horizonDays", "20")
+        c.wait_text("#experiment-plain", "offered winback_e2e when eligible")
+        c.click_text("button", "Create draft")
+        error = c.wait_text("#f-horizonDays-error", "must be 30–365")
+        check(c.find("#f-horizonDays").get_attribute("aria-invalid") == "true", "the horizon is marked invalid")
+        check(error.text.startswith("“Horizon (days)”"), f"the error names the field as the form does ({error.text!r})")
+        check("must be 30–365" in c.find(".error-summary").text, "the summary gives the service's words")
+        c.shot("31-experiment-refused", at=".error-summary")
+        c.no_console_errors(allow_network=(400,))   # the refused draft's 400 is expected
+        c.type("#f-horizonDays", "30")
+        c.click_text("button", "Create draft")
+        c.wait_text("main h1", "Experiment push_spring")
+        c.wait_text(".page-head .badge", "draft")
+        c.wait_text(".history", "Created · version 1")
+        status, _, body = service.call("GET", "/v1/admin/experiments/push_spring", "marketing")
+        stored = json.loads(body)
+        check(status == 200 and stored["arms"] == [{"armId": "control", "offerId": None, "weight": 1}, {"armId": "half", "offerId": "winback_e2e", "weight": 1}]
+              and stored["metric"] == "retained" and stored["horizonDays"] == 30 and stored["placement"] == "winback_push",
+              f"the draft is saved as the form had it ({body[:400]!r})")
+        c.click_text("button", "Start experiment")
+        c.wait_text(".page-head .badge", "running")
+        c.wait_text("#exp-verdict", "Not established yet")
+        check(c.find("#exp-maturing").text == "0" and c.find("#exp-assigned").text == "0", "nobody assigned yet")
+        # Users reaching the placement are assigned (and keep their arm); nobody has reached the horizon yet.
+        arms = {}
+        for user in ("lapsed-006", "lapsed-007", "lapsed-008", "lapsed-009", "active-001", "active-002"):
+            status, _, body = service.call("POST", "/v1/offers/placement", "client", {"placement": "winback_push", "productId": PRODUCT, "userId": user})
+            answer = json.loads(body or b"{}")
+            arms[user] = answer.get("armId")
+            check(answer.get("experimentId") == "push_spring" and answer.get("armId") in ("control", "half"),
+                  f"{user} is assigned an arm ({status} {body[:300]!r})")
+        c.click_text("button", "Refresh")
+        c.wait_text("#exp-assigned", "6")
+        check(c.find("#exp-maturing").text == "6" and c.find("#exp-matured").text == "0", "the six users are still maturing")
+        c.wait_text("#exp-verdict", "no assigned user has reached the horizon")
+        c.no_console_errors()
+        # 100 users assigned 46–95 days ago, half of them to each arm; their history: 'half' keeps 80 %, control 20 %.
+        signer = make_history.Signer(CHAIN)
+        now = int(time.time() * 1000)
+        day = 86_400_000
+        lines, rows = [], []
+        for i in range(100):
+            user, arm = "exp-user-%03d" % i, ("control", "half")[i % 2]
+            assigned = now - (95 - i // 2) * day
+            kept = (i // 2) % 5 != 0 if arm == "half" else (i // 2) % 5 == 0
+            start = assigned + day
+            payload = {"transactionId": "3%013d" % i, "originalTransactionId": "3%013d" % i, "bundleId": "com.example.app",
+                       "productId": PRODUCT, "subscriptionGroupIdentifier": GROUP, "purchaseDate": start, "originalPurchaseDate": start,
+                       "expiresDate": start + (45 if kept else 10) * day, "quantity": 1, "type": "Auto-Renewable Subscription",
+                       "inAppOwnershipType": "PURCHASED", "signedDate": now, "environment": "Production", "transactionReason": "PURCHASE",
+                       "storefront": "USA", "storefrontId": "143441", "price": 4990, "currency": "USD", "appAccountToken": user}
+            lines.append(json.dumps({"signedTransactionInfo": signer.sign(payload)}))
+            rows.append(("com.example.app", "push_spring", user, arm, assigned))
+        status, _, body = service.call("POST", "/v1/admin/history/import", "admin", ("\n".join(lines) + "\n").encode(), content_type="application/x-ndjson")
+        check(status == 200 and json.loads(body)["accepted"] == 100, f"the users' history was imported ({body[:300]!r})")
+        import sqlite3
+        with sqlite3.connect(service.database, timeout=30) as db:
+            db.executemany("INSERT INTO experiment_assignments (bundle_id, experiment_id, user_key, arm_id, weight_period, environment,"
+                           " assigned_at_ms, eligible, first_signed_at_ms) VALUES (?, ?, ?, ?, 0, 'Production', ?, 1, NULL)", rows)
+        status, _, body = service.call("GET", "/v1/stats/experiments/push_spring", "marketing")
+        report = json.loads(body)
+        check(status == 200 and sum(arm["matured"] for arm in report["arms"]) == 100, f"the report analyses the 100 users ({body[:300]!r})")
+        comparison = report["comparisons"][0]
+        check(len(comparison["sequence"]) >= 2, f"the report has a series ({len(comparison['sequence'])} looks)")
+        c.click_text("button", "Refresh")
+        c.wait_text("#exp-matured", "100")
+        check(c.find("#exp-maturing").text == "6", "the maturing users are counted apart")
+        check(c.find("#exp-verdict").text == report["verdict"], f"the verdict is the service's words ({c.find('#exp-verdict').text!r})")
+        srm = c.find("#exp-srm").text
+        check(("mismatch" in srm) == report["sampleRatio"]["mismatch"] and "Sample ratio" in srm, f"the sample-ratio state is shown ({srm!r})")
+        rows_shown = {r.find_element(By.CSS_SELECTOR, "th").text.split(" ")[0]: [td.text for td in r.find_elements(By.CSS_SELECTOR, "td")]
+                      for r in c.all(".experiment-results table.data tbody tr")}
+        for arm in report["arms"]:
+            shown = rows_shown.get(arm["armId"])
+            check(shown and shown[1] == str(arm["assigned"]) and shown[5] == str(arm["maturing"]) and shown[6] == str(arm["matured"]),
+                  f"arm {arm['armId']}: assigned, maturing and analysed as the report says ({shown} vs {arm})")
+        polyline = c.find("#exp-comparison-0 svg.chart polyline.ci-line").get_attribute("points").split()
+        check(len(polyline) == len(comparison["sequence"]), f"the chart draws every look ({len(polyline)} of {len(comparison['sequence'])})")
+        check(c.all("#exp-comparison-0 svg.chart polygon.ci-band") and c.all("#exp-comparison-0 svg.chart line.ci-zero"),
+              "the chart draws the interval and zero")
+        sentence = c.find("#exp-comparison-0 .comparison-sentence").text
+        check(("Established" in sentence) == comparison["established"] and "half" in sentence, f"the comparison in words ({sentence!r})")
+        c.shot("32-experiment-results", at="#results")
+        c.shot("33-experiment-chart", at="#exp-comparison-0")
+        # A second experiment on the placement: its start is refused while push_spring runs, in the service's words;
+        # arm and offer IDs that are markup stay text.
+        c.open("#/experiments/new")
+        c.wait("#f-experimentId")
+        c.type("#f-experimentId", "push_other")
+        Select(c.find("#f-placement")).select_by_value("winback_push")
+        Select(c.find("#f-arm-1-offerId")).select_by_value(XSS_OFFER)
+        c.type("#f-arm-1-armId", '"><i>arm')
+        c.click_text("button", "Start experiment")
+        summary = c.wait_text(".error-summary", "is running on placement")
+        check("push_spring" in summary.text and "stop it first" in summary.text, f"the refusal names the running experiment ({summary.text!r})")
+        c.no_console_errors(allow_network=(409,))
+        for fragment in ("#/experiments/edit/push_other", "#/experiments"):
+            c.open(fragment)
+            c.wait_text("main", '"><i>arm')
+            check(c.driver.execute_script("return window.__xss") is None and not c.all("main b") and not c.all("main i"),
+                  f"no markup became elements on {fragment}")
+            check(XSS_OFFER in c.main_text() and '"><i>arm' in c.main_text(), f"the markup is shown as text on {fragment}")
+        c.shot("34-experiments-list")
+        # Stopped with a winner: its offer goes first in the placement; the results stay.
+        c.open("#/experiments/edit/push_spring")
+        c.wait("#stop-winner")
+        Select(c.find("#stop-winner")).select_by_value("half")
+        c.click_text("button", "Stop experiment")
+        c.wait_text(".page-head .badge", "stopped")
+        c.wait_text("#experiment-plain", "Winner: half")
+        c.wait_text("#exp-matured", "100")
+        status, _, body = service.call("GET", "/v1/admin/placements/winback_push", "marketing")
+        check(json.loads(body)["offerIds"][0] == "winback_e2e", f"the winner's offer is first in the placement ({body[:200]!r})")
+        c.wait_text(".history", "stopped")
+        c.shot("35-experiment-stopped", at="#history-title")
+        c.sign_out()
+
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
             disable_and_enable, user_lookup, consent_rescinded, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
             retention_rules, retention_messaging, introductory_rules, audit_sources_and_formats, outcomes_and_holdout, audit_redemptions,
-            audit_account_links, placements]
+            audit_account_links, placements, experiments]
 
 
 def main():

@@ -12,7 +12,7 @@ import { resultsPanel } from './experiment-results.js';
 import { EXPERIMENTS_API, EXPERIMENT_SCHEMA, METRICS, statusBadge, shares, armLabel } from './experiment-fields.js';
 
 const TOP_LEVEL = { experimentId: 'Experiment ID', bundleId: 'App', placement: 'Placement', arms: 'Arms', metric: 'Metric',
-  horizonDays: 'Horizon', alpha: 'Alpha', expectedUsers: 'Expected users', winner: 'Winner' };
+  horizonDays: 'Horizon (days)', alpha: 'Alpha', expectedUsers: 'Expected users', winner: 'Winner' };
 const ARM_FIELDS = { armId: 'Arm ID', offerId: 'Offer', weight: 'Weight' };
 
 /** The element id a service message's first quoted path names (`'arms[1].weight'` → f-arm-1-weight), if any. */
