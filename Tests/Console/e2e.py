@@ -1190,12 +1190,12 @@ def scenarios(service, console, facts):
         check(c.find("#exp-maturing").text == "6", "the maturing users are counted apart")
         check(c.find("#exp-verdict").text == report["verdict"], f"the verdict is the service's words ({c.find('#exp-verdict').text!r})")
         srm = c.find("#exp-srm").text
-        check(("mismatch" in srm) == report["sampleRatio"]["mismatch"] and "Sample ratio" in srm, f"the sample-ratio state is shown ({srm!r})")
-        rows_shown = {r.find_element(By.CSS_SELECTOR, "th").text.split(" ")[0]: [td.text for td in r.find_elements(By.CSS_SELECTOR, "td")]
-                      for r in c.all(".experiment-results table.data tbody tr")}
+        check(srm.startswith("Sample ratio mismatch" if report["sampleRatio"]["mismatch"] else "Sample ratio: fine"), f"the sample-ratio state is shown ({srm!r})")
+        rows_shown = {cells[0].split(" ")[0]: cells for cells in
+                      ([td.get_attribute("textContent") for td in r.find_elements(By.CSS_SELECTOR, "td")] for r in c.all(".experiment-results table.data tbody tr"))}
         for arm in report["arms"]:
-            shown = rows_shown.get(arm["armId"])
-            check(shown and shown[1] == str(arm["assigned"]) and shown[5] == str(arm["maturing"]) and shown[6] == str(arm["matured"]),
+            shown = rows_shown.get(arm["armId"])     # arm, offer, assigned, eligible, signed, redeemed, still maturing, analysed, metric
+            check(shown and shown[2] == str(arm["assigned"]) and shown[6] == str(arm["maturing"]) and shown[7] == str(arm["matured"]),
                   f"arm {arm['armId']}: assigned, maturing and analysed as the report says ({shown} vs {arm})")
         polyline = c.find("#exp-comparison-0 svg.chart polyline.ci-line").get_attribute("points").split()
         check(len(polyline) == len(comparison["sequence"]), f"the chart draws every look ({len(polyline)} of {len(comparison['sequence'])})")

@@ -89,19 +89,31 @@ function signOut(notice) {
   if (location.hash === text) render(); else location.hash = text;
 }
 
+/**
+ * A fresh element in <main> for each render, so that a view still loading when the address
+ * changes again (a slow page, a loaded machine) writes into an element no longer shown
+ * instead of over the page asked for since.
+ */
+function freshView() {
+  const view = h('div', { class: 'view' });
+  replace(main, view);
+  return view;
+}
+
 async function render() {
   const { segments, query } = route();
+  const view = freshView();
   if (!session.token) {
     document.getElementById('topbar').hidden = true;
     const notice = query.get('notice');
-    return renderSignIn(main, { message: Object.hasOwn(SIGN_IN_NOTICES, notice ?? '') ? SIGN_IN_NOTICES[notice] : undefined, onSignedIn });
+    return renderSignIn(view, { message: Object.hasOwn(SIGN_IN_NOTICES, notice ?? '') ? SIGN_IN_NOTICES[notice] : undefined, onSignedIn });
   }
   if (!me) {
     try {
       me = await api('GET', '/v1/me');
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) return; // whenUnauthorized signs out
-      replace(main, h('div', { class: 'page' }, h('h1', null, 'The service could not be reached'), h('p', null, error.message)));
+      if (view.isConnected) replace(view, h('div', { class: 'page' }, h('h1', null, 'The service could not be reached'), h('p', null, error.message)));
       return;
     }
     if (me.role === 'client') {
@@ -120,16 +132,17 @@ async function render() {
   const context = { me, segments: segments.slice(1), query, navigate, href };
   try {
     if (page.edit && (segments[1] === 'new' || segments[1] === 'edit')) {
-      await page.edit(main, context, segments[1] === 'edit' ? segments[2] : null);
+      await page.edit(view, context, segments[1] === 'edit' ? segments[2] : null);
     } else {
-      await page.render(main, context);
+      await page.render(view, context);
     }
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return;
-    replace(main, h('div', { class: 'page' }, h('h1', { tabindex: '-1' }, 'Something went wrong'),
+    replace(view, h('div', { class: 'page' }, h('h1', { tabindex: '-1' }, 'Something went wrong'),
       h('p', { class: 'notice notice-error' }, error.message)));
   }
-  const heading = main.querySelector('h1');
+  if (!view.isConnected) return; // the address changed while this page loaded
+  const heading = view.querySelector('h1');
   if (heading) {
     heading.setAttribute('tabindex', '-1');
     if (document.activeElement === document.body || !main.contains(document.activeElement)) heading.focus({ preventScroll: true });

@@ -38,13 +38,20 @@ function yLabels(low, high, format) {
  * The difference over time: `points` = [{at, users, difference, low, high}] (oldest first),
  * the band the always-valid interval, the line the difference, the dashed line zero.
  */
-export function sequenceChart({ title, points, format, axisFormat = format, unit }) {
-  const [low, high] = bounds(points.flatMap(p => [p.low, p.high]));
+export function sequenceChart({ title, points, format, axisFormat = format, unit, limits }) {
+  // The first looks' intervals are very wide (few users): the scale follows the looks whose
+  // interval is at most four times as wide as the last one's (and `limits`, e.g. ±100 points
+  // for a difference of rates); wider intervals run off the chart, and a note says so.
+  const finalWidth = points[points.length - 1].high - points[points.length - 1].low;
+  const scaled = points.filter(p => p.high - p.low <= 4 * finalWidth);
+  let [low, high] = bounds(scaled.flatMap(p => [p.low, p.high]));
+  if (limits) { low = Math.max(low, limits[0]); high = Math.min(high, limits[1]); }
+  const clipped = points.some(p => p.low < low || p.high > high);
   const times = points.map(p => Date.parse(p.at));
   const first = times[0];
   const span = Math.max(1, times[times.length - 1] - first);
   const x = t => (W * (t - first) / span).toFixed(1);
-  const y = v => (H * (high - v) / (high - low)).toFixed(1);
+  const y = v => (H * (high - Math.min(high, Math.max(low, v))) / (high - low)).toFixed(1);
   const last = points[points.length - 1];
   const svg = svgRoot(title,
     `${points.length} looks from ${dateTime(points[0].at)} to ${dateTime(last.at)}; at the last, with ${last.users} users, the difference is ${format(last.difference)} (between ${format(last.low)} and ${format(last.high)}).`,
@@ -68,7 +75,8 @@ export function sequenceChart({ title, points, format, axisFormat = format, unit
     h('ul', { class: 'legend' },
       h('li', null, h('span', { class: 'swatch ci-swatch-band', 'aria-hidden': 'true' }), 'always-valid interval'),
       h('li', null, h('span', { class: 'swatch ci-swatch-line', 'aria-hidden': 'true' }), 'difference from the control'),
-      h('li', null, h('span', { class: 'swatch ci-swatch-zero', 'aria-hidden': 'true' }), 'no difference')));
+      h('li', null, h('span', { class: 'swatch ci-swatch-zero', 'aria-hidden': 'true' }), 'no difference')),
+    clipped ? h('p', { class: 'muted ci-note' }, 'The first looks’ intervals, with few users, are wider than the chart: they run off its edges.') : null);
 }
 
 /**

@@ -47,7 +47,8 @@ function comparisonBlock(comparison, report, index) {
     comparisonSentence(comparison, report.metric, report.level));
   let chart;
   if (comparison.sequence.length >= 2) {
-    chart = sequenceChart({ title: `${label}: the difference and its always-valid interval over time`, points: comparison.sequence, format, axisFormat: axis.format, unit: axis.unit });
+    chart = sequenceChart({ title: `${label}: the difference and its always-valid interval over time`, points: comparison.sequence, format, axisFormat: axis.format, unit: axis.unit,
+      limits: comparison.currency ? null : [-1, 1] });
   } else if (comparison.difference !== null) {
     chart = intervalChart({ title: `${label}: the current interval`, format, axisFormat: axis.format, unit: axis.unit, rows: [{ label: 'Now', ...comparison }] });
   } else {
