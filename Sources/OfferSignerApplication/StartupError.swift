@@ -22,6 +22,8 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
     case cannotWrite(path: String, what: String)
     /// The App Store Server API settings cannot be used.
     case appStoreAPI(AppStoreServerAPIConfigurationError)
+    /// The App Store Connect API client cannot be made from the settings.
+    case appStoreConnect(AppStoreConnectConfigurationError)
 
     public var description: String {
         switch self {
@@ -35,6 +37,7 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
         case .cannotListen(let reason): reason
         case .cannotWrite(let path, let what): "\(path): cannot write \(what)"
         case .appStoreAPI(let error): "\(error) (OFFER_SIGNER_APPSTORE_API_URL, OFFER_SIGNER_APPSTORE_API_RATE)"
+        case .appStoreConnect(let error): "\(error) (OFFER_SIGNER_APPSTORE_CONNECT_URL)"
         }
     }
 }

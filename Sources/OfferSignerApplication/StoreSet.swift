@@ -22,13 +22,17 @@ public struct StoreSet: Sendable {
     public let links: (any AppAccountTokenLinkStore)?
     /// Offer experiments and assignments (nil: experiments are not kept, e.g. in tests that do not need them).
     public let experiments: (any ExperimentStore)?
+    /// Each app's App Store Connect catalog (nil: not kept, e.g. in tests that do not need it).
+    public let catalogs: (any CatalogStore)?
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
                 retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore,
                 outcomes: any OutcomeStore, availability: DatabaseAvailability = DatabaseAvailability(),
-                links: (any AppAccountTokenLinkStore)? = nil, experiments: (any ExperimentStore)? = nil) {
+                links: (any AppAccountTokenLinkStore)? = nil, experiments: (any ExperimentStore)? = nil,
+                catalogs: (any CatalogStore)? = nil) {
         self.links = links
         self.experiments = experiments
+        self.catalogs = catalogs
         self.availability = availability
         self.consents = consents
         self.offers = offers
@@ -45,6 +49,6 @@ public struct StoreSet: Sendable {
         self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
                   retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints,
                   consents: stores.consents, outcomes: stores.outcomes, availability: stores.availability,
-                  links: stores.links, experiments: stores.experiments)
+                  links: stores.links, experiments: stores.experiments, catalogs: stores.catalogs)
     }
 }

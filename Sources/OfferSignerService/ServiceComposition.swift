@@ -29,20 +29,25 @@ public struct ServiceComposition: Sendable {
     ///   - integrityRuns: bounds the integrity walks running at once.
     ///   - messageStates: Apple's retention message approvals, refreshed by whoever runs the
     ///     service; nil: made here from `appStoreAPI` (and refreshed on changes only).
+    ///   - catalogs: the App Store Connect catalogs as read by rules, signing and the admin API;
+    ///     nil: made here over `stores.catalogs`, fresh for two hours.
+    ///   - catalogSync: syncs the catalogs on demand; nil: the service cannot (503).
     public init(keyRing: KeyRing, verification: AppStoreVerification, stores: StoreSet, activity: OfferActivity,
                 checkpointer: AuditCheckpointer? = nil, appStoreAPI: AppStoreAPIClients? = nil, unknownUsers: UnknownUserLookup? = nil,
                 linker: AppAccountTokenLinker? = nil,
                 rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2),
                 retentionMaxAge: Int = RetentionResponder.defaultMaxRequestAge, messageStates: RetentionMessageStates? = nil,
-                clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+                catalogs: AppStoreCatalogs? = nil, catalogSync: CatalogSync? = nil, clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         metrics.observe(stores.availability)
         metrics.observe(trustedRoots: verification.trustedRoots)
         let signingKeys = SigningKeyReadiness(keyRing: keyRing)
         metrics.observe(signingKeys)
+        let catalogs = catalogs ?? AppStoreCatalogs(store: stores.catalogs, syncInterval: nil, clock: clock)
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
                                  unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser, holdouts: stores.outcomes,
-                                 linker: linker, links: linker == nil ? nil : stores.links, clock: clock, metrics: metrics, logger: logger)
+                                 linker: linker, links: linker == nil ? nil : stores.links, catalogs: catalogs, clock: clock,
+                                 metrics: metrics, logger: logger)
         let states = messageStates ?? appStoreAPI.map { RetentionMessageStates(clients: $0, clock: clock, logger: logger) }
         let messaging = RetentionMessaging(clients: appStoreAPI, records: stores.rules, states: states, clock: clock, logger: logger)
         let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,
@@ -59,7 +64,7 @@ public struct ServiceComposition: Sendable {
             IntroductoryEligibilityHandler(issuer: issuer, rateLimits: rateLimits),
             UserHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, outcomes: stores.outcomes,
                         consent: ConsentCheck(consents: stores.consents), appStore: verification, clock: clock),
-            OfferAdminHandler(keyRing: keyRing, offers: stores.offers, clock: clock),
+            OfferAdminHandler(keyRing: keyRing, offers: stores.offers, clock: clock, catalogCheck: CatalogRuleCheck(catalogs: catalogs)),
             SimulateHandler(keyRing: keyRing, offers: stores.offers, history: stores.history, outcomes: stores.outcomes,
                             appStore: verification, clock: clock),
             HistoryImportHandler(ingestor: ingestor, logger: logger),
@@ -80,6 +85,7 @@ public struct ServiceComposition: Sendable {
             CallerHandler(keyRing: keyRing, appStore: verification),
             ConsentHandler(consents: stores.consents, clearing: ConsentClearing(consents: stores.consents, clock: clock)),
             AppAccountTokenLinkHandler(links: stores.links),
+            CatalogHandler(keyRing: keyRing, catalogs: catalogs, sync: catalogSync),
             ConsoleHandler(),
         ]
         if let experiments = stores.experiments {

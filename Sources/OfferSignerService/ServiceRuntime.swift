@@ -29,6 +29,8 @@ public final class ServiceRuntime: Sendable {
     private let retentionPruning: PeriodicTask
     /// Refreshes Apple's retention message approvals every five minutes (apps with an issuerId).
     private let messageStateRefresh: PeriodicTask?
+    /// Syncs the App Store Connect catalogs every `OFFER_SIGNER_CATALOG_SYNC_INTERVAL` (nil: off).
+    private let catalogSyncTask: PeriodicTask?
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -95,6 +97,20 @@ public final class ServiceRuntime: Sendable {
         let (unknownUserLookup, recoveryJob) = Self.appStoreAPIUses(appStoreAPI, verification: appStore, history: database.history,
                                                                     syncStore: database.sync, settings: settings, logger: logger)
         let metrics = Metrics()
+        let connectClients: AppStoreConnectClients
+        do {
+            connectClients = try AppStoreConnectClients(settings: settings)
+        } catch {
+            throw .appStoreConnect(error)
+        }
+        let catalogs = AppStoreCatalogs(store: database.catalogs, syncInterval: settings.catalogSyncInterval, clock: .system)
+        let catalogSync = CatalogSync(keyRing: keyRing, clients: connectClients, store: database.catalogs, catalogs: catalogs,
+                                      clock: .system, logger: logger, metrics: metrics)
+        catalogSyncTask = settings.catalogSyncInterval.map { interval in
+            PeriodicTask(name: "catalog-sync", interval: .seconds(interval)) { task in
+                for bundleId in catalogSync.bundleIds where !task.isStopping { _ = catalogSync.sync(app: bundleId) }
+            }
+        }
         let linker = Self.linking(appStoreAPI, verification: appStore, database: database, settings: settings, logger: logger)
             .map { AppAccountTokenLinker(linking: $0, metrics: metrics, logger: logger) }
         composition = ServiceComposition(
@@ -103,7 +119,7 @@ public final class ServiceRuntime: Sendable {
             rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                    notificationsPerAddress: settings.notificationRatePerAddress),
             trustedProxies: Set(settings.trustedProxies), retentionMaxAge: settings.retentionRequestMaxAge, messageStates: messageStates,
-            metrics: metrics,
+            catalogs: catalogs, catalogSync: catalogSync, metrics: metrics,
             logger: logger)
         retentionPruning = RetentionAnswerPruner(requests: database.retentionRequests, keepDays: settings.retentionKeepDays,
                                                  clock: .system, logger: logger).task()
@@ -134,6 +150,7 @@ public final class ServiceRuntime: Sendable {
         recoveryJob?.start()
         retentionPruning.start()
         messageStateRefresh?.start()
+        catalogSyncTask?.start()
         logger.log(.info, "offer-signer listening", [
             "listen": .string("\(listen.host):\(server.port)"), "database": .string(location.description), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
@@ -177,6 +194,7 @@ public final class ServiceRuntime: Sendable {
         recoveryJob?.stop()
         retentionPruning.stop()
         messageStateRefresh?.stop()
+        catalogSyncTask?.stop()
         server.stop()
         activity.stop()
         checkpointer.stop()

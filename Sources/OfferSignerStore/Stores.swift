@@ -34,6 +34,8 @@ public final class Stores: Sendable {
     }
     /// Subscriptions linked to app account tokens at Apple (Set App Account Token), every attempt.
     public let links: any AppAccountTokenLinkStore
+    /// Each app's App Store Connect catalog.
+    public let catalogs: any CatalogStore
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void
@@ -48,12 +50,13 @@ public final class Stores: Sendable {
     private init(location: DatabaseLocation, offers: any OfferStore, signatures: any RepairableSignatureLog,
                  history: OutcomeTrackingHistoryStore, checkpoints: any CheckpointStore, sync: any AppStoreSyncStore,
                  activity: any OfferActivityStore, rules: any RuleStore, retentionRequests: any RetentionRequestStore,
-                 consents: any ConsentStore, links: any AppAccountTokenLinkStore, experiments: any ExperimentStore,
+                 consents: any ConsentStore, links: any AppAccountTokenLinkStore, experiments: any ExperimentStore, catalogs: any CatalogStore,
                  schemaVersion: Int, engine: Engine,
                  close: @escaping @Sendable () -> Void) {
         self.engine = engine
         self.consents = consents
         self.links = links
+        self.catalogs = catalogs
         self.rules = rules
         self.experiments = experiments
         self.retentionRequests = retentionRequests
@@ -92,6 +95,7 @@ public final class Stores: Sendable {
                           rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequests,
                           consents: SQLConsentStore(database: database), links: SQLAppAccountTokenLinkStore(database: database),
                           experiments: SQLExperimentStore(database: database),
+                          catalogs: SQLCatalogStore(database: database),
                           schemaVersion: version,
                           engine: .sqlite(database)) {
                 signatures.close()
@@ -111,6 +115,7 @@ public final class Stores: Sendable {
                           rules: PostgreSQLRuleStore(database: database), retentionRequests: retentionRequests,
                           consents: SQLConsentStore(database: database), links: SQLAppAccountTokenLinkStore(database: database),
                           experiments: SQLExperimentStore(database: database),
+                          catalogs: SQLCatalogStore(database: database),
                           schemaVersion: try database.schemaVersion(),
                           engine: .postgreSQL(database)) {
                 offers.close()

@@ -55,12 +55,15 @@ enum CommandLineTool {
       experiments report --experiment-id ID [--bundle-id ID] [--environment ENV] [--format json|csv]
                               An experiment's arms, each against the control with its always-valid
                               confidence sequence, the sample-ratio check and the verdict.
+      catalog sync [--bundle-id ID]
+                              Read the App Store Connect catalog (products and offers) of each
+                              app with an appStoreConnect Team key, and store it (exit 1 if one failed).
       db migrate              Bring the database to this build's schema (serve does it at start).
       db copy --from PATH_OR_URL --to PATH_OR_URL
                               Copy a whole deployment between SQLite and PostgreSQL into an empty
                               database, then verify its chain.
 
-    offers, history, appstore, retention, audit, consent, outcomes and experiments take the options of serve (--database, --keys,
+    offers, history, appstore, retention, audit, consent, catalog, outcomes and experiments take the options of serve (--database, --keys,
     --apple-roots, --environments) and the same OFFER_SIGNER_* variables; they refuse a
     database that does not exist (exit 2) and never create one.
 
@@ -83,6 +86,7 @@ enum CommandLineTool {
         case "audit": return OfflineCommands.audit(rest)
         case "db": return DatabaseCommand.run(rest)
         case "consent": return ConsentCommand.run(rest)
+        case "catalog": return CatalogCommand.run(rest)
         case "outcomes": return OutcomesCommand.run(rest)
         case "experiments": return ExperimentsCommand.run(rest)
         case "retention": return RetentionCommand.run(rest)

@@ -69,6 +69,10 @@ enum KeysCommand {
                     failed += report(key.privateKey, publicKey: key.publicKey, source: key.source)
                     print(key.publicKey.pem.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
                 }
+                if let connect = app.appStoreConnect {
+                    print("  App Store Connect Team key \(connect.keyId) (issuer \(connect.issuerId); reads the catalog)")
+                    failed += report(connect.privateKey, publicKey: connect.privateKey.publicKey, source: connect.source)
+                }
             }
             if let audit = configuration.auditKey {
                 print("audit key \(audit.keyId) (signs checkpoints; give auditors this public key)")

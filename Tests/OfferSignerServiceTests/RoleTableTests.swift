@@ -80,6 +80,8 @@ struct RoleTableTests {
         ("GET", "/v1/stats/experiments/ex1", [.marketing, .auditor, .admin]),
         ("GET", "/v1/audit/redemptions", [.auditor, .admin]),
         ("GET", "/v1/audit/app-account-token-links", [.auditor, .admin]),
+        ("GET", "/v1/admin/catalog", [.marketing, .auditor, .admin]),
+        ("POST", "/v1/admin/catalog/sync", [.admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
         ("GET", "/v1/me", Set(Role.allCases)),
         ("GET", "/healthz", nil),

@@ -47,6 +47,11 @@ final class TestEnvironment {
     var experiments: any ExperimentStore
     /// The background linker (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS=on`); nil: off.
     var linker: AppAccountTokenLinker?
+    /// The App Store Connect catalogs, the scheduled interval their freshness counts from, and
+    /// the sync behind `POST /v1/admin/catalog/sync` (nil: none, 503).
+    var catalogStore: any CatalogStore
+    var catalogSyncInterval: Int? = 3600
+    var catalogSync: CatalogSync?
     /// Apple's retention message approvals, kept across requests (nil: each composition makes its own).
     var retentionMessageStates: RetentionMessageStates?
     var rateLimits = RateLimits.none
@@ -80,6 +85,7 @@ final class TestEnvironment {
         retentionRequestStore = SQLiteRetentionRequestStore(database: database)
         links = SQLAppAccountTokenLinkStore(database: database)
         experiments = SQLExperimentStore(database: database)
+        catalogStore = SQLCatalogStore(database: database)
         self.now = now
         let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)
         let fixedNow = now
@@ -146,9 +152,15 @@ final class TestEnvironment {
     var composition: ServiceComposition {
         ServiceComposition(keyRing: keyRing, verification: appStore, stores: StoreSet(
             offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
-            checkpoints: checkpoints, consents: consents, outcomes: outcomes, links: links, experiments: experiments), activity: activity, checkpointer: checkpointer,
+            checkpoints: checkpoints, consents: consents, outcomes: outcomes, links: links, experiments: experiments, catalogs: catalogStore), activity: activity, checkpointer: checkpointer,
             appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup, linker: linker, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
-            messageStates: retentionMessageStates, clock: clock, metrics: metrics, logger: logger)
+            messageStates: retentionMessageStates, catalogs: catalogs, catalogSync: catalogSync, clock: clock, metrics: metrics,
+            logger: logger)
+    }
+
+    /// The catalogs as the composition reads them (nothing cached between requests).
+    var catalogs: AppStoreCatalogs {
+        AppStoreCatalogs(store: catalogStore, syncInterval: catalogSyncInterval, clock: clock, cacheFor: .zero)
     }
 
     var router: Router<ServiceContext> { composition.router }

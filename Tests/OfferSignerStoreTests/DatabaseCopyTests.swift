@@ -72,6 +72,9 @@ struct DatabaseCopyTests {
                                                     appAccountToken: "user-0", outcome: .refused, existingToken: "user-9",
                                                     reason: "a different token is set", actor: "service", requestId: "r1", forced: false,
                                                     attempts: 1, at: t0))
+        try stores.catalogs.save(AppStoreCatalog(appAppleId: "15", subscriptionGroups: [CatalogGroup(id: "g1", referenceName: "Pro \"1\"")],
+                                                 subscriptions: []), bundleId: "com.example.app", syncedAt: t0)
+        try stores.catalogs.recordFailure(bundleId: "com.example.app", at: t0.addingTimeInterval(1), error: "429 RATE_LIMIT_EXCEEDED")
     }
 
     @Test("SQLite to PostgreSQL and back: every table's rows, the chain verified at each destination, new appends continue it")
@@ -98,7 +101,8 @@ struct DatabaseCopyTests {
                     "signature_log_gaps": 0, "signature_checkpoints": 1, "signature_chain_head": 1, "offer_refusals_daily": 2,
                     "appstore_backfill": 1, "appstore_recovered_windows": 1, "managed_rules": 2, "managed_rule_changes": 3,
                     "retention_requests": 1, "consent_events": 2, "offer_redemptions": 1, "offer_holdouts": 1,
-                    "app_account_token_links": 1, "experiment_placements": 1, "experiment_assignments": 1])
+                    "app_account_token_links": 1, "experiment_placements": 1, "experiment_assignments": 1,
+                    "appstore_catalogs": 1])
 
         let back = try last.open()
         defer { back.close() }

@@ -29,6 +29,7 @@ struct ReleasedMigrationsTests {
             "12 0759e1e8b7febf198b9c0b0774e61c262210ef858f8863e898a166b9d95ad01f",
             "13 bebf99e4f203528db0badb5e955bb3989a065abc55a37b92c871afa6bd05f70f",
             "14 faf4043c1230f8ca886220056e5e714574e2514dbb96ff997585fe45fa451d12",
+            "15 f403ab9b2cde6ff07f5af9767bbfca4db5ad90cfd24493b0adf3ca5ab24c3226",
         ])
     }
 
@@ -44,6 +45,7 @@ struct ReleasedMigrationsTests {
             "6 7391548346390e6706ee3a6de783b1dc6ce1d5c063405c29213e24f95629ac24",
             "7 8c02d9eb885df25edc46a7b1f4ff05c58752eab736b2d14013fcc1d6a392d5c7",
             "8 5c58766a6fc8bca4329d425ec6675b169730cf0585708403fe5cce2c5b148da6",
+            "9 70bbb26151a78e09107cfc11981abba51211eed61bec7e2ded38190b4fc9ecf0",
         ])
     }
 }

@@ -49,6 +49,8 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
     case invalidAuditKey(path: String, KeyError)
     /// The audit key is one of the App Store signing keys; it must be a key of its own.
     case auditKeyIsSigningKey(app: String, keyId: String)
+    /// An app's `appStoreConnect` entry is wrong (`reason` says how).
+    case appStoreConnectKey(app: String, reason: String)
     /// The apps cannot be checked against App Store signed data (e.g. a bundle ID twice).
     case appStoreVerification(SignedDataConfigurationError)
     /// The offer rules file cannot be read.
@@ -93,6 +95,7 @@ public enum ConfigurationFault: Sendable, Equatable, CustomStringConvertible {
         case .invalidAuditKey(let path, let error): "auditKey: \(path) is \(error)"
         case .auditKeyIsSigningKey(let app, let keyId):
             "auditKey: it is the signing key \(keyId) of app \(app); the audit key must be a P-256 key of its own"
+        case .appStoreConnectKey(let app, let reason): "app \(app), appStoreConnect: \(reason)"
         case .appStoreVerification(let error): "cannot verify App Store data with these apps: \(error)"
         case .invalidOfferRules(let faults): faults.joined(separator: "; ")
         }

@@ -74,7 +74,13 @@ public struct KeyConfiguration: Sendable {
                 throw fail(.severalActiveKeys(app: app.bundleId, keyIds: active.map(\.keyId)))
             }
             if let issuer = app.issuerId, !Identifier.isValid(issuer) { throw fail(.invalidIssuerId(app: app.bundleId)) }
-            apps.append(AppKeys(bundleId: app.bundleId, appAppleId: app.appAppleId, issuerId: app.issuerId, keys: keys))
+            var connect: AppStoreConnectKey?
+            if let entry = app.appStoreConnect {
+                connect = try Self.appStoreConnectKey(entry, app: app.bundleId, signingKeys: keys, folder: folder, path: path,
+                                                      environment: environment, warnings: &warnings)
+            }
+            apps.append(AppKeys(bundleId: app.bundleId, appAppleId: app.appAppleId, issuerId: app.issuerId, keys: keys,
+                                appStoreConnect: connect))
         }
         var apiKeys: [APIKey] = []
         var seenNames = Set<String>()
@@ -149,6 +155,16 @@ public struct AppKeys: Sendable {
     public let appAppleId: Int64?
     public let issuerId: String?
     public let keys: [SigningKey]
+    /// The Team API key that reads the catalog from App Store Connect; nil when the app has none.
+    public let appStoreConnect: AppStoreConnectKey?
+
+    public init(bundleId: String, appAppleId: Int64?, issuerId: String?, keys: [SigningKey], appStoreConnect: AppStoreConnectKey? = nil) {
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.issuerId = issuerId
+        self.keys = keys
+        self.appStoreConnect = appStoreConnect
+    }
 
     /// The key that signs.
     public var activeKey: SigningKey { keys.first(where: \.active)! }

@@ -14,6 +14,23 @@ public struct KeysFile: Codable, Sendable {
         public var appAppleId: Int64?
         public var issuerId: String?
         public var signingKeys: [SigningKeyEntry]
+        /// The Team API key that reads the app's catalog from App Store Connect (and creates offers there).
+        public var appStoreConnect: AppStoreConnectEntry?
+    }
+
+    /// A Team API key of App Store Connect: `{issuerId, keyId, privateKeyPath}`, or the key in a
+    /// hardware module (`pkcs11`, `pkcs11Module`, `pinEnv`) as for signing keys.
+    public struct AppStoreConnectEntry: Codable, Sendable {
+        public var issuerId: String
+        public var keyId: String
+        public var privateKeyPath: String?
+        public var pkcs11: String?
+        public var pkcs11Module: String?
+        public var pinEnv: String?
+
+        var location: KeyLocationEntry {
+            KeyLocationEntry(privateKeyPath: privateKeyPath, pkcs11: pkcs11, pkcs11Module: pkcs11Module, pinEnv: pinEnv)
+        }
     }
 
     public struct SigningKeyEntry: Codable, Sendable {

@@ -35,6 +35,10 @@ public struct ServiceSettings: Sendable, Equatable {
     public var appStoreAPIURL: String?
     /// App Store Server API requests per second, per app and environment.
     public var appStoreAPIRate: Double = 50
+    /// The App Store Connect API's base URL instead of Apple's (tests, staging); nil for Apple's.
+    public var appStoreConnectURL: String?
+    /// Seconds between the scheduled App Store Connect catalog syncs in `serve`; nil: none.
+    public var catalogSyncInterval: Int? = 3600
     /// Seconds between the scheduled recoveries of missed notifications; nil: none.
     public var recoverInterval: Int?
     /// Pages of notification history one recovered window reads at most (`appstore recover` and `serve`).
@@ -113,6 +117,10 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_APPSTORE_API_URL", flag: "--appstore-api-url") { $0.appStoreAPIURL = try baseURL($1) },
         Setting(variable: "OFFER_SIGNER_APPSTORE_API_RATE", flag: "--appstore-api-rate") { $0.appStoreAPIRate = try rate($1) },
         Setting(variable: "OFFER_SIGNER_RECOVER_INTERVAL", flag: "--recover-interval") { $0.recoverInterval = try interval($1) },
+        Setting(variable: "OFFER_SIGNER_APPSTORE_CONNECT_URL", flag: "--appstore-connect-url") { $0.appStoreConnectURL = try baseURL($1) },
+        Setting(variable: "OFFER_SIGNER_CATALOG_SYNC_INTERVAL", flag: "--catalog-sync-interval") {
+            $0.catalogSyncInterval = try interval($1)
+        },
         Setting(variable: "OFFER_SIGNER_RECOVER_MAX_PAGES", flag: "--recover-max-pages") { $0.recoverMaxPages = try positive($1) },
         Setting(variable: "OFFER_SIGNER_RECOVER_MAX_DURATION", flag: "--recover-max-duration") { $0.recoverMaxDuration = try positive($1) },
         Setting(variable: "OFFER_SIGNER_FETCH_UNKNOWN_USERS", flag: "--fetch-unknown-users") { $0.fetchUnknownUsers = try onOff($1) },

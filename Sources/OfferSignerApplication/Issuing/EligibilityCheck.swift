@@ -8,10 +8,14 @@ package struct EligibilityCheck: Sendable {
     /// Subscriptions linked here to app account tokens at Apple: a user's history includes
     /// them before Apple's next notification carries the token (nil: not looked up).
     var links: (any AppAccountTokenLinkStore)?
+    /// The App Store Connect catalogs: a product in one is known with its subscription group
+    /// before anyone buys it (nil: not consulted).
+    var catalogs: AppStoreCatalogs?
 
-    package init(history: any SubscriptionHistoryStore, links: (any AppAccountTokenLinkStore)? = nil) {
+    package init(history: any SubscriptionHistoryStore, links: (any AppAccountTokenLinkStore)? = nil, catalogs: AppStoreCatalogs? = nil) {
         self.history = history
         self.links = links
+        self.catalogs = catalogs
     }
 
     /// The decision for `userId` (lowercased app account token) on `rule` for `productId`,
@@ -77,6 +81,12 @@ package struct EligibilityCheck: Sendable {
         for product in products {
             if let group = try history.subscriptionGroup(productId: product, bundleId: bundleId, environment: environment) {
                 return group
+            }
+        }
+        // Nobody has bought it yet: the App Store Connect catalog knows its group (the same ID in every environment).
+        if let catalog = catalogs?.cached(bundleId: bundleId)?.catalog {
+            for product in products {
+                if let group = catalog.subscription(productId: product)?.groupId { return group }
             }
         }
         return nil

@@ -35,18 +35,21 @@ public struct OfferIssuer: Sendable {
     ///   - holdouts: where users held out of offers are recorded (nil: nowhere).
     ///   - linker: queues links of proven token-less subscriptions at Apple (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS`); nil when off.
     ///   - links: the links made, so that eligibility sees a linked subscription at once (nil: not looked up).
+    ///   - catalogs: the App Store Connect catalogs: a fresh one refuses an offer Apple lacks, and
+    ///     each one makes its products known with their subscription group (nil: not consulted).
     public init(keyRing: KeyRing, verification: AppStoreVerification, offers: any OfferStore, rules: any RuleStore,
                 history: any SubscriptionHistoryStore, consents: any ConsentStore, signatures: any SignatureLog,
                 activity: OfferActivity, unknownUsers: UnknownUserLookup?, customerLimit: TokenBucketLimiter? = nil,
                 holdouts: (any OutcomeStore)? = nil, linker: AppAccountTokenLinker? = nil,
-                links: (any AppAccountTokenLinkStore)? = nil, clock: WallClock, metrics: Metrics, logger: Logger) {
+                links: (any AppAccountTokenLinkStore)? = nil, catalogs: AppStoreCatalogs? = nil, clock: WallClock, metrics: Metrics,
+                logger: Logger) {
         self.customerLimit = customerLimit
         self.linker = linker
-        let eligibility = EligibilityCheck(history: history, links: links)
+        let eligibility = EligibilityCheck(history: history, links: links, catalogs: catalogs)
         consent = ConsentCheck(consents: consents, history: history)
         binder = CustomerBinder(keyRing: keyRing, proofs: ProofVerifier(verification: verification, clock: clock), history: history)
         promotional = PromotionalOfferJudge(offers: offers, eligibility: eligibility, consent: consent, activity: activity,
-                                            unknownUsers: unknownUsers, holdouts: holdouts)
+                                            unknownUsers: unknownUsers, holdouts: holdouts, catalogs: catalogs, metrics: metrics)
         introductory = IntroductoryOfferJudge(rules: rules, offers: offers, eligibility: eligibility, consent: consent)
         recorder = SignatureRecorder(signatures: signatures, activity: activity, clock: clock, metrics: metrics, logger: logger)
         self.clock = clock

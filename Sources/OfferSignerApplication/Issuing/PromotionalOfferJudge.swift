@@ -18,6 +18,10 @@ struct PromotionalOfferJudge: Sendable {
     let unknownUsers: UnknownUserLookup?
     /// Where holdout decisions are recorded (nil: not recorded, as in tests without outcomes).
     let holdouts: (any OutcomeStore)?
+    /// The App Store Connect catalogs: a fresh one that lacks the offer refuses it (nil: not checked).
+    let catalogs: AppStoreCatalogs?
+    /// Counts the offers refused as not at Apple.
+    let metrics: Metrics?
 
     /// The rule of `offerId` in the app, for `productId`.
     func rule(_ offerId: String, productId: String, bundleId: String) throws(SignRefusal) -> OfferRule {
@@ -32,6 +36,12 @@ struct PromotionalOfferJudge: Sendable {
         }
         guard rule.productIds.contains(productId) else {
             throw .productNotInOffer(offerId: offerId, productId: productId)
+        }
+        // Only a fresh catalog refuses; a stale or missing one (or one that cannot be read) never blocks.
+        if let entry = catalogs?.cached(bundleId: bundleId), let catalog = entry.catalog, catalogs?.isFresh(entry.syncedAt) == true,
+           let syncedAt = entry.syncedAt, let gap = catalog.gaps(offerId: offerId, productIds: [productId]).first {
+            metrics?.recordOfferNotAtApple(bundleId: bundleId, offerId: offerId)
+            throw .offerNotAtApple(offerId: offerId, gap: gap, syncedAt: syncedAt)
         }
         return rule
     }

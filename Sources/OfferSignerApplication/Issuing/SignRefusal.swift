@@ -15,6 +15,9 @@ public enum SignRefusal: Error, Sendable {
     case offerNotFound(offerId: String, bundleId: String)
     /// The offer exists but not for this product.
     case productNotInOffer(offerId: String, productId: String)
+    /// The app's fresh App Store Connect catalog says the product has no promotional offer
+    /// `offerId` (`gap` says what it has): StoreKit would refuse the signature.
+    case offerNotAtApple(offerId: String, gap: CatalogOfferGap, syncedAt: Date)
     /// The caller must prove who the customer is and did not: its API key is shipped in apps
     /// (`.appKey`), or the request names no user (`.emptyUserId`).
     case proofRequired(ProofRequirement)

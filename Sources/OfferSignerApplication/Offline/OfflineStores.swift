@@ -17,6 +17,7 @@ public final class OfflineStores {
     public var outcomes: any OutcomeStore { stores.outcomes }
     public var links: any AppAccountTokenLinkStore { stores.links }
     public var experiments: any ExperimentStore { stores.experiments }
+    public var catalogs: any CatalogStore { stores.catalogs }
 
     public init(location: DatabaseLocation) throws(StartupError) {
         if case .sqlite(let path) = location {

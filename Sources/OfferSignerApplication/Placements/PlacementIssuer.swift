@@ -64,6 +64,8 @@ public struct PlacementIssuer: Sendable {
                 passedOver.append(PlacementOfferDecision(offerId: offerId, reasons: [.offerNotConfigured()]))
             } catch .productNotInOffer(let offerId, let productId) {
                 passedOver.append(PlacementOfferDecision(offerId: offerId, reasons: [.productNotInOffer(productId)]))
+            } catch .offerNotAtApple(let offerId, let gap, _) {
+                passedOver.append(PlacementOfferDecision(offerId: offerId, reasons: [.notAtApple(gap, offerId: offerId)]))
             } catch .notEligible(let decision) where !decision.reasons.contains(where: { $0.criterion == OfferHoldout.criterion }) {
                 passedOver.append(PlacementOfferDecision(offerId: offerId, reasons: decision.reasons))
             } catch {

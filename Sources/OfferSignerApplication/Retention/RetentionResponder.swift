@@ -166,7 +166,7 @@ public struct RetentionResponder: Sendable {
             case .consentRescinded:
                 // Consent was withdrawn while the rules were tried: Apple's default, nothing else.
                 return .noMessage
-            case .offerNotFound, .productNotInOffer, .unknownProduct, .jwsUnavailable, .unknownApp, .appNotNamed,
+            case .offerNotFound, .productNotInOffer, .offerNotAtApple, .unknownProduct, .jwsUnavailable, .unknownApp, .appNotNamed,
                  .environmentNotAccepted, .proofRequired, .proofMismatch, .invalidProof:
                 note(rule, "its offer cannot be signed: \(error)", request, identifier, level: .warning)
             case .logUnavailable(let reason):

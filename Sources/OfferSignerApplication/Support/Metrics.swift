@@ -56,6 +56,9 @@ public final class Metrics: Sendable {
     private let database = Mutex<DatabaseAvailability?>(nil)
     /// App account token links by outcome (rare: one lock is enough).
     private let links = Mutex<[String: Int]>([:])
+    /// Catalog syncs by app and outcome, and signatures refused because the offer is not at Apple (rare: one lock each).
+    private let catalogSyncs = Mutex<[String: [String: Int]]>([:])
+    private let notAtApple = Mutex<[String: [String: Int]]>([:])
     /// Signing requests refused with `chain_regressed`.
     private let chainRegressed = Atomic<Int>(0)
     /// Integrity failures of the signature log's chain other than `chain_regressed`, by where they were found.
@@ -142,6 +145,16 @@ public final class Metrics: Sendable {
         links.withLock { $0[outcome, default: 0] += 1 }
     }
 
+    /// Counts an App Store Connect catalog sync of `bundleId` by how it ended (`synced`, `failed`).
+    func recordCatalogSync(bundleId: String, outcome: String) {
+        catalogSyncs.withLock { $0[bundleId, default: [:]][outcome, default: 0] += 1 }
+    }
+
+    /// Counts a signature refused because the fresh catalog says `offerId` does not exist for the product.
+    func recordOfferNotAtApple(bundleId: String, offerId: String) {
+        notAtApple.withLock { $0[bundleId, default: [:]][offerId, default: 0] += 1 }
+    }
+
     /// A signing request refused because the signature log went backwards (`chain_regressed`).
     func recordChainRegressed() {
         chainRegressed.add(1, ordering: .relaxed)
@@ -205,6 +218,19 @@ public final class Metrics: Sendable {
         out += family("offer_signer_experiment_assignments_total", "Users assigned to an experiment's arm by this instance, by app, experiment and arm.")
         for (key, count) in assignments.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             out += "offer_signer_experiment_assignments_total{bundle_id=\"\(escape(key.bundleId))\",experiment_id=\"\(escape(key.experimentId))\",arm_id=\"\(escape(key.armId))\"} \(count)\n"
+        }
+        out += family("offer_signer_catalog_syncs_total", "App Store Connect catalog syncs by app and outcome (synced, failed).")
+        for (bundleId, outcomes) in catalogSyncs.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            for (outcome, count) in outcomes.sorted(by: { $0.key < $1.key }) {
+                out += "offer_signer_catalog_syncs_total{bundle_id=\"\(escape(bundleId))\",outcome=\"\(escape(outcome))\"} \(count)\n"
+            }
+        }
+        out += family("offer_signer_offers_not_at_apple_total",
+                      "Signatures refused (409 offer_not_at_apple) because the fresh App Store Connect catalog lacks the offer.")
+        for (bundleId, offers) in notAtApple.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            for (offerId, count) in offers.sorted(by: { $0.key < $1.key }) {
+                out += "offer_signer_offers_not_at_apple_total{bundle_id=\"\(escape(bundleId))\",offer_id=\"\(escape(offerId))\"} \(count)\n"
+            }
         }
         out += health()
         return out

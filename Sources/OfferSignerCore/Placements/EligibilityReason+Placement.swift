@@ -13,3 +13,11 @@ extension EligibilityReason {
                           message: "This offer is not for product '\(productId)'.")
     }
 }
+
+extension EligibilityReason {
+    /// Why a placement passes over an offer the product lacks at Apple, by a fresh App Store Connect catalog.
+    public static func notAtApple(_ gap: CatalogOfferGap, offerId: String) -> EligibilityReason {
+        EligibilityReason(criterion: "appStoreConnect", required: .bool(true), actual: .bool(false),
+                          message: gap.message(offerId: offerId) + ": StoreKit would refuse it.")
+    }
+}

@@ -12,6 +12,8 @@ struct OfferAdminHandler {
     let keyRing: KeyRing
     let offers: any OfferStore
     let clock: WallClock
+    /// Checks a rule's offer against the App Store Connect catalog before it is saved (nil: not checked, as in simulate).
+    var catalogCheck: CatalogRuleCheck? = nil
 
     /// Every offer, or with `?bundleId=` those of one app.
     func list(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
@@ -29,9 +31,17 @@ struct OfferAdminHandler {
         let offerId = try context.parameters.require("offerId")
         let rule = try request.decodeRule(OfferRule.self, keyRing.current)
         try validate(rule, offerId: offerId)
+        var warnings: [String] = []
+        switch try catalogCheck?.check(offerId: rule.offerId, bundleId: rule.bundleId, productIds: rule.productIds) ?? .matches {
+        case .matches: break
+        case .notChecked(let warning): warnings.append(warning)
+        case .lacking(let gaps, let syncedAt): throw Self.notAtApple(rule, gaps, syncedAt)
+        }
         let existed = try offers.offer(bundleId: rule.bundleId, offerId: offerId) != nil
         let stored = try offers.put(rule, by: context.callerName, at: clock.now)
-        return try HTTPResponse.json(RuleDocument(stored), status: existed ? 200 : 201)
+        var document = RuleDocument(stored)
+        document.warnings = warnings
+        return try HTTPResponse.json(document, status: existed ? 200 : 201)
     }
 
     func delete(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
@@ -57,6 +67,15 @@ struct OfferAdminHandler {
             throw HTTPProblem.notFound("no offer '\(offerId)' is configured for \(bundleId)")
         }
         return offer
+    }
+
+    /// 400 `offer_not_at_apple`: each product lacking the offer at Apple, with what it has.
+    static func notAtApple(_ rule: OfferRule, _ gaps: [CatalogOfferGap], _ syncedAt: Date) -> HTTPProblem {
+        HTTPProblem(status: 400, code: "offer_not_at_apple", title: "Offer not at App Store Connect",
+                    detail: gaps.map { $0.message(offerId: rule.offerId) }.joined(separator: "; ")
+                        + " (catalog synced \(RFC3339.string(from: syncedAt)); create the offer in App Store Connect, "
+                        + "then POST /v1/admin/catalog/sync)",
+                    extensions: ["products": gaps, "catalogSyncedAt": RFC3339.string(from: syncedAt)])
     }
 
     /// Refuses a rule that cannot be right, naming every fault.

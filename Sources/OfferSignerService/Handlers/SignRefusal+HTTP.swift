@@ -17,6 +17,12 @@ extension SignRefusal: HTTPResponseError {
             .notFound("no offer '\(offerId)' is configured for \(bundleId)")
         case .productNotInOffer(let offerId, let productId):
             .notFound("offer '\(offerId)' is not for product '\(productId)'")
+        case .offerNotAtApple(let offerId, let gap, let syncedAt):
+            HTTPProblem(status: 409, code: "offer_not_at_apple", title: "Offer not at App Store Connect",
+                        detail: gap.message(offerId: offerId) + " (catalog synced \(RFC3339.string(from: syncedAt))): "
+                            + "StoreKit would refuse this signature",
+                        extensions: ["productId": gap.productId, "promotionalOffers": gap.promotionalOffers,
+                                     "catalogSyncedAt": RFC3339.string(from: syncedAt)])
         case .unknownProduct(let productId, let bundleId):
             .notFound("product '\(productId)' is not known for \(bundleId): no verified transaction of the environment and no rule names it")
         case .proofRequired(.appKey):

@@ -30,7 +30,7 @@ struct CopiedTable: Sendable {
     /// offers and their changes, history, the signature log with its gaps, checkpoints and
     /// recorded end, then the console's refusal counts, the App Store Server API's progress, the
     /// retention and introductory-offer rules with their changes, answered retention
-    /// requests, consent rescinded and cleared, and the offers' outcomes (matched redemptions, holdout decisions). Not copied: `schema_migrations` (each engine numbers its own) and
+    /// requests, consent rescinded and cleared, and the offers' outcomes (matched redemptions, holdout decisions), links made at Apple and the App Store Connect catalogs. Not copied: `schema_migrations` (each engine numbers its own) and
     /// `signature_log_probe` (always empty between probes). A table added to the schema is
     /// added here too (a test compares this list with the SQLite schema).
     static let all: [CopiedTable] = [
@@ -90,6 +90,7 @@ struct CopiedTable: Sendable {
                     bundle_id:t experiment_id:t user_key:t arm_id:t weight_period:i environment:t assigned_at_ms:i eligible:i \
                     first_signed_at_ms:i
                     """),
+        CopiedTable("appstore_catalogs", key: ["bundle_id"], "bundle_id:t catalog_json:t synced_at_ms:i attempted_at_ms:i last_error:t"),
     ]
 
     /// Tables of the schema that are deliberately not copied.

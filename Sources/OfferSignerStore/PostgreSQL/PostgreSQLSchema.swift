@@ -180,6 +180,7 @@ enum PostgreSQLSchema {
         PostgreSQLMigration(version: 6, .appAccountTokenLinks),
         PostgreSQLMigration(version: 7, .signaturesByTransaction),
         PostgreSQLMigration(version: 8, .experiments),
+        PostgreSQLMigration(version: 9, .appStoreCatalogs),
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own

@@ -194,6 +194,7 @@ enum SQLiteSchema {
         SQLiteMigration(version: 12, .appAccountTokenLinks),
         SQLiteMigration(version: 13, .signaturesByTransaction),
         SQLiteMigration(version: 14, .experiments),
+        SQLiteMigration(version: 15, .appStoreCatalogs),
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
