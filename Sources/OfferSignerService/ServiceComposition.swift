@@ -31,7 +31,8 @@ public struct ServiceComposition: Sendable {
     ///     service; nil: made here from `appStoreAPI` (and refreshed on changes only).
     ///   - catalogs: the App Store Connect catalogs as read by rules, signing and the admin API;
     ///     nil: made here over `stores.catalogs`, fresh for two hours.
-    ///   - catalogSync: syncs the catalogs on demand; nil: the service cannot (503).
+    ///   - catalogSync: syncs the catalogs on demand; nil: made here against Apple's App Store
+    ///     Connect (none, answering 503, when `stores` keep no catalogs).
     public init(keyRing: KeyRing, verification: AppStoreVerification, stores: StoreSet, activity: OfferActivity,
                 checkpointer: AuditCheckpointer? = nil, appStoreAPI: AppStoreAPIClients? = nil, unknownUsers: UnknownUserLookup? = nil,
                 linker: AppAccountTokenLinker? = nil,
@@ -43,6 +44,11 @@ public struct ServiceComposition: Sendable {
         let signingKeys = SigningKeyReadiness(keyRing: keyRing)
         metrics.observe(signingKeys)
         let catalogs = catalogs ?? AppStoreCatalogs(store: stores.catalogs, syncInterval: nil, clock: clock)
+        // Without a sync of its own the service syncs against Apple's App Store Connect with the keys file's Team keys.
+        let catalogSync = catalogSync ?? stores.catalogs.map { store in
+            CatalogSync(keyRing: keyRing, clients: AppStoreConnectClients(), store: store, catalogs: catalogs, clock: clock, logger: logger,
+                        metrics: metrics)
+        }
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
                                  unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser, holdouts: stores.outcomes,

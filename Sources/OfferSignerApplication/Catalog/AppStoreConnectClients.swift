@@ -17,6 +17,11 @@ public final class AppStoreConnectClients: Sendable {
         self.configuration = configuration
     }
 
+    /// Clients of Apple's own App Store Connect API with the default bounds (always valid).
+    public init() {
+        configuration = AppStoreConnectConfiguration()
+    }
+
     /// The options the settings give: the base URL (`OFFER_SIGNER_APPSTORE_CONNECT_URL`) or Apple's.
     public convenience init(settings: ServiceSettings) throws(AppStoreConnectConfigurationError) {
         try self.init(configuration: AppStoreConnectConfiguration(baseURL: settings.appStoreConnectURL))
