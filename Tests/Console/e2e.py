@@ -1034,6 +1034,8 @@ def scenarios(service, console, facts):
             Select(c.find("#f-offerIds-add")).select_by_value(offer)
             c.click_text("button", "Add")
         check(shown_order() == ["winback_e2e", "demo_winback"], f"the offers are listed as added ({shown_order()})")
+        check(not c.find("#f-offerIds-error").is_displayed() and c.find("#f-offerIds").get_attribute("aria-invalid") is None,
+              "the refusal about the offers is gone once offers are added")
         # Keyboard only: demo_winback moved up; the focus stays on it (its Up button is now disabled, so on Down).
         up = c.find("[aria-label='Move demo_winback up']")
         c.driver.execute_script("arguments[0].focus()", up)

@@ -3,7 +3,7 @@
 // in plain words as it stands in the form, and its change history. The service's refusals
 // appear as it words them, beside the fields they concern.
 import { api, path, ApiError } from './api.js';
-import { h, replace, toast, field } from './dom.js';
+import { h, replace, toast, field, setFieldError } from './dom.js';
 import { dateTime } from './format.js';
 import { showErrors, clearErrors } from './rule-form.js';
 import { historyList } from './rule-history.js';
@@ -52,7 +52,8 @@ export async function renderPlacementEditor(main, { me, placementId, query, navi
   const description = h('textarea', { rows: '3', value: original.description || '', class: 'prose' });
   const counter = h('span', { class: 'counter', id: 'f-description-count', 'aria-live': 'polite' });
   const order = offerOrder({
-    id: 'f-offerIds', label: 'Offers in priority order', offerIds: original.offerIds, known, onChange: () => drawPlain(),
+    id: 'f-offerIds', label: 'Offers in priority order', offerIds: original.offerIds, known,
+    onChange: () => { setFieldError(form, 'f-offerIds', ''); drawPlain(); }, // an error about the offers is stale once they change
     help: 'The first offer the user is eligible for is signed. Put the offer you would rather give first; an offer the user is not eligible for, or that is not for the product the app asks about, is passed over.',
   });
   const summary = h('div', { class: 'error-summary', role: 'alert', tabindex: '-1', hidden: true });
