@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "OfferSignerHTTP", dependencies: ["OfferSignerCore", "CMicroHTTPD"]),
         // Client of Apple's App Store Server API (JWT auth, paging, retries, rate limit) over libcurl.
         .target(name: "AppStoreServerAPI", dependencies: ["OfferSignerCore", "CCurl"]),
+        // Webhook deliveries over libcurl: one POST to an address checked before connecting, no redirects, no proxies.
+        .target(name: "WebhookTransport", dependencies: ["CCurl"]),
         // The web console's HTML, CSS and JavaScript, embedded in the binary at build time.
         .target(name: "OfferSignerConsole", exclude: ["Assets"], plugins: ["EmbedConsoleAssets"]),
         .executableTarget(name: "ConsoleAssetEmbedder"),
@@ -35,7 +37,8 @@ let package = Package(
         // Signing keys that never leave a hardware module: PKCS#11 modules loaded with dlopen, sessions, ECDSA.
         .target(name: "OfferSignerPKCS11", dependencies: ["OfferSignerCore", "CPKCS11"]),
         // The use cases: issuing, retention, App Store sync, audit, configuration, offline tools. No HTTP.
-        .target(name: "OfferSignerApplication", dependencies: ["OfferSignerCore", "OfferSignerStore", "AppStoreServerAPI", "OfferSignerPKCS11"]),
+        .target(name: "OfferSignerApplication", dependencies: ["OfferSignerCore", "OfferSignerStore", "AppStoreServerAPI", "OfferSignerPKCS11",
+                                                        "WebhookTransport"]),
         // The HTTP face: handlers, routes, middleware, the console, the composition root and the running service.
         .target(name: "OfferSignerService", dependencies: ["OfferSignerCore", "OfferSignerStore", "OfferSignerApplication",
                                                     "OfferSignerHTTP", "OfferSignerConsole"]),

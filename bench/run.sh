@@ -30,6 +30,7 @@ BENCH_INTRO_SECONDS=${BENCH_INTRO_SECONDS:-5} # each introductory-eligibility ru
 BENCH_PKCS11=${BENCH_PKCS11:-1}               # 0 skips the signing load with the key in a SoftHSM2 token (issue 27)
 BENCH_PKCS11_DURATION=${BENCH_PKCS11_DURATION:-5}   # seconds of that load, measured after the warm-up
 BENCH_PKCS11_MODULE=${BENCH_PKCS11_MODULE:-/usr/lib/softhsm/libsofthsm2.so}
+BENCH_WEBHOOK=${BENCH_WEBHOOK:-1}             # 0 skips signing with and without a webhook subscribed to offer.signed (issue 37)
 
 # The service's rate limits (per API key, per user, per client address) would turn most of
 # wrk's requests into 429s: the benchmark measures capacity, so they are off unless the
@@ -86,7 +87,7 @@ start_server() {
     t0=$(date +%s%N)
     OFFER_SIGNER_KEYS=${SERVER_KEYS:-$WORK/dev/keys.json} OFFER_SIGNER_DATABASE=$database OFFER_SIGNER_LISTEN=127.0.0.1:$BENCH_PORT \
     OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem OFFER_SIGNER_ENVIRONMENTS=Production,Sandbox \
-    OFFER_SIGNER_LOG_LEVEL=error \
+    OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_WEBHOOK_ALLOW_PRIVATE=on \
     OFFER_SIGNER_RATE_SIGN_PER_KEY=$RATE_SIGN_PER_KEY OFFER_SIGNER_RATE_SIGN_PER_USER=$RATE_SIGN_PER_USER \
     OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=$RATE_NOTIFICATIONS_PER_ADDRESS \
         "$BIN" serve >"$log" 2>&1 &
@@ -313,6 +314,7 @@ say "2. development set-up in ${WORK#$ROOT/}"
 SETUP_OUT=$("$BIN" dev-setup --dir "$WORK/dev" --database "$WORK/db.sqlite" --listen "127.0.0.1:$BENCH_PORT")
 CLIENT_TOKEN=$(sed -n 's/^ *client  *\(dev_client_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
 MARKETING_TOKEN=$(sed -n 's/^ *marketing  *\(dev_marketing_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
+ADMIN_TOKEN=$(sed -n 's/^ *admin  *\(dev_admin_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
 [ -n "$CLIENT_TOKEN" ] && [ -n "$MARKETING_TOKEN" ] || { echo "$SETUP_OUT" >&2; die "no client or marketing token in dev-setup's output"; }
 echo "keys file $WORK/dev/keys.json, client and marketing tokens captured"
 
@@ -440,6 +442,44 @@ if [ "$BENCH_INTRO_SECONDS" -gt 0 ]; then
     INTRO_RATIO=$(ratio "$INTRO_PRODUCTS_PER_S" "$INTRO_SINGLE_PPS")
     INTRO_ROWS+=("| introductory eligibility: products/s in pages of 10 ÷ products/s one per request | $INTRO_RATIO | > 1 | $(meets "$INTRO_RATIO" ">=" 1) |")
     echo "products per second, pages of 10 / single requests: $INTRO_RATIO"
+fi
+
+# ---------------------------------------------------------------- 5c. one webhook subscribed to offer.signed (issue 37)
+WEBHOOK_ROWS=()
+if [ "$BENCH_WEBHOOK" = 1 ]; then
+    [ -n "$ADMIN_TOKEN" ] || die "no admin token in dev-setup's output"
+    say "5c. signing without a webhook, then with one subscribed to offer.signed: ${BENCH_DURATION} s each"
+    sign_load "$BENCH_USERS" "$BENCH_DURATION" "$WORK/wrk-sign-nowebhook.txt"
+    NOWEBHOOK_RPS=$(wrk_value "$WORK/wrk-sign-nowebhook.txt" rps)
+    RECEIVER_PORT=$((BENCH_PORT + 1))
+    python3 -c '
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(204); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *a): pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$RECEIVER_PORT" &
+    RECEIVER_PID=$!
+    status=$(curl -s -o "$WORK/webhook.json" -w '%{http_code}' --max-time 10 -X PUT "$URL/v1/admin/webhooks/bench" \
+        -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
+        -d '{"url": "http://127.0.0.1:'$RECEIVER_PORT'/hook", "events": ["offer.signed"]}')
+    case $status in 201) ;; *) cat "$WORK/webhook.json" >&2; kill "$RECEIVER_PID"; die "PUT /v1/admin/webhooks/bench answered $status" ;; esac
+    sign_load "$BENCH_USERS" "$BENCH_DURATION" "$WORK/wrk-sign-webhook.txt"
+    WEBHOOK_RPS=$(wrk_value "$WORK/wrk-sign-webhook.txt" rps)
+    WEBHOOK_P99=$(wrk_value "$WORK/wrk-sign-webhook.txt" p99_ms)
+    WEBHOOK_CPU_US=$SIGN_CPU_US
+    WEBHOOK_RATIO=$(ratio "$WEBHOOK_RPS" "$NOWEBHOOK_RPS")
+    sleep 2
+    PENDING=$(curl -s --max-time 10 -H "Authorization: Bearer $ADMIN_TOKEN" "$URL/v1/admin/webhooks/bench/deliveries?status=pending&limit=1000" \
+        | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))' 2>/dev/null || echo "?")
+    curl -s -o /dev/null --max-time 10 -X DELETE "$URL/v1/admin/webhooks/bench" -H "Authorization: Bearer $ADMIN_TOKEN"
+    kill "$RECEIVER_PID" 2>/dev/null || true
+    echo "signing with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s); deliveries still pending 2 s after the load: $PENDING (up to 1000 shown)"
+    WEBHOOK_ROWS+=("| signing without a webhook (run just before): requests/s | $NOWEBHOOK_RPS | | |")
+    WEBHOOK_ROWS+=("| signing with one webhook subscribed to offer.signed (issue 37): requests/s; p99 (ms); service CPU µs per signature (delivery included) | $WEBHOOK_RPS; $WEBHOOK_P99; $WEBHOOK_CPU_US | | |")
+    WEBHOOK_ROWS+=("| signing with the webhook ÷ without | $WEBHOOK_RATIO | >= 0.9 (issue 37) | $(meets "$WEBHOOK_RATIO" ">=" 0.9) |")
 fi
 
 NOTIFY_RATE=skipped NOTIFY_STORED=skipped NOTIFY_FAILED=- NOTIFY_SOCKET_ERRORS=- NOTIFY_P99=skipped NOTIFY_CPU_US=skipped
@@ -618,6 +658,7 @@ N_FMT=$(fmt_users "$BENCH_USERS")
     echo "| signing: service CPU µs per signature | $SIGN_CPU_MAIN | | |"
     echo "| signing: of which the signature log's group-commit writer thread (inserts, hash chain, fdatasync, waking the requests) | $SIGN_WRITER_MAIN | | |"
     for row in "${STAGES[@]}"; do echo "$row"; done
+    for row in "${WEBHOOK_ROWS[@]}"; do echo "$row"; done
     if [ "${#STAGES[@]}" -gt 0 ]; then
         echo "| stage 4, + the signature and its durable, hash-chained log record (the signing load): requests/s; service CPU µs per request | $SIGN_RPS; $SIGN_CPU_MAIN | | |"
     fi

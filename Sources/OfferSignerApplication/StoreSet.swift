@@ -24,15 +24,18 @@ public struct StoreSet: Sendable {
     public let experiments: (any ExperimentStore)?
     /// Each app's App Store Connect catalog (nil: not kept, e.g. in tests that do not need it).
     public let catalogs: (any CatalogStore)?
+    /// Webhooks and their outbox (nil: none, e.g. in tests that do not need them).
+    public let webhooks: (any WebhookStore)?
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
                 retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore,
                 outcomes: any OutcomeStore, availability: DatabaseAvailability = DatabaseAvailability(),
                 links: (any AppAccountTokenLinkStore)? = nil, experiments: (any ExperimentStore)? = nil,
-                catalogs: (any CatalogStore)? = nil) {
+                catalogs: (any CatalogStore)? = nil, webhooks: (any WebhookStore)? = nil) {
         self.links = links
         self.experiments = experiments
         self.catalogs = catalogs
+        self.webhooks = webhooks
         self.availability = availability
         self.consents = consents
         self.offers = offers
@@ -49,6 +52,7 @@ public struct StoreSet: Sendable {
         self.init(offers: stores.offers, signatures: stores.signatures, history: stores.history, rules: stores.rules,
                   retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints,
                   consents: stores.consents, outcomes: stores.outcomes, availability: stores.availability,
-                  links: stores.links, experiments: stores.experiments, catalogs: stores.catalogs)
+                  links: stores.links, experiments: stores.experiments, catalogs: stores.catalogs,
+                  webhooks: stores.webhooks)
     }
 }

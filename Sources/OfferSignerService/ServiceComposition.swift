@@ -38,7 +38,8 @@ public struct ServiceComposition: Sendable {
                 linker: AppAccountTokenLinker? = nil,
                 rateLimits: RateLimits = .none, trustedProxies: Set<String> = [], integrityRuns: ConcurrencyGate = ConcurrencyGate(limit: 2),
                 retentionMaxAge: Int = RetentionResponder.defaultMaxRequestAge, messageStates: RetentionMessageStates? = nil,
-                catalogs: AppStoreCatalogs? = nil, catalogSync: CatalogSync? = nil, clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
+                catalogs: AppStoreCatalogs? = nil, catalogSync: CatalogSync? = nil,
+                webhookPolicy: WebhookURLPolicy = WebhookURLPolicy(allowPrivate: false), clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         metrics.observe(stores.availability)
         metrics.observe(trustedRoots: verification.trustedRoots)
         let signingKeys = SigningKeyReadiness(keyRing: keyRing)
@@ -82,7 +83,8 @@ public struct ServiceComposition: Sendable {
             NotificationHandler(ingestor: ingestor, history: stores.history, rateLimits: rateLimits, metrics: metrics, logger: logger),
             RetentionHandler(responder: retention, rateLimits: rateLimits, metrics: metrics, logger: logger),
             AuditHandler(keyRing: keyRing, signatures: stores.signatures, offers: stores.offers, checkpoints: stores.checkpoints,
-                         checkpointer: checkpointer, integrityRuns: integrityRuns, metrics: metrics),
+                         checkpointer: checkpointer, integrityRuns: integrityRuns, metrics: metrics,
+                         webhooks: stores.webhooks),
             StatsHandler(keyRing: keyRing, offers: stores.offers, activity: activity, clock: clock),
             OutcomesHandler(keyRing: keyRing, offers: stores.offers, appStore: verification,
                             outcomes: OfferOutcomes(offers: stores.offers, history: stores.history, outcomes: stores.outcomes),
@@ -100,6 +102,10 @@ public struct ServiceComposition: Sendable {
                                                  experiments: experiments))
             groups.append(ExperimentStatsHandler(keyRing: keyRing, appStore: verification,
                                                  reporting: ExperimentReporting(experiments: experiments, clock: clock)))
+        }
+        if let webhooks = stores.webhooks {
+            groups.append(WebhookAdminHandler(administration: WebhookAdministration(store: webhooks, policy: webhookPolicy, keyRing: keyRing,
+                                                                                    clock: clock)))
         }
         self.issuer = issuer
         self.linker = linker

@@ -31,6 +31,8 @@ public final class ServiceRuntime: Sendable {
     private let messageStateRefresh: PeriodicTask?
     /// Syncs the App Store Connect catalogs every `OFFER_SIGNER_CATALOG_SYNC_INTERVAL` (nil: off).
     private let catalogSyncTask: PeriodicTask?
+    /// Delivers the webhook outbox.
+    private let webhookWorker: WebhookDeliveryWorker
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -119,10 +121,13 @@ public final class ServiceRuntime: Sendable {
             rateLimits: RateLimits(signPerAPIKey: settings.signRatePerAPIKey, signPerUser: settings.signRatePerUser,
                                    notificationsPerAddress: settings.notificationRatePerAddress),
             trustedProxies: Set(settings.trustedProxies), retentionMaxAge: settings.retentionRequestMaxAge, messageStates: messageStates,
-            catalogs: catalogs, catalogSync: catalogSync, metrics: metrics,
+            catalogs: catalogs, catalogSync: catalogSync,
+            webhookPolicy: WebhookURLPolicy(allowPrivate: settings.webhookAllowPrivate), metrics: metrics,
             logger: logger)
         retentionPruning = RetentionAnswerPruner(requests: database.retentionRequests, keepDays: settings.retentionKeepDays,
                                                  clock: .system, logger: logger).task()
+        webhookWorker = WebhookDeliveryWorker(store: database.webhooks, policy: WebhookURLPolicy(allowPrivate: settings.webhookAllowPrivate),
+                                              retentionDays: settings.webhookKeepDays, metrics: metrics, logger: logger)
         self.database = database
         self.stores = stores
         self.keyRing = keyRing
@@ -151,6 +156,7 @@ public final class ServiceRuntime: Sendable {
         retentionPruning.start()
         messageStateRefresh?.start()
         catalogSyncTask?.start()
+        webhookWorker.start()
         logger.log(.info, "offer-signer listening", [
             "listen": .string("\(listen.host):\(server.port)"), "database": .string(location.description), "keys": .string(settings.keys),
             "apps": .int(configuration.apps.count), "apiKeys": .int(configuration.apiKeys.count),
@@ -196,6 +202,7 @@ public final class ServiceRuntime: Sendable {
         messageStateRefresh?.stop()
         catalogSyncTask?.stop()
         server.stop()
+        webhookWorker.stop()
         activity.stop()
         checkpointer.stop()
         database.close()

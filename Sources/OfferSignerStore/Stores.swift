@@ -36,6 +36,8 @@ public final class Stores: Sendable {
     public let links: any AppAccountTokenLinkStore
     /// Each app's App Store Connect catalog.
     public let catalogs: any CatalogStore
+    /// Webhooks, their changes and the outbox of events to deliver.
+    public let webhooks: any WebhookStore
     /// The schema version of the database once opened (each engine numbers its own).
     public let schemaVersion: Int
     private let closeAll: @Sendable () -> Void
@@ -51,9 +53,11 @@ public final class Stores: Sendable {
                  history: OutcomeTrackingHistoryStore, checkpoints: any CheckpointStore, sync: any AppStoreSyncStore,
                  activity: any OfferActivityStore, rules: any RuleStore, retentionRequests: any RetentionRequestStore,
                  consents: any ConsentStore, links: any AppAccountTokenLinkStore, experiments: any ExperimentStore, catalogs: any CatalogStore,
+                 webhooks: any WebhookStore,
                  schemaVersion: Int, engine: Engine,
                  close: @escaping @Sendable () -> Void) {
         self.engine = engine
+        self.webhooks = webhooks
         self.consents = consents
         self.links = links
         self.catalogs = catalogs
@@ -84,19 +88,22 @@ public final class Stores: Sendable {
         switch location {
         case .sqlite(let path):
             let database = try SQLiteDatabase(path: path, creating: creating)
-            let signatures = try SQLiteSignatureLog(database: database)
-            let history = SQLiteHistoryStore(database: database)
+            let outbox = WebhookOutbox()
+            let webhooks = try SQLWebhookStore(database: database, outbox: outbox)
+            let signatures = try SQLiteSignatureLog(database: database, outbox: outbox)
+            let history = SQLiteHistoryStore(database: database, outbox: outbox)
             let retentionRequests = SQLiteRetentionRequestStore(database: database)
             let version = try database.read { db in try SQLiteSchema.version(db) }
             return Stores(location: location, offers: try SQLiteOfferStore(database: database), signatures: signatures,
-                          history: OutcomeTrackingHistoryStore(history, outcomes: SQLiteOutcomeStore(database: database)),
+                          history: OutcomeTrackingHistoryStore(history, outcomes: SQLiteOutcomeStore(database: database, outbox: outbox)),
                           checkpoints: SQLiteCheckpointStore(database: database),
                           sync: SQLiteAppStoreSyncStore(database: database), activity: SQLiteOfferActivityStore(database: database),
                           rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequests,
-                          consents: SQLConsentStore(database: database), links: SQLAppAccountTokenLinkStore(database: database),
+                          consents: SQLConsentStore(database: database, outbox: outbox),
+                          links: SQLAppAccountTokenLinkStore(database: database, outbox: outbox),
                           experiments: SQLExperimentStore(database: database),
                           catalogs: SQLCatalogStore(database: database),
-                          schemaVersion: version,
+                          webhooks: webhooks, schemaVersion: version,
                           engine: .sqlite(database)) {
                 signatures.close()
                 history.close()
@@ -105,18 +112,21 @@ public final class Stores: Sendable {
         case .postgreSQL(let url):
             let database = try PostgreSQLDatabase(url: url, creating: creating, requireSynchronousStandby: requireSynchronousStandby)
             let offers = try PostgreSQLOfferStore(database: database, followChanges: followOfferChanges)
-            let signatures = try PostgreSQLSignatureLog(database: database)
-            let history = PostgreSQLHistoryStore(database: database)
+            let outbox = WebhookOutbox()
+            let webhooks = try SQLWebhookStore(database: database, outbox: outbox)
+            let signatures = try PostgreSQLSignatureLog(database: database, outbox: outbox)
+            let history = PostgreSQLHistoryStore(database: database, outbox: outbox)
             let retentionRequests = PostgreSQLRetentionRequestStore(database: database)
             return Stores(location: location, offers: offers, signatures: signatures,
-                          history: OutcomeTrackingHistoryStore(history, outcomes: PostgreSQLOutcomeStore(database: database)),
+                          history: OutcomeTrackingHistoryStore(history, outcomes: PostgreSQLOutcomeStore(database: database, outbox: outbox)),
                           checkpoints: PostgreSQLCheckpointStore(database: database),
                           sync: PostgreSQLAppStoreSyncStore(database: database), activity: PostgreSQLOfferActivityStore(database: database),
                           rules: PostgreSQLRuleStore(database: database), retentionRequests: retentionRequests,
-                          consents: SQLConsentStore(database: database), links: SQLAppAccountTokenLinkStore(database: database),
+                          consents: SQLConsentStore(database: database, outbox: outbox),
+                          links: SQLAppAccountTokenLinkStore(database: database, outbox: outbox),
                           experiments: SQLExperimentStore(database: database),
                           catalogs: SQLCatalogStore(database: database),
-                          schemaVersion: try database.schemaVersion(),
+                          webhooks: webhooks, schemaVersion: try database.schemaVersion(),
                           engine: .postgreSQL(database)) {
                 offers.close()
                 signatures.close()

@@ -34,6 +34,9 @@ enum CommandLineTool {
                               Apple's Retention Messaging API: upload, list and delete messages
                               and images, default messages, the real-time URL, the performance
                               test (`offer-signer retention` lists the operations).
+      webhooks verify --secret SECRET --signature 't=…,v1=…' [--tolerance SECONDS] < body
+                              Check a webhook delivery's Offer-Signer-Signature against its body
+                              (exit 1 if it does not verify or is older than the tolerance, 300 s).
       audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures]
                               Check the signature log's hash chain, against kept checkpoints
                               and every record's signature (exit 1 if tampered).
@@ -90,6 +93,7 @@ enum CommandLineTool {
         case "outcomes": return OutcomesCommand.run(rest)
         case "experiments": return ExperimentsCommand.run(rest)
         case "retention": return RetentionCommand.run(rest)
+        case "webhooks": return WebhooksCommand.run(rest)
         case "--help", "-h", "help":
             print(usage)
             return 0

@@ -12,6 +12,8 @@ public struct MockHTTPRequest: Sendable {
     public var body: Data
     /// The `Content-Type` header.
     public var contentType: String?
+    /// Every header, in order, names as sent.
+    public var headers: [(name: String, value: String)] = []
 
     public init(method: String, path: String, query: [(name: String, value: String)] = [], authorization: String? = nil,
                 body: Data = Data(), contentType: String? = nil) {
@@ -25,6 +27,8 @@ public struct MockHTTPRequest: Sendable {
 
     public func queryValues(_ name: String) -> [String] { query.filter { $0.name == name }.map(\.value) }
     public func queryValue(_ name: String) -> String? { queryValues(name).first }
+    /// The first header of this name (any case).
+    public func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
 }
 
 /// A response the mock server sends, optionally after a delay.
@@ -121,11 +125,12 @@ public final class MockHTTPServer: @unchecked Sendable {
             size.pointee = 0
             return .YES
         }
-        let request = MockHTTPRequest(
+        var request = MockHTTPRequest(
             method: String(cString: method), path: String(cString: url), query: Self.queryPairs(connection),
             authorization: MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) },
             body: pending.data,
             contentType: MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map { String(cString: $0) })
+        request.headers = Self.pairs(connection, .HEADER_KIND)
         let response = handler(request)
         let deadline = ContinuousClock.now + response.delay
         while ContinuousClock.now < deadline && !stopping.load(ordering: .relaxed) {
@@ -144,8 +149,12 @@ public final class MockHTTPServer: @unchecked Sendable {
     }
 
     private static func queryPairs(_ connection: OpaquePointer) -> [(name: String, value: String)] {
+        pairs(connection, .GET_ARGUMENT_KIND)
+    }
+
+    private static func pairs(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String)] {
         let collector = PairCollector()
-        _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, { cls, _, key, value in
+        _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
             guard let cls, let key else { return .YES }
             Unmanaged<PairCollector>.fromOpaque(cls).takeUnretainedValue().pairs
                 .append((String(cString: key), value.map { String(cString: $0) } ?? ""))

@@ -82,6 +82,15 @@ struct RoleTableTests {
         ("GET", "/v1/audit/app-account-token-links", [.auditor, .admin]),
         ("GET", "/v1/admin/catalog", [.marketing, .auditor, .admin]),
         ("POST", "/v1/admin/catalog/sync", [.admin]),
+        ("GET", "/v1/admin/webhooks", [.admin]),
+        ("GET", "/v1/admin/webhooks/wh1", [.admin]),
+        ("PUT", "/v1/admin/webhooks/wh1", [.admin]),
+        ("DELETE", "/v1/admin/webhooks/wh1", [.admin]),
+        ("POST", "/v1/admin/webhooks/wh1/rotate-secret", [.admin]),
+        ("GET", "/v1/admin/webhooks/wh1/changes", [.admin]),
+        ("GET", "/v1/admin/webhooks/wh1/deliveries", [.admin]),
+        ("POST", "/v1/admin/webhooks/wh1/deliveries/ev1/retry", [.admin]),
+        ("POST", "/v1/admin/webhooks/wh1/replay", [.admin]),
         ("GET", "/v1/keys", Set(Role.allCases)),
         ("GET", "/v1/me", Set(Role.allCases)),
         ("GET", "/healthz", nil),
@@ -117,7 +126,7 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "pl1", with: "{placementId}").replacingOccurrences(of: "ex1", with: "{experimentId}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "ev1", with: "{eventId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}"))" })
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "pl1", with: "{placementId}").replacingOccurrences(of: "ex1", with: "{experimentId}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "ev1", with: "{eventId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}").replacingOccurrences(of: "wh1", with: "{webhookId}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 

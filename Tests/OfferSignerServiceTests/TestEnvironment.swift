@@ -45,6 +45,10 @@ final class TestEnvironment {
     /// Subscriptions linked to app account tokens at Apple.
     var links: any AppAccountTokenLinkStore
     var experiments: any ExperimentStore
+    /// Webhooks and their outbox, written by the stores above in their own transactions.
+    let webhookStore: SQLWebhookStore<SQLiteDatabase>
+    /// The webhook URL rules of the admin API (private addresses allowed: the tests' receivers are local).
+    var webhookPolicy = WebhookURLPolicy(allowPrivate: true)
     /// The background linker (`OFFER_SIGNER_LINK_APP_ACCOUNT_TOKENS=on`); nil: off.
     var linker: AppAccountTokenLinker?
     /// The App Store Connect catalogs, the scheduled interval their freshness counts from, and
@@ -80,10 +84,12 @@ final class TestEnvironment {
         }
         try Self.keysFile(secondApp: secondApp).write(to: folder.appendingPathComponent("keys.json"))
         database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path, maxReaders: readers, maxAuditReaders: auditReaders)
-        signatureLog = try SQLiteSignatureLog(database: database)
-        historyStore = SQLiteHistoryStore(database: database)
+        let outbox = WebhookOutbox()
+        webhookStore = try SQLWebhookStore(database: database, outbox: outbox)
+        signatureLog = try SQLiteSignatureLog(database: database, outbox: outbox)
+        historyStore = SQLiteHistoryStore(database: database, outbox: outbox)
         retentionRequestStore = SQLiteRetentionRequestStore(database: database)
-        links = SQLAppAccountTokenLinkStore(database: database)
+        links = SQLAppAccountTokenLinkStore(database: database, outbox: outbox)
         experiments = SQLExperimentStore(database: database)
         catalogStore = SQLCatalogStore(database: database)
         self.now = now
@@ -95,12 +101,12 @@ final class TestEnvironment {
         self.keyRing = keyRing
         offers = try SQLiteOfferStore(database: database)
         self.signatures = log
-        let outcomeStore = SQLiteOutcomeStore(database: database)
+        let outcomeStore = SQLiteOutcomeStore(database: database, outbox: outbox)
         outcomes = outcomeStore
         history = OutcomeTrackingHistoryStore(historyStore, outcomes: outcomeStore)
         rules = SQLiteRuleStore(database: database)
         retentionRequests = retentionRequestStore
-        consents = SQLConsentStore(database: database)
+        consents = SQLConsentStore(database: database, outbox: outbox)
         activity = OfferActivity(store: SQLiteOfferActivityStore(database: database), logger: .silent)
         appStore = try AppStoreVerification(roots: [TestAppStore.root], environments: environments, configuration: configuration)
         clock = .fixed(fixedNow)
@@ -152,9 +158,10 @@ final class TestEnvironment {
     var composition: ServiceComposition {
         ServiceComposition(keyRing: keyRing, verification: appStore, stores: StoreSet(
             offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
-            checkpoints: checkpoints, consents: consents, outcomes: outcomes, links: links, experiments: experiments, catalogs: catalogStore), activity: activity, checkpointer: checkpointer,
+            checkpoints: checkpoints, consents: consents, outcomes: outcomes, links: links, experiments: experiments, catalogs: catalogStore,
+            webhooks: webhookStore), activity: activity, checkpointer: checkpointer,
             appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup, linker: linker, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
-            messageStates: retentionMessageStates, catalogs: catalogs, catalogSync: catalogSync, clock: clock, metrics: metrics,
+            messageStates: retentionMessageStates, catalogs: catalogs, catalogSync: catalogSync, webhookPolicy: webhookPolicy, clock: clock, metrics: metrics,
             logger: logger)
     }
 

@@ -75,6 +75,12 @@ struct DatabaseCopyTests {
         try stores.catalogs.save(AppStoreCatalog(appAppleId: "15", subscriptionGroups: [CatalogGroup(id: "g1", referenceName: "Pro \"1\"")],
                                                  subscriptions: []), bundleId: "com.example.app", syncedAt: t0)
         try stores.catalogs.recordFailure(bundleId: "com.example.app", at: t0.addingTimeInterval(1), error: "429 RATE_LIMIT_EXCEEDED")
+        try stores.webhooks.put(StoredWebhook(id: "crm", url: "https://hooks.example.com/", events: [.chainIntegrityFailed],
+                                              bundleIds: ["com.example.app"], enabled: true, secret: "whsec_s", previousSecret: "whsec_p",
+                                              previousSecretExpiresAt: t0, createdAt: t0, updatedAt: t0),
+                                change: WebhookChange(webhookId: "crm", action: .created, actor: "admin", at: t0, document: "{}"))
+        try stores.webhooks.enqueue([WebhookEvent(type: .chainIntegrityFailed, occurredAt: t0, bundleId: "com.example.app", environment: nil,
+                                                  orderingKey: "chain", data: ["problem": "a \"quoted\" {1}"])], at: t0)
     }
 
     @Test("SQLite to PostgreSQL and back: every table's rows, the chain verified at each destination, new appends continue it")
@@ -102,7 +108,8 @@ struct DatabaseCopyTests {
                     "appstore_backfill": 1, "appstore_recovered_windows": 1, "managed_rules": 2, "managed_rule_changes": 3,
                     "retention_requests": 1, "consent_events": 2, "offer_redemptions": 1, "offer_holdouts": 1,
                     "app_account_token_links": 1, "experiment_placements": 1, "experiment_assignments": 1,
-                    "appstore_catalogs": 1])
+                    "appstore_catalogs": 1,
+                    "webhooks": 1, "webhook_changes": 1, "webhook_outbox": 1])
 
         let back = try last.open()
         defer { back.close() }

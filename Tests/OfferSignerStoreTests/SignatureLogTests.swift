@@ -18,7 +18,7 @@ struct SignatureLogTests {
     func diskFull() throws {
         let temp = TemporaryDatabase()
         defer { temp.cleanup() }
-        let database = try temp.open(maxPageCount: 56)
+        let database = try temp.open(maxPageCount: 90)  // the schema (16 migrations) and room for a few records
         let log = try SQLiteSignatureLog(database: database)
         defer { log.close() }
         var committed: [String] = []

@@ -12,11 +12,15 @@ public struct IntegrityCheck: Sendable {
     public var auditKeys: [P256PublicKey]
     /// The apps whose keys every record's signature is checked against; nil to skip that check.
     public var signatureKeys: KeyConfiguration?
+    /// Where a failed check is announced (`chain.integrity_failed`), nil: nowhere.
+    public var webhooks: (any WebhookStore)?
 
-    public init(checkpoints: [AuditCheckpoint] = [], auditKeys: [P256PublicKey] = [], signatureKeys: KeyConfiguration? = nil) {
+    public init(checkpoints: [AuditCheckpoint] = [], auditKeys: [P256PublicKey] = [], signatureKeys: KeyConfiguration? = nil,
+                webhooks: (any WebhookStore)? = nil) {
         self.checkpoints = checkpoints
         self.auditKeys = auditKeys
         self.signatureKeys = signatureKeys
+        self.webhooks = webhooks
     }
 
     /// What the check found.
@@ -43,7 +47,18 @@ public struct IntegrityCheck: Sendable {
             report.ok = false
             report.problem = "\(invalid.count) checkpoint(s) are not signed by the audit key (the first vouches for entry \(first.sequence)): forged, or signed with another key"
         }
+        if !report.ok, let webhooks, webhooks.isSubscribed(.chainIntegrityFailed) {
+            try webhooks.enqueue([Self.failureEvent(report, at: Date())], at: Date())
+        }
         return Outcome(report: report, checkpointsGiven: given.count, checkpointsInvalid: invalid)
+    }
+
+    /// `chain.integrity_failed`: the first entry at fault and what is wrong with it.
+    static func failureEvent(_ report: IntegrityReport, at now: Date) -> WebhookEvent {
+        WebhookEvent(type: .chainIntegrityFailed, occurredAt: now, bundleId: nil, environment: nil, orderingKey: "signature-chain", data: [
+            "firstBadSequence": report.firstBadSequence.map { .int(Int($0)) } ?? .null,
+            "problem": .string(report.problem ?? "the signature log's integrity check failed"),
+        ])
     }
 
     /// Checks a record's signature against the key it names, of the app it names.

@@ -58,6 +58,10 @@ public struct ServiceSettings: Sendable, Equatable {
     public var retentionRequestMaxAge = RetentionResponder.defaultMaxRequestAge
     /// Days answered Retention Messaging requests are kept before they are pruned.
     public var retentionKeepDays = 30
+    /// Whether webhooks may post to loopback, link-local and private addresses (development only).
+    public var webhookAllowPrivate = false
+    /// Days delivered webhook events are kept before they are pruned.
+    public var webhookKeepDays = 30
 
     public init() {}
 
@@ -137,6 +141,8 @@ public struct ServiceSettings: Sendable, Equatable {
         Setting(variable: "OFFER_SIGNER_RETENTION_KEEP_DAYS", flag: "--retention-keep-days") {
             $0.retentionKeepDays = try positive($1)
         },
+        Setting(variable: "OFFER_SIGNER_WEBHOOK_ALLOW_PRIVATE", flag: "--webhook-allow-private") { $0.webhookAllowPrivate = try onOff($1) },
+        Setting(variable: "OFFER_SIGNER_WEBHOOK_KEEP_DAYS", flag: "--webhook-keep-days") { $0.webhookKeepDays = try positive($1) },
     ]
 
     /// The flags of every setting (`--listen`, `--database`, …).

@@ -82,6 +82,12 @@ public final class Metrics: Sendable {
         /// An integrity walk (`GET /v1/audit/integrity`) found the chain, a checkpoint or a signature bad.
         case walk
     }
+    /// Webhook delivery tries that were delivered, and those that failed.
+    private let webhookDelivered = Atomic<Int>(0)
+    private let webhookFailed = Atomic<Int>(0)
+    private let webhookDeadLetters = Atomic<Int>(0)
+    /// Seconds since the oldest undelivered webhook event was queued (0: none), as the worker last saw it.
+    private let webhookOldest = Mutex<Double>(0)
 
     /// Users assigned to experiment arms, by app, experiment and arm (once per user: one lock is enough).
     private let assignments = Mutex<[ExperimentArmKey: Int]>([:])
@@ -175,6 +181,25 @@ public final class Metrics: Sendable {
         assignments.withLock { $0[ExperimentArmKey(bundleId: bundleId, experimentId: experimentId, armId: armId), default: 0] += 1 }
     }
 
+    /// Counts a webhook delivery try: delivered (a 2xx answer) or failed.
+    func recordWebhookDelivery(delivered: Bool) {
+        if delivered {
+            webhookDelivered.add(1, ordering: .relaxed)
+        } else {
+            webhookFailed.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Counts a webhook delivery given up on (dead-lettered).
+    func recordWebhookDeadLetter() {
+        webhookDeadLetters.add(1, ordering: .relaxed)
+    }
+
+    /// The age of the oldest undelivered webhook event (0 when none waits).
+    func setWebhookOldestUndelivered(seconds: Double) {
+        webhookOldest.withLock { $0 = seconds }
+    }
+
     /// The Prometheus exposition text.
     public func render() -> String {
         let counts = shards.map { shard in shard.counts.withLock { $0 } }.reduce(into: Counts()) { total, part in total.add(part) }
@@ -233,6 +258,7 @@ public final class Metrics: Sendable {
             }
         }
         out += health()
+        out += webhookMetrics()
         return out
     }
 
@@ -257,6 +283,19 @@ public final class Metrics: Sendable {
         for root in trustedRoots.withLock({ $0 }) {
             out += "offer_signer_trusted_root_not_after_timestamp_seconds{subject=\"\(escape(root.subject))\"} \(Int64(root.notAfter.timeIntervalSince1970))\n"
         }
+        return out
+    }
+
+    /// The webhook deliveries' families, zeros included, so alerts can be written before the first.
+    private func webhookMetrics() -> String {
+        var out = family("offer_signer_webhook_deliveries_total", "Webhook delivery tries by result: delivered (a 2xx answer) or failed.")
+        out += "offer_signer_webhook_deliveries_total{result=\"delivered\"} \(webhookDelivered.load(ordering: .relaxed))\n"
+        out += "offer_signer_webhook_deliveries_total{result=\"failed\"} \(webhookFailed.load(ordering: .relaxed))\n"
+        out += family("offer_signer_webhook_dead_letters_total", "Webhook deliveries given up on after their retry window (dead letters).")
+        out += "offer_signer_webhook_dead_letters_total \(webhookDeadLetters.load(ordering: .relaxed))\n"
+        out += family("offer_signer_webhook_oldest_undelivered_seconds", "Age of the oldest webhook event not yet delivered (0 when none waits).",
+                      type: "gauge")
+        out += "offer_signer_webhook_oldest_undelivered_seconds \(webhookOldest.withLock { $0 })\n"
         return out
     }
 

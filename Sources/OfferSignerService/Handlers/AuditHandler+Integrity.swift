@@ -25,7 +25,8 @@ extension AuditHandler {
         let configuration = keyRing.current
         let auditKeys = configuration.auditKey.map { [$0.publicKey] } ?? []
         let checkpoints = auditKeys.isEmpty ? [] : [try checkpoints?.latest(), checkpointer?.latest].compactMap { $0 }
-        let check = IntegrityCheck(checkpoints: checkpoints, auditKeys: auditKeys, signatureKeys: checkSignatures ? configuration : nil)
+        let check = IntegrityCheck(checkpoints: checkpoints, auditKeys: auditKeys, signatureKeys: checkSignatures ? configuration : nil,
+                                   webhooks: webhooks)
         let outcome = try check.run(signatures)
         if !outcome.report.ok { metrics.recordChainIntegrityFailure(.walk) }
         return try HTTPResponse.json(IntegrityResponse(outcome: outcome, checkpointsChecked: !auditKeys.isEmpty))

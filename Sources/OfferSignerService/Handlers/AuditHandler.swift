@@ -16,6 +16,8 @@ struct AuditHandler {
     let integrityRuns: ConcurrencyGate
     /// Counts the integrity walks that found the chain broken.
     let metrics: Metrics
+    /// Where a failed integrity check is announced (nil: nowhere).
+    var webhooks: (any WebhookStore)? = nil
 
     /// `GET /v1/audit/signatures`: filtered, cursor-paged, JSON or (with `Accept: text/csv`) CSV.
     func signatures(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {

@@ -91,6 +91,16 @@ struct CopiedTable: Sendable {
                     first_signed_at_ms:i
                     """),
         CopiedTable("appstore_catalogs", key: ["bundle_id"], "bundle_id:t catalog_json:t synced_at_ms:i attempted_at_ms:i last_error:t"),
+        CopiedTable("webhooks", key: ["webhook_id"], """
+                    webhook_id:t url:t events:t bundle_ids:t enabled:i secret:t previous_secret:t previous_secret_until_ms:i \
+                    created_at_ms:i updated_at_ms:i
+                    """),
+        CopiedTable("webhook_changes", key: ["id"], "id:i webhook_id:t action:t actor:t at_ms:i document:t"),
+        CopiedTable("webhook_outbox", key: ["id"], """
+                    id:i webhook_id:t event_id:t event_type:t ordering_key:t occurred_at_ms:i body:t state:t attempts:i \
+                    queued_at_ms:i next_attempt_ms:i lease_until_ms:i claim:t last_attempt_ms:i last_status:i last_answer:t \
+                    last_error:t delivered_at_ms:i
+                    """),
     ]
 
     /// Tables of the schema that are deliberately not copied.

@@ -255,6 +255,8 @@ extension PostgreSQLConnection: SQLConnection {
     }
 
     func isOne(of column: String) -> String { "\(column) = ANY(?::text[])" }
+
+    var lockingRowsSkippingLocked: String { "FOR UPDATE SKIP LOCKED" }
 }
 
 extension Duration {

@@ -181,6 +181,7 @@ enum PostgreSQLSchema {
         PostgreSQLMigration(version: 7, .signaturesByTransaction),
         PostgreSQLMigration(version: 8, .experiments),
         PostgreSQLMigration(version: 9, .appStoreCatalogs),
+        PostgreSQLMigration(version: 10, .webhooks),
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own

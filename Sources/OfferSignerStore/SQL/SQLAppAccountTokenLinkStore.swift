@@ -5,9 +5,12 @@ import OfferSignerCore
 /// ended attempt, never changed.
 final class SQLAppAccountTokenLinkStore<Database: SQLDatabase>: AppAccountTokenLinkStore, Sendable {
     private let database: Database
+    /// Where `appAccountToken.linked` events go, in the link's transaction.
+    private let outbox: WebhookOutbox?
 
-    init(database: Database) {
+    init(database: Database, outbox: WebhookOutbox? = nil) {
         self.database = database
+        self.outbox = outbox
     }
 
     public func record(_ link: AppAccountTokenLink) throws -> AppAccountTokenLink {
@@ -24,6 +27,9 @@ final class SQLAppAccountTokenLinkStore<Database: SQLDatabase>: AppAccountTokenL
             recorded.id = try db.first("""
                 SELECT MAX(id) FROM app_account_token_links WHERE bundle_id = ? AND environment = ? AND original_transaction_id = ?
                 """, [.text(link.bundleId), .text(link.environment.rawValue), .text(link.originalTransactionId)]) { $0.int64(0) } ?? 0
+            if link.outcome == .linked, let outbox, outbox.isSubscribed(.appAccountTokenLinked) {
+                try outbox.write([WebhookEvents.linked(recorded)], db, now: Date())
+            }
             return recorded
         }
     }

@@ -6,9 +6,12 @@ import OfferSignerCore
 /// instances receiving one notification record it once.
 final class SQLConsentStore<Database: SQLDatabase>: ConsentStore, Sendable {
     private let database: Database
+    /// Where `consent.cleared` events go, in the clearing's transaction.
+    private let outbox: WebhookOutbox?
 
-    init(database: Database) {
+    init(database: Database, outbox: WebhookOutbox? = nil) {
         self.database = database
+        self.outbox = outbox
     }
 
     /// Inserts a rescinding unless its notification was recorded already (in the caller's
@@ -22,13 +25,15 @@ final class SQLConsentStore<Database: SQLDatabase>: ConsentStore, Sendable {
         try database.inTransaction { db in
             let rescinded = ConsentEvent.inForce(try Self.events(of: [appTransactionId], environment: nil, db))
                 .filter { $0.action == .rescind }
-            return try rescinded.map { event in
+            let cleared = try rescinded.map { event in
                 let cleared = ConsentEvent(appTransactionId: event.appTransactionId, environment: event.environment,
                                            bundleId: event.bundleId, action: .clear, at: now, recordedAt: now,
                                            actor: actor, reason: reason)
                 _ = try Self.insert(cleared, db, onConflict: "")
                 return cleared
             }
+            if let outbox, outbox.isSubscribed(.consentCleared) { try outbox.write(cleared.map(WebhookEvents.consent), db, now: Date()) }
+            return cleared
         }
     }
 

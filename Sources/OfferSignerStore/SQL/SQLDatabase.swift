@@ -63,9 +63,15 @@ protocol SQLConnection: AnyObject {
     /// A condition true when `column` is one of the elements of a ``SQLValue/textArray(_:)``
     /// bound to its one `?`.
     func isOne(of column: String) -> String
+    /// What ends a `SELECT` that reserves the rows it reads for the transaction, passing over
+    /// rows another transaction holds (PostgreSQL's `FOR UPDATE SKIP LOCKED`); nothing on an
+    /// engine whose writer is serial (SQLite).
+    var lockingRowsSkippingLocked: String { get }
 }
 
 extension SQLConnection {
+    var lockingRowsSkippingLocked: String { "" }
+
     @discardableResult
     func change(_ sql: String) throws -> Int {
         try change(sql, [])

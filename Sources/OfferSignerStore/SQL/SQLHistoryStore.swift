@@ -10,10 +10,15 @@ import OfferSignerCore
 final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Sendable {
     private let database: Database
     private let committer: GroupCommitter<HistoryItem, Bool>
+    /// Where `consent.rescinded` events go, in the notification's transaction.
+    private let outbox: WebhookOutbox?
 
-    init(database: Database) {
+    init(database: Database, outbox: WebhookOutbox? = nil) {
         self.database = database
-        committer = GroupCommitter(database: database, name: "history-writer") { batch, db in try batch.map { .success(try Self.write($0, db)) } }
+        self.outbox = outbox
+        committer = GroupCommitter(database: database, name: "history-writer") { batch, db in
+            try batch.map { .success(try Self.write($0, db, outbox: outbox)) }
+        }
     }
 
     deinit { committer.close() }
@@ -26,10 +31,10 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
     }
 
     public func record(batch items: [HistoryItem]) throws -> [Bool] {
-        try database.inTransaction { db in try items.map { try Self.write($0, db) } }
+        try database.inTransaction { db in try items.map { try Self.write($0, db, outbox: outbox) } }
     }
 
-    private static func write(_ item: HistoryItem, _ db: Database.Connection) throws -> Bool {
+    private static func write(_ item: HistoryItem, _ db: Database.Connection, outbox: WebhookOutbox?) throws -> Bool {
         switch item {
         case .notification(let notification, let transaction, let renewal):
             let inserted = try db.change("""
@@ -42,11 +47,14 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
             guard inserted == 1 else { return false }
             if let appTransactionId = notification.rescindsConsentOf, let bundleId = notification.bundleId,
                let environment = notification.environment.flatMap(AppStoreEnvironment.init(rawValue:)) {
-                _ = try SQLConsentStore<Database>.insertRescinding(ConsentEvent(
+                let rescinding = ConsentEvent(
                     appTransactionId: appTransactionId, environment: environment, bundleId: bundleId, action: .rescind,
                     at: Date(milliseconds: min(notification.signedDate, notification.receivedAt)),
                     recordedAt: Date(milliseconds: notification.receivedAt),
-                    notificationUUID: notification.notificationUUID), db)
+                    notificationUUID: notification.notificationUUID)
+                if try SQLConsentStore<Database>.insertRescinding(rescinding, db), let outbox, outbox.isSubscribed(.consentRescinded) {
+                    try outbox.write([WebhookEvents.consent(rescinding)], db, now: Date())
+                }
             }
             if let transaction { _ = try upsert(transaction, db) }
             if let renewal { _ = try upsert(renewal, db) }

@@ -10,7 +10,13 @@ import OfferSignerCore
 final class SQLOutcomeStore<Database: SQLDatabase>: OutcomeStore, Sendable {
     private let database: Database
 
-    init(database: Database) { self.database = database }
+    /// Where redemption and outcome events go, in the refresh's transaction.
+    private let outbox: WebhookOutbox?
+
+    init(database: Database, outbox: WebhookOutbox? = nil) {
+        self.database = database
+        self.outbox = outbox
+    }
 
     /// A row of ``columns``; nil when its environment or offer type is not one this build knows.
     static func record(_ row: some StoreRow) -> RedemptionRecord? {
@@ -60,8 +66,33 @@ final class SQLOutcomeStore<Database: SQLDatabase>: OutcomeStore, Sendable {
             for old in stored where !kept.contains(old.run.transactionId) {
                 try db.change("DELETE FROM offer_redemptions WHERE id = ?", [.integer(old.id)])
             }
+            if let outbox { try Self.announce(derived, storedByTransaction, outbox, db) }
         }
         return derived.filter { storedByTransaction[$0.run.transactionId] == nil && !$0.matched && $0.managed }
+    }
+
+    /// Writes `redemption.matched|unmatched` for redemptions newly found (or newly matched) and
+    /// `outcome.changed` for those whose outcome became another, into the outbox.
+    private static func announce(_ derived: [RedemptionRecord], _ stored: [String: RedemptionRecord], _ outbox: WebhookOutbox,
+                                 _ db: Database.Connection) throws {
+        let now = Date()
+        var events: [WebhookEvent] = []
+        for record in derived {
+            let old = stored[record.run.transactionId]
+            if (old == nil && (record.matched || record.managed)) || (old?.matched == false && record.matched) {
+                let type: WebhookEventType = record.matched ? .redemptionMatched : .redemptionUnmatched
+                if outbox.isSubscribed(type) { events.append(WebhookEvents.redemption(record)) }
+            }
+            guard outbox.isSubscribed(.outcomeChanged) else { continue }
+            let outcome = RedemptionOutcome.classify(refunded: record.run.refunded, retained: record.run.retained,
+                                                     endsAt: record.run.endsAt, now: now)
+            let previous = old.map { RedemptionOutcome.classify(refunded: $0.run.refunded, retained: $0.run.retained,
+                                                               endsAt: $0.run.endsAt, now: now) }
+            if outcome != .inOffer, outcome != previous {
+                events.append(WebhookEvents.outcomeChanged(record, from: previous, to: outcome, at: now))
+            }
+        }
+        if !events.isEmpty { try outbox.write(events, db, now: now) }
     }
 
     /// The currency of each transaction of the subscription, read from its signed JWS (verified when stored).

@@ -29,7 +29,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
 
     /// Opens the log. One whose end does not match its recorded end opens, serves reads, and
     /// refuses appends (and readiness) until an operator acts.
-    fileprivate init(_ database: Database, write: @escaping BatchWriter,
+    fileprivate init(_ database: Database, outbox: WebhookOutbox?, write: @escaping BatchWriter,
                  isConstraintViolation: @escaping @Sendable (any Error) -> Bool) throws {
         self.database = database
         let state = try database.withReader { db in try ChainHead.read(db) }
@@ -38,14 +38,27 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
         let waits = chainLockWaits
         committer = GroupCommitter(database: database, name: "signature-log-writer", observe: { outcome in
             health.record(outcome, isConstraintViolation: isConstraintViolation)
-            if case .failure(let mismatch as ChainEndMismatch) = outcome { Self.recordRegression(mismatch, database, committed: health.committed) }
+            if case .failure(let mismatch as ChainEndMismatch) = outcome { Self.recordRegression(mismatch, database, committed: health.committed, outbox: outbox) }
         }) { batch, db in
-            try write(batch, db, health.committed, waits)
+            let results = try write(batch, db, health.committed, waits)
+            // `offer.signed` for the webhooks that take it, in the batch's own transaction.
+            if let outbox, outbox.isSubscribed(.offerSigned) { try Self.announceSigned(results, outbox, db) }
+            return results
         }
     }
 
     deinit {
         committer.close()
+    }
+
+    /// Writes an `offer.signed` event of each record the batch appended into the outbox.
+    private static func announceSigned(_ results: [Result<LoggedSignature?, any Error>], _ outbox: WebhookOutbox,
+                                       _ db: Database.Connection) throws {
+        let events = results.compactMap { result -> WebhookEvent? in
+            guard case .success(let logged?) = result else { return nil }
+            return WebhookEvents.signed(logged)
+        }
+        if !events.isEmpty { try outbox.write(events, db, now: Date()) }
     }
 
     /// After a batch found the chain ending before what this process committed (the database
@@ -54,7 +67,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     /// instance then refuses appends, this one's restart does not forget the loss, and
     /// `audit accept-truncation` (a process of its own, without this one's memory) finds the
     /// lost range to record as an accepted gap. Nothing else is changed.
-    private static func recordRegression(_ mismatch: ChainEndMismatch, _ database: Database, committed: ChainLink) {
+    private static func recordRegression(_ mismatch: ChainEndMismatch, _ database: Database, committed: ChainLink, outbox: WebhookOutbox?) {
         guard let vouched = mismatch.vouched, vouched == committed,
               (mismatch.recorded?.sequence ?? Int64.min) < vouched.sequence else { return }
         _ = try? database.inTransaction { db in
@@ -62,6 +75,9 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
             let state = try ChainHead.read(db, committed: committed)
             guard state.last.sequence < committed.sequence, (state.recorded?.sequence ?? Int64.min) < committed.sequence else { return }
             try ChainHead.record(committed, db)
+            if let outbox, outbox.isSubscribed(.chainIntegrityFailed) {
+                try outbox.write([WebhookEvents.chainRegressed(end: state.last.sequence, committed: committed.sequence)], db, now: Date())
+            }
         }
     }
 
@@ -145,14 +161,14 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
 }
 
 extension SQLSignatureLog where Database == SQLiteDatabase {
-    convenience init(database: SQLiteDatabase) throws {
-        try self.init(database, write: SQLiteSignatureBatch.write) { ($0 as? SQLiteError)?.isConstraintViolation == true }
+    convenience init(database: SQLiteDatabase, outbox: WebhookOutbox? = nil) throws {
+        try self.init(database, outbox: outbox, write: SQLiteSignatureBatch.write) { ($0 as? SQLiteError)?.isConstraintViolation == true }
     }
 }
 
 extension SQLSignatureLog where Database == PostgreSQLDatabase {
-    convenience init(database: PostgreSQLDatabase) throws {
-        try self.init(database, write: { batch, db, committed, waits in
+    convenience init(database: PostgreSQLDatabase, outbox: WebhookOutbox? = nil) throws {
+        try self.init(database, outbox: outbox, write: { batch, db, committed, waits in
             try database.requireSynchronousStandby(db)
             return try PostgreSQLSignatureBatch.write(batch, db, committed: committed, waits: waits)
         }) { ($0 as? PostgreSQLError)?.isUniqueViolation == true }

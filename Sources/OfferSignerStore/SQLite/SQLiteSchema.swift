@@ -195,6 +195,7 @@ enum SQLiteSchema {
         SQLiteMigration(version: 13, .signaturesByTransaction),
         SQLiteMigration(version: 14, .experiments),
         SQLiteMigration(version: 15, .appStoreCatalogs),
+        SQLiteMigration(version: 16, .webhooks),
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own

@@ -1,0 +1,180 @@
+import Foundation
+import OfferSignerCore
+
+/// Webhooks, their changes and the outbox, written once for both engines.
+final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
+    private let database: Database
+    let outbox: WebhookOutbox
+
+    init(database: Database, outbox: WebhookOutbox) throws {
+        self.database = database
+        self.outbox = outbox
+        try reloadSubscriptions()
+    }
+
+    func webhook(id: String) throws -> StoredWebhook? {
+        try database.withReader { db in
+            try db.first("SELECT \(SQLWebhookRows.webhookColumns) FROM webhooks WHERE webhook_id = ?", [.text(id)]) {
+                try SQLWebhookRows.webhook($0)
+            }
+        }
+    }
+
+    func webhooks() throws -> [StoredWebhook] {
+        try database.withReader { db in try SQLWebhookRows.webhooks(db) }
+    }
+
+    func put(_ w: StoredWebhook, change: WebhookChange) throws {
+        try database.inTransaction { db in
+            let values: [SQLValue] = [
+                .text(w.url), .text(w.events.map(\.rawValue).joined(separator: ",")), .optional(w.bundleIds?.joined(separator: ",")),
+                .integer(w.enabled ? 1 : 0), .text(w.secret), .optional(w.previousSecret),
+                .optional(w.previousSecretExpiresAt?.milliseconds), .integer(w.updatedAt.milliseconds),
+            ]
+            let updated = try db.change("""
+                UPDATE webhooks SET url = ?, events = ?, bundle_ids = ?, enabled = ?, secret = ?, previous_secret = ?,
+                    previous_secret_until_ms = ?, updated_at_ms = ? WHERE webhook_id = ?
+                """, values + [.text(w.id)])
+            if updated == 0 {
+                try db.change("""
+                    INSERT INTO webhooks (url, events, bundle_ids, enabled, secret, previous_secret, previous_secret_until_ms,
+                        updated_at_ms, webhook_id, created_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, values + [.text(w.id), .integer(w.createdAt.milliseconds)])
+            }
+            try Self.insert(change, db)
+        }
+        try reloadSubscriptions()
+    }
+
+    func delete(id: String, change: WebhookChange) throws -> Bool {
+        let deleted = try database.inTransaction { db -> Bool in
+            guard try db.change("DELETE FROM webhooks WHERE webhook_id = ?", [.text(id)]) > 0 else { return false }
+            try db.change("DELETE FROM webhook_outbox WHERE webhook_id = ?", [.text(id)])
+            try Self.insert(change, db)
+            return true
+        }
+        try reloadSubscriptions()
+        return deleted
+    }
+
+    func changes(webhookId: String, afterId: Int64, limit: Int) throws -> [WebhookChange] {
+        try database.withReader(.audit) { db in
+            try db.select("""
+                SELECT id, webhook_id, action, actor, at_ms, document FROM webhook_changes WHERE webhook_id = ? AND id > ? ORDER BY id LIMIT ?
+                """, [.text(webhookId), .integer(afterId), .limit(limit)]) { row in
+                WebhookChange(id: row.int64(0), webhookId: row.text(1), action: WebhookChange.Action(rawValue: row.text(2)) ?? .updated,
+                              actor: row.text(3), at: Date(milliseconds: row.int64(4)), document: row.optionalText(5))
+            }
+        }
+    }
+
+    private static func insert(_ change: WebhookChange, _ db: Database.Connection) throws {
+        try db.change("INSERT INTO webhook_changes (webhook_id, action, actor, at_ms, document) VALUES (?, ?, ?, ?, ?)",
+                      [.text(change.webhookId), .text(change.action.rawValue), .text(change.actor), .integer(change.at.milliseconds),
+                       .optional(change.document)])
+    }
+
+    func enqueue(_ events: [WebhookEvent], at now: Date) throws -> Int {
+        guard events.contains(where: { outbox.isSubscribed($0.type) }) else { return 0 }
+        return try database.inTransaction { db in try outbox.write(events, db, now: now) }
+    }
+
+    func isSubscribed(_ type: WebhookEventType) -> Bool {
+        outbox.isSubscribed(type)
+    }
+
+    func reloadSubscriptions() throws {
+        try database.withReader { db in try outbox.reload(db) }
+    }
+
+    func claim(limit: Int, now: Date, lease: Duration) throws -> [ClaimedDelivery] {
+        let at = now.milliseconds
+        let claim = SecureRandom.token(byteCount: 12)
+        return try database.inTransaction { db in
+            // The oldest due deliveries that no earlier undelivered one of the same user and webhook holds back.
+            let due = try db.select("""
+                SELECT o.id, o.webhook_id, o.event_id, o.body, o.attempts, o.queued_at_ms FROM webhook_outbox o
+                WHERE o.state = 'pending' AND o.next_attempt_ms <= ? AND (o.lease_until_ms IS NULL OR o.lease_until_ms <= ?)
+                  AND NOT EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.webhook_id = o.webhook_id AND p.ordering_key = o.ordering_key
+                                  AND p.state = 'pending' AND p.id < o.id)
+                ORDER BY o.id LIMIT ? \(db.lockingRowsSkippingLocked)
+                """, [.integer(at), .integer(at), .limit(limit)]) { row in
+                (row.int64(0), row.text(1), row.text(2), row.text(3), row.int(4), row.int64(5))
+            }
+            let leaseEnd = (now + TimeInterval(Double(lease.components.seconds) * Double(max(due.count, 1)))).milliseconds
+            return try due.map { id, webhookId, eventId, body, attempts, queued in
+                try db.change("UPDATE webhook_outbox SET lease_until_ms = ?, claim = ? WHERE id = ?",
+                              [.integer(leaseEnd), .text(claim), .integer(id)])
+                return ClaimedDelivery(id: id, webhookId: webhookId, eventId: eventId, body: body, attempts: attempts,
+                                       queuedAt: Date(milliseconds: queued), claim: claim)
+            }
+        }
+    }
+
+    func record(_ attempt: DeliveryAttempt) throws -> Bool {
+        let state: String, next: Int64, delivered: Int64?
+        switch attempt.outcome {
+        case .delivered: (state, next, delivered) = ("delivered", attempt.at.milliseconds, attempt.at.milliseconds)
+        case .retry(let at): (state, next, delivered) = ("pending", at.milliseconds, nil)
+        case .dead: (state, next, delivered) = ("dead", attempt.at.milliseconds, nil)
+        }
+        return try database.inTransaction { db in
+            try db.change("""
+                UPDATE webhook_outbox SET state = ?, attempts = attempts + 1, next_attempt_ms = ?, lease_until_ms = NULL, claim = NULL,
+                    last_attempt_ms = ?, last_status = ?, last_answer = ?, last_error = ?, delivered_at_ms = ?
+                WHERE id = ? AND claim = ?
+                """, [.text(state), .integer(next), .integer(attempt.at.milliseconds), .optional(attempt.status.map(Int64.init)),
+                      .optional(attempt.answer), .optional(attempt.error), .optional(delivered), .integer(attempt.delivery.id),
+                      .text(attempt.delivery.claim)]) == 1
+        }
+    }
+
+    func deliveries(webhookId: String, state: WebhookDelivery.State?, beforeId: Int64?, limit: Int) throws -> [WebhookDelivery] {
+        var conditions = SQLConditions()
+        conditions.add("webhook_id = ?", .text(webhookId))
+        conditions.add("state", equals: state?.rawValue)
+        if let beforeId { conditions.add("id < ?", .integer(beforeId)) }
+        return try database.withReader(.audit) { db in
+            try db.select("SELECT \(SQLWebhookRows.deliveryColumns) FROM webhook_outbox WHERE \(conditions.sql) ORDER BY id DESC LIMIT ?",
+                          conditions.values + [.limit(limit)]) { try SQLWebhookRows.delivery($0) }
+        }
+    }
+
+    func retry(webhookId: String, eventId: String, at now: Date) throws -> Bool {
+        try database.inTransaction { db in
+            try db.change("""
+                UPDATE webhook_outbox SET state = 'pending', attempts = 0, queued_at_ms = ?, next_attempt_ms = ?, delivered_at_ms = NULL
+                WHERE webhook_id = ? AND event_id = ?
+                """, [.integer(now.milliseconds), .integer(now.milliseconds), .text(webhookId), .text(eventId)]) > 0
+        }
+    }
+
+    func replay(webhookId: String, from: Date, to: Date, at now: Date) throws -> Int {
+        try database.inTransaction { db in
+            try db.change("""
+                UPDATE webhook_outbox SET state = 'pending', attempts = 0, queued_at_ms = ?, next_attempt_ms = ?, delivered_at_ms = NULL
+                WHERE webhook_id = ? AND occurred_at_ms >= ? AND occurred_at_ms < ?
+                """, [.integer(now.milliseconds), .integer(now.milliseconds), .text(webhookId), .integer(from.milliseconds),
+                      .integer(to.milliseconds)])
+        }
+    }
+
+    func oldestUndelivered() throws -> Date? {
+        try database.withReader { db in
+            let oldest: Int64?? = try db.first("SELECT MIN(queued_at_ms) FROM webhook_outbox WHERE state = 'pending'") {
+                $0.optionalInt64(0)
+            }
+            return (oldest ?? nil).map(Date.init(milliseconds:))
+        }
+    }
+
+    func pruneDelivered(before: Date, batchSize: Int) throws -> Int {
+        try database.inTransaction { db in
+            try db.change("""
+                DELETE FROM webhook_outbox WHERE id IN (
+                    SELECT id FROM webhook_outbox WHERE state = 'delivered' AND delivered_at_ms < ? ORDER BY id LIMIT ?)
+                """, [.integer(before.milliseconds), .limit(batchSize)])
+        }
+    }
+}
