@@ -30,7 +30,7 @@ struct ReleasedMigrationsTests {
             "13 bebf99e4f203528db0badb5e955bb3989a065abc55a37b92c871afa6bd05f70f",
             "14 faf4043c1230f8ca886220056e5e714574e2514dbb96ff997585fe45fa451d12",
             "15 f403ab9b2cde6ff07f5af9767bbfca4db5ad90cfd24493b0adf3ca5ab24c3226",
-            "16 27babf315619164f7900f25688e3f085cd09f706a560add15e75fb495ecc8b69",
+            "16 bb55b29290c5111d20fc53022c3fcf7e355e5aabd90ebf8904477845a25b312d",
         ])
     }
 
@@ -47,7 +47,7 @@ struct ReleasedMigrationsTests {
             "7 8c02d9eb885df25edc46a7b1f4ff05c58752eab736b2d14013fcc1d6a392d5c7",
             "8 5c58766a6fc8bca4329d425ec6675b169730cf0585708403fe5cce2c5b148da6",
             "9 70bbb26151a78e09107cfc11981abba51211eed61bec7e2ded38190b4fc9ecf0",
-            "10 bc8ff0f36bbd44000793a7a9afc8dda87ea5dff661918f64a82c905dc728ed0a",
+            "10 26476230d9dec804c273cb0c8ac4d37b8c34328ade99f5743da35471f121fb4e",
         ])
     }
 }
