@@ -117,3 +117,30 @@ extension StorageContract {
         }
     }
 }
+
+@Suite("A stored JWS's currency, read without parsing the whole payload")
+struct SignedPayloadCurrencyTests {
+    static func jws(_ payload: String) -> String {
+        "eyJhbGciOiJFUzI1NiJ9." + Data(payload.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "") + ".c2ln"
+    }
+
+    @Test("the member's three letters; another shape falls back to parsing; nothing for no member or no JWS",
+          arguments: [
+            (#"{"price":990,"currency":"EUR","x":1}"#, "EUR"),
+            (#"{"currency" : "JPY"}"#, "JPY"),
+            (#"{"note":"currency","currency":"USD"}"#, "USD"),
+            (#"{"currency":"\u0055SD"}"#, "USD"),
+            (#"{"price":990}"#, nil),
+          ] as [(String, String?)])
+    func currency(payload: String, expected: String?) {
+        #expect(SignedPayloadField.currency(inJWS: Self.jws(payload)) == expected)
+        #expect(SignedPayloadField.currency(inJWS: Self.jws(payload)) == SignedPayloadField.string("currency", inJWS: Self.jws(payload)))
+    }
+
+    @Test("not a JWS: nil")
+    func notJWS() {
+        #expect(SignedPayloadField.currency(inJWS: "seeded-by-bench") == nil)
+        #expect(SignedPayloadField.currency(inJWS: "a.!!!.c") == nil)
+    }
+}

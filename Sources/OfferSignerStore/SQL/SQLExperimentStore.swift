@@ -124,7 +124,7 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
                     AND revocation_ms IS NULL AND price IS NOT NULL AND price > 0
                 """, [.text(bundleId), .text(environment), .integer(from), .integer(to)]) { row in
                 let user = row.optionalText(0).map { $0.lowercased() } ?? "transaction:" + row.text(1)
-                let currency = SignedPayloadField.string("currency", inJWS: row.text(3)) ?? "XXX"
+                let currency = SignedPayloadField.currency(inJWS: row.text(3)) ?? "XXX"
                 sums[currency, default: [:]][user, default: 0] += row.int64(2)
             }
         }
@@ -140,7 +140,7 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
                 """, [.integer(since), .text(bundleId), .text(environment), .integer(since)]) { row in
                 var keys = ["transaction:" + row.text(1)]
                 if let token = row.optionalText(0), !token.isEmpty { keys.append(token.lowercased()) }
-                let currency = row.optionalText(7).flatMap { SignedPayloadField.string("currency", inJWS: $0) } ?? "XXX"
+                let currency = row.optionalText(7).flatMap { SignedPayloadField.currency(inJWS: $0) } ?? "XXX"
                 return (userKeys: keys, period: ExperimentPeriod(purchasedAt: row.int64(2), expiresAt: row.optionalInt64(3), revokedAt: row.optionalInt64(4),
                                                offerType: row.optionalInt64(5).map(Int.init), price: row.optionalInt64(6), currency: currency))
             }
