@@ -94,7 +94,7 @@ struct ExperimentAdminTests {
 
     @Test("lifecycle: start, one running experiment per placement, frozen arms, weights in periods, stop with a winner")
     func lifecycle() throws {
-        var env = try Self.environment()
+        let env = try Self.environment()
         #expect(Self.put(env).status == 201)
         #expect(Self.put(env, "exp2").status == 201)
         let started = Self.action(env, "exp1", "start")

@@ -46,7 +46,7 @@ struct PlacementExperimentTests {
 
     @Test("sticky: a later request, a change of weights and a new composition (a restart) keep the recorded arm; new users follow the new weights")
     func sticky() throws {
-        var env = try Self.running(control: 0, half: 1)
+        let env = try Self.running(control: 0, half: 1)
         #expect(Self.ask(env, "user-1").json["armId"] as? String == "half")
         env.clock = .fixed(env.now + 60)
         let reweighted = ExperimentAdminTests.put(env, "exp1", ExperimentAdminTests.body(arms: Self.arms(control: 1, half: 0)))
@@ -103,7 +103,7 @@ struct ExperimentReportEndpointTests {
     /// and renews at full price, user 3 subscribes at full price, user 2 does nothing. The report is asked 61 days after
     /// the start (horizon 60): user 4 is maturing.
     static func environment() throws -> TestEnvironment {
-        var env = try PlacementExperimentTests.running(control: 0, half: 1)
+        let env = try PlacementExperimentTests.running(control: 0, half: 1)
         let start = env.now
         for user in users.prefix(2) { #expect(PlacementExperimentTests.ask(env, user).json["armId"] as? String == "half") }
         #expect(ExperimentAdminTests.put(env, "exp1", ExperimentAdminTests.body(arms: PlacementExperimentTests.arms(control: 1, half: 0))).status == 200)

@@ -49,7 +49,7 @@ struct PlacementSignTests {
         let signatureText = try #require(body["signature"] as? String)
         let signature = try #require(Data(base64Encoded: signatureText))
         let key = try P256PublicKey(spkiDER: Array(Data(base64Encoded: SignEndpointTests.applePublicKey)!))
-        #expect(try key.isValidSignature(derSignature: Array(signature), of: Array(payload.utf8)))
+        #expect(key.isValidSignature(derSignature: Array(signature), of: Array(payload.utf8)))
         let logged = try #require(try env.signatureLog.signature(nonce: nonce))
         #expect(logged.record.offerId == "anyone" && logged.record.userId == "user-1")
         #expect(try env.signatureLog.verifyIntegrity().records == 1, "one offer signed, one record")
