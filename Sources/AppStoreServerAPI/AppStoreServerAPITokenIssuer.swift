@@ -1,70 +1,28 @@
 import Foundation
-import OfferSignerCore
-import Synchronization
 
-/// Makes the ES256 JWT the App Store Server API requires, and reuses it until shortly before
-/// it expires.
-///
-/// Header `alg` ES256, `kid`, `typ` JWT; claims `iss`, `iat`, `exp` (five minutes after `iat`,
-/// as Apple's libraries do; Apple accepts at most 60), `aud` `appstoreconnect-v1`, `bid`.
+/// Makes the ES256 JWT the App Store Server API requires (with the app's `bid`), and reuses it
+/// until a minute before it expires; `exp` is five minutes after `iat`, as Apple's libraries
+/// do (Apple accepts at most 60).
 ///
 /// [Generating JSON Web Tokens for API requests](https://developer.apple.com/documentation/appstoreserverapi/generating-json-web-tokens-for-api-requests)
 final class AppStoreServerAPITokenIssuer: Sendable {
-    static let audience = "appstoreconnect-v1"
     static let lifetime: TimeInterval = 5 * 60
-    /// A token is replaced once less than this is left of its life.
-    static let renewalMargin: TimeInterval = 60
-
-    private struct Token {
-        let compact: String
-        let expires: Date
-    }
-
-    private let credentials: AppStoreServerAPICredentials
-    private let now: @Sendable () -> Date
-    private let cached = Mutex<Token?>(nil)
+    private let issuer: AppleAPITokenIssuer
 
     init(credentials: AppStoreServerAPICredentials, now: @escaping @Sendable () -> Date) {
-        self.credentials = credentials
-        self.now = now
+        issuer = AppleAPITokenIssuer(keyId: credentials.keyId, issuerId: credentials.issuerId, bundleId: credentials.bundleId,
+                                     privateKey: credentials.privateKey, lifetime: Self.lifetime, now: now)
     }
 
     /// The current token, signing a new one when the last is missing or about to expire.
     func token() throws(AppStoreServerAPIError) -> String {
-        let now = self.now()
-        return try cached.withLock { cached throws(AppStoreServerAPIError) -> String in
-            if let token = cached, token.expires.timeIntervalSince(now) > Self.renewalMargin {
-                return token.compact
-            }
-            let fresh = try sign(issuedAt: now)
-            cached = fresh
-            return fresh.compact
+        do {
+            return try issuer.token()
+        } catch {
+            throw .tokenSigningFailed(error.description)
         }
     }
 
     /// Forgets the cached token, so the next request signs a new one.
-    func discard() {
-        cached.withLock { $0 = nil }
-    }
-
-    private func sign(issuedAt now: Date) throws(AppStoreServerAPIError) -> Token {
-        let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
-        let expires = issuedAt + Int64(Self.lifetime)
-        let header = JSONValue.object([("alg", .string("ES256")), ("kid", .string(credentials.keyId)), ("typ", .string("JWT"))])
-        let claims = JSONValue.object([
-            ("iss", .string(credentials.issuerId)),
-            ("iat", .int(Int(issuedAt))),
-            ("exp", .int(Int(expires))),
-            ("aud", .string(Self.audience)),
-            ("bid", .string(credentials.bundleId)),
-        ])
-        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(claims.utf8)
-        let raw: [UInt8]
-        do {
-            raw = try credentials.privateKey.rawSignature(Array(signingInput.utf8))
-        } catch {
-            throw AppStoreServerAPIError.tokenSigningFailed(error.description)
-        }
-        return Token(compact: signingInput + "." + Base64URL.encode(raw), expires: Date(timeIntervalSince1970: TimeInterval(expires)))
-    }
+    func discard() { issuer.discard() }
 }
