@@ -24,32 +24,9 @@ public struct MockAppStoreJWT: Sendable {
     }
 
     public func check(authorization: String?, now: Date) -> Result<Claims, MockServerError> {
-        guard let authorization, authorization.hasPrefix("Bearer ") else { return .failure(MockServerError("no bearer token")) }
-        let parts = authorization.dropFirst("Bearer ".count).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any] else {
-            return .failure(MockServerError("not a compact JWS"))
-        }
-        guard header["alg"] as? String == "ES256", header["typ"] as? String == "JWT" else {
-            return .failure(MockServerError("header is not alg ES256, typ JWT"))
-        }
-        guard header["kid"] as? String == keyId else { return .failure(MockServerError("unknown kid")) }
-        let signingInput = Array("\(parts[0]).\(parts[1])".utf8)
-        guard publicKey.isValidSignature(rawSignature: Array(signature), of: signingInput) else {
-            return .failure(MockServerError("bad signature"))
-        }
-        guard claims["iss"] as? String == issuerId else { return .failure(MockServerError("wrong iss")) }
-        guard claims["aud"] as? String == "appstoreconnect-v1" else { return .failure(MockServerError("wrong aud")) }
-        guard claims["bid"] as? String == bundleId else { return .failure(MockServerError("wrong bid")) }
-        guard let issuedAt = (claims["iat"] as? NSNumber)?.int64Value, let expires = (claims["exp"] as? NSNumber)?.int64Value else {
-            return .failure(MockServerError("iat or exp missing"))
-        }
-        let seconds = Int64(now.timeIntervalSince1970)
-        guard expires > seconds else { return .failure(MockServerError("expired")) }
-        guard expires - issuedAt <= 3600 else { return .failure(MockServerError("exp more than 60 minutes after iat")) }
-        guard issuedAt <= seconds + 60 else { return .failure(MockServerError("iat in the future")) }
-        return .success(Claims(issuedAt: issuedAt, expires: expires))
+        MockBearerJWT.check(authorization: authorization, keyId: keyId, issuerId: issuerId, publicKey: publicKey,
+                            claims: [("bid", bundleId)], now: now) { issuedAt, expires, _ in
+            expires - issuedAt <= 3600 ? nil : MockServerError("exp more than 60 minutes after iat")
+        }.map { Claims(issuedAt: $0.issuedAt, expires: $0.expires) }
     }
 }
