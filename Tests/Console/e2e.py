@@ -225,6 +225,50 @@ class MockAppleMessaging:
         self.server.shutdown()
 
 
+class WebhookReceiver:
+    """A webhook receiver on loopback: answers each POST with the status and body set (`answer`), and keeps
+    every request's headers (names in lower case) and body, in order."""
+
+    def __init__(self):
+        import http.server, threading
+        self.status, self.body = 500, b"<b>down</b> for maintenance"
+        self.received = []
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                receiver.received.append(({name.lower(): value for name, value in self.headers.items()}, body))
+                self.send_response(receiver.status)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(receiver.body)))
+                self.end_headers()
+                self.wfile.write(receiver.body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def answer(self, status, body=b"ok"):
+        self.status, self.body = status, body
+
+    def stop(self):
+        self.server.shutdown()
+
+    @staticmethod
+    def signed_with(secret, headers, body):
+        """Whether the Offer-Signer-Signature header carries a v1= of HMAC-SHA256(secret, "t.body")."""
+        import hashlib, hmac
+        parts = [part.split("=", 1) for part in headers.get("offer-signer-signature", "").split(",") if "=" in part]
+        t = next((value for key, value in parts if key == "t"), "")
+        expected = hmac.new(secret.encode(), t.encode() + b"." + body, hashlib.sha256).hexdigest()
+        return any(key == "v1" and hmac.compare_digest(value, expected) for key, value in parts)
+
+
 class Console:
     """A headless Chromium on the console, with screenshots at both widths and console-log checks."""
 
@@ -640,6 +684,7 @@ def scenarios(service, console, facts):
         c.shot("15-retention-list")
         # Enabled again, the App Store's request for a lapsed subscriber gets the offer: a retention signature.
         c.open("#/retention/edit/save_lapsing")
+        c.wait_text(".sticky-actions", "Enable rule")        # the editor has loaded
         c.click_text("button", "Enable rule")
         c.wait_text(".page-head .badge", "enabled")
         sys.dont_write_bytecode = True          # no __pycache__ in the tree
@@ -1240,10 +1285,164 @@ def scenarios(service, console, facts):
         c.shot("35-experiment-stopped", at="#history-title")
         c.sign_out()
 
+    def webhooks():
+        receiver = service.receiver
+        # Admin only: marketing has no Webhooks in the menu, and the address sends it back with a word why.
+        c.sign_in(service.tokens["marketing"])
+        c.wait_text("#nav", "Offers")
+        check("Webhooks" not in c.find("#nav").text, "marketing's menu has no Webhooks")
+        c.open("#/webhooks")
+        c.wait_text("#toasts", "cannot open Webhooks")
+        c.wait_text("main h1", "Offers")
+        c.no_console_errors()
+        c.sign_out()
+        c.sign_in(service.tokens["admin"])
+        c.wait_text("#nav", "Webhooks")
+        c.open("#/webhooks")
+        c.wait_text("main .empty", "No webhooks yet")
+        c.no_console_errors()
+        # Created with an address the service refuses: its words beside the URL; then fixed.
+        c.click_text("a", "New webhook")
+        c.wait("#f-id")
+        c.type("#f-id", "crm")
+        c.type("#f-url", "http://192.0.2.10/hook")
+        c.click("label.check-event input[value='offer.signed']")       # ticked by default: untick it
+        c.click_text("button", "Create webhook")
+        c.wait_text("#f-events-error", "at least one event type")
+        c.click("label.check-event input[value='offer.signed']")
+        c.click("label.check-event input[value='redemption.unmatched']")
+        c.click("input[name='webhook-apps'][value='some']")
+        c.click("input[name='webhook-app'][value='com.example.app']")
+        c.click_text("button", "Create webhook")
+        error = c.wait_text("#f-url-error", "The service will not send to this address")
+        check("use https" in error.text and c.find("#f-url").get_attribute("aria-invalid") == "true",
+              f"the refused address is named beside the URL in the service's words ({error.text!r})")
+        c.no_console_errors(allow_network=(400,))
+        c.type("#f-url", receiver.url)
+        c.click_text("button", "Create webhook")
+        # The secret, once: a warning, the secret and a copy button.
+        panel = c.wait_text("#secret-once", "shown only this once")
+        secret = c.find("#webhook-secret").get_attribute("value")
+        status, _, body = service.call("GET", "/v1/admin/webhooks/crm", "admin")
+        stored = json.loads(body)
+        check(secret.startswith("whsec_") and stored["secretLast4"] == secret[-4:] and "secret" not in stored,
+              f"the secret shown is the webhook's (last four {stored.get('secretLast4')!r})")
+        check(stored["events"] == ["offer.signed", "redemption.unmatched"] and stored["bundleIds"] == ["com.example.app"] and stored["enabled"],
+              f"the webhook is saved as the form says ({stored})")
+        check(c.driver.switch_to.active_element.get_attribute("id") == "secret-once", "the secret panel has the focus")
+        c.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": c.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+        c.driver.execute_cdp_cmd("Emulation.setFocusEmulationEnabled", {"enabled": True})
+        c.click("#copy-secret")
+        c.wait_text("#copy-status", "Copied to the clipboard")
+        copied = c.driver.execute_async_script("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, e => done('failed: ' + e))")
+        check(copied == secret, f"Copy puts the secret on the clipboard ({copied[:12]!r}…)")
+        for where, text in (("sessionStorage", c.driver.execute_script("return JSON.stringify(sessionStorage)")),
+                            ("localStorage", c.driver.execute_script("return JSON.stringify(localStorage)")), ("the URL", c.driver.current_url)):
+            check(secret not in text, f"the secret is not in {where}")
+        c.shot("36-webhook-secret-once")
+        c.driver.refresh()
+        c.wait_text("#secret-last4", secret[-4:])
+        check(not c.all("#secret-once") and secret not in c.main_text(), "after a reload the secret is gone, only its last four shown")
+        c.no_console_errors()
+        # An event: the receiver answers 500 with markup; the delivery shows it as text, and when it tries next.
+        status, _, body = service.call("POST", "/v1/offers/sign", "client", {"productId": PRODUCT, "offerId": "demo_winback", "userId": "lapsed-010"})
+        check(status == 200, f"signing for lapsed-010 ({status} {body[:200]!r})")
+        deadline = time.time() + 60
+        while not receiver.received and time.time() < deadline:
+            time.sleep(0.1)
+        check(receiver.received, "the receiver was called")
+        headers, event_body = receiver.received[0]
+        event = json.loads(event_body)
+        check(event["type"] == "offer.signed" and receiver.signed_with(secret, headers, event_body),
+              "the delivery is signed with the secret the console showed")
+        deadline = time.time() + 60
+        while time.time() < deadline:       # the try is recorded once the receiver's answer is read
+            delivery = json.loads(service.call("GET", "/v1/admin/webhooks/crm/deliveries", "admin")[2])["items"][0]
+            if delivery["attempts"] >= 1:
+                break
+            time.sleep(0.1)
+        c.click("#deliveries-refresh")
+        row = c.wait_text("#deliveries tbody tr", "HTTP 500")
+        text = row.get_attribute("textContent")
+        check("Retrying" in text and event["id"] in text and "<b>down</b> for maintenance" in text and not c.all("#deliveries b"),
+              f"the delivery says it is retrying, with the receiver's answer as text ({text!r})")
+        tries = [td.text for td in row.find_elements(By.CSS_SELECTOR, "td.num")]
+        check("Offer signed" in text and tries and int(tries[0]) >= 1, f"the event type in words and the tries ({tries})")
+        check(row.find_element(By.CSS_SELECTOR, "td[data-label='Next try'] time").get_attribute("datetime"), "the next try is shown")
+        c.shot("37-webhook-deliveries", at="#deliveries")
+        # Retry now, the receiver fixed: delivered.
+        receiver.answer(200, b"thanks")
+        c.click(f"#deliveries button[data-event='{event['id']}']")
+        c.wait_text("#toasts", "again now")
+        changes = json.loads(service.call("GET", "/v1/admin/webhooks/crm/changes", "admin")[2])["items"]
+        check([change["action"] for change in changes] == ["created", "retried"], f"the delivery was retried through the API ({changes})")
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            status, _, body = service.call("GET", "/v1/admin/webhooks/crm/deliveries", "admin")
+            if json.loads(body)["items"][0]["status"] == "delivered":
+                break
+            time.sleep(0.2)
+        c.click("#deliveries-refresh")
+        row = c.wait_text("#deliveries tbody tr", "Delivered")
+        check("HTTP 200" in row.get_attribute("textContent") and "thanks" in row.get_attribute("textContent"), "the delivered row shows the receiver's 200")
+        # Replay: the range around now sends the event again, with the same ID.
+        before = len(receiver.received)
+        c.click("#replay")
+        c.wait_text("#toasts", "1 event queued to be sent again")
+        deadline = time.time() + 60
+        while len(receiver.received) == before and time.time() < deadline:
+            time.sleep(0.1)
+        check(len(receiver.received) > before and json.loads(receiver.received[-1][1])["id"] == event["id"], "the replay sent the same event again")
+        Select(c.find("#delivery-status")).select_by_value("dead")
+        c.wait_text("#deliveries .empty", "No delivery with this status")
+        c.no_console_errors()
+        # Rotate, confirmed first: a new secret, once, the old one valid 24 h beside it.
+        c.click("#rotate-secret")
+        c.wait_text("dialog.confirm-dialog", "stays valid for 24 hours")
+        c.shot("38-webhook-rotate-confirm")
+        c.click("#confirm-action")
+        c.wait_text("#secret-once", "The new signing secret")
+        rotated = c.find("#webhook-secret").get_attribute("value")
+        check(rotated.startswith("whsec_") and rotated != secret, "a new secret is shown")
+        c.wait_text("#secret-once", "previous secret stays valid until")
+        c.click("#secret-stored")
+        check(not c.all("#secret-once") and rotated not in c.main_text(), "'I have stored it' puts the secret away")
+        c.wait_text("#secret-last4", rotated[-4:])
+        c.wait_text(".history", "Secret rotated")
+        # Disabled through the form; a second webhook whose ID is markup stays text in the list.
+        c.click("#f-enabled")
+        c.click_text("button", "Save changes")
+        c.wait_text(".page-head .badge", "disabled")
+        status, _, _ = service.call("PUT", "/v1/admin/webhooks/" + urllib.parse.quote('"><b>hook', safe=""), "admin",
+                                    {"url": receiver.url, "events": ["consent.rescinded"]})
+        check(status == 201, f"a second webhook ({status})")
+        c.open("#/webhooks")
+        c.wait_text("main tbody", '"><b>hook')
+        check(not c.all("main b") and "Every app" in c.main_text() and "Consent rescinded" in c.main_text(), "the list shows IDs as text, apps and events in words")
+        c.shot("39-webhooks-list")
+        # Deleted, confirmed first; Cancel keeps it.
+        c.open("#/webhooks/edit/crm")
+        c.click("#delete-webhook")
+        c.wait_text("dialog.confirm-dialog", "cannot be retried or replayed")
+        c.click_text("dialog button", "Cancel")
+        check(not c.all("dialog.confirm-dialog"), "Cancel closes the confirmation")
+        status, _, _ = service.call("GET", "/v1/admin/webhooks/crm", "admin")
+        check(status == 200, "Cancel deletes nothing")
+        c.click("#delete-webhook")
+        c.wait("dialog.confirm-dialog")
+        c.click("#confirm-action")
+        c.wait_text("#toasts", "Deleted the webhook crm")
+        c.wait_text("main h1", "Webhooks")
+        status, _, _ = service.call("GET", "/v1/admin/webhooks/crm", "admin")
+        check(status == 404 and "crm" not in [r.text for r in c.all("main tbody th")], "the webhook is gone")
+        c.no_console_errors()
+        c.sign_out()
+
+
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
             disable_and_enable, user_lookup, consent_rescinded, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
             retention_rules, retention_messaging, introductory_rules, audit_sources_and_formats, outcomes_and_holdout, audit_redemptions,
-            audit_account_links, placements, experiments]
+            audit_account_links, placements, experiments, webhooks]
 
 
 def main():
@@ -1257,8 +1456,9 @@ def main():
     started = time.time()
     folder = tempfile.mkdtemp(prefix="offer-signer-console-")
     apple = MockAppleMessaging("com.example.app", approved=(MESSAGE, FALLBACK))
-    service = Service_(args.binary, folder, extra=("--appstore-api-url", apple.base))
-    service.apple = apple
+    receiver = WebhookReceiver()
+    service = Service_(args.binary, folder, extra=("--appstore-api-url", apple.base, "--webhook-allow-private", "on"))
+    service.apple, service.receiver = apple, receiver
     console = None
     passed = failed = 0
     try:
@@ -1296,6 +1496,7 @@ def main():
             console.driver.quit()
         service.stop()
         service.apple.stop()
+        service.receiver.stop()
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
     print(f"console e2e: {passed} passed, {failed} failed in {time.time() - started:.0f} s; screenshots in {args.screenshots}")

@@ -64,6 +64,7 @@ export async function api(method, url, { params, body, upload, accept = 'applica
     throw error;
   }
   if (raw) return response;
+  if (response.status === 204) return null; // no content (a DELETE)
   if (accept.startsWith('text/')) return response.text();
   return response.json();
 }

@@ -17,8 +17,10 @@ import { renderPlacements } from './view-placements.js';
 import { renderPlacementEditor } from './view-placement-editor.js';
 import { renderExperiments } from './view-experiments.js';
 import { renderExperimentEditor } from './view-experiment-editor.js';
+import { renderWebhooks } from './view-webhooks.js';
+import { renderWebhookEditor } from './view-webhook-editor.js';
 
-/** Pages, who may see them (admin sees all), how they render, and their editor (`#/page/new`, `#/page/edit/id`). */
+/** Pages, who may see them (admin sees all; `roles: []` is admin only), how they render, and their editor (`#/page/new`, `#/page/edit/id`). */
 const PAGES = [
   { id: 'offers', label: 'Offers', roles: ['marketing'], render: renderOffers,
     edit: (main, context, id) => renderOfferEditor(main, { ...context, offerId: id }) },
@@ -37,6 +39,8 @@ const PAGES = [
   { id: 'activity', label: 'Activity', roles: ['marketing', 'auditor'], render: renderActivity },
   { id: 'users', label: 'Users', roles: ['marketing'], render: renderUsers },
   { id: 'audit', label: 'Audit', roles: ['auditor'], render: renderAudit },
+  { id: 'webhooks', label: 'Webhooks', roles: [], render: renderWebhooks,
+    edit: (main, context, id) => renderWebhookEditor(main, { ...context, webhookId: id }) },
 ];
 
 const main = document.getElementById('main');
@@ -68,7 +72,11 @@ export function href(segments, query) {
 
 function renderNav(current) {
   const nav = document.getElementById('nav');
-  replace(nav, h('ul', null, PAGES.filter(allowed).map(page =>
+  const pages = PAGES.filter(allowed);
+  // An administrator's many pages leave no room for the name beside them at middle widths: it moves into Sign out's title.
+  document.getElementById('topbar').classList.toggle('topbar-crowded', pages.length > 7);
+  document.getElementById('sign-out').title = `Signed in as ${me.name} (${me.role})`;
+  replace(nav, h('ul', null, pages.map(page =>
     h('li', null, h('a', { href: `#/${page.id}`, title: page.title, 'aria-current': page.id === current ? 'page' : undefined }, page.label)))));
   document.getElementById('who').textContent = `${me.name} · ${me.role}`;
   document.getElementById('topbar').hidden = false;
