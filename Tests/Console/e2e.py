@@ -624,6 +624,22 @@ def scenarios(service, console, facts):
         c.wait_text(".user-id", facts["xssUser"])
         c.shot("08-xss-probe")
 
+    def downloaded_csv(button):
+        """Clicks `button` and waits for the one CSV file it downloads: its name and rows (as dicts)."""
+        for old in glob.glob(os.path.join(c.downloads, "*")):
+            os.remove(old)
+        c.click(button)
+        deadline = time.time() + 30
+        files = []
+        while time.time() < deadline:
+            files = glob.glob(os.path.join(c.downloads, "*.csv"))
+            if files and not glob.glob(os.path.join(c.downloads, "*.crdownload")):
+                break
+            time.sleep(0.1)
+        check(len(files) == 1, f"one CSV was downloaded ({files})")
+        with open(files[0], newline="") as f:
+            return os.path.basename(files[0]), list(csv.DictReader(f))
+
     def history_rows(item):
         return [[cell.text for cell in row.find_elements(By.CSS_SELECTOR, "th, td")] for row in item.find_elements(By.CSS_SELECTOR, "tbody tr")]
 
@@ -913,19 +929,7 @@ def scenarios(service, console, facts):
         users = sorted(e.text for e in c.all("main table tbody td.col-user"))
         check(users == ["lapsed-000", "lapsed-001", "lapsed-002"], f"the filtered log lists the three users ({users})")
         c.shot("09-audit-log")
-        for old in glob.glob(os.path.join(c.downloads, "*")):
-            os.remove(old)
-        c.click("#download-csv")
-        deadline = time.time() + 10
-        files = []
-        while time.time() < deadline:
-            files = [f for f in glob.glob(os.path.join(c.downloads, "*.csv"))]
-            if files and not glob.glob(os.path.join(c.downloads, "*.crdownload")):
-                break
-            time.sleep(0.1)
-        check(files, "the CSV was downloaded")
-        with open(files[0], newline="") as f:
-            rows = list(csv.DictReader(f))
+        rows = downloaded_csv("#download-csv")[1]
         check(len(rows) == 3 and {r["offerId"] for r in rows} == {"winback_e2e"}, f"the CSV has the filter's three rows ({len(rows)})")
         check(sorted(r["userId"] for r in rows) == users, "the CSV rows are the listed records")
         c.click("main table tbody th a")
@@ -1252,6 +1256,16 @@ def scenarios(service, console, facts):
         check(("Established" in sentence) == comparison["established"] and "half" in sentence, f"the comparison in words ({sentence!r})")
         c.shot("32-experiment-results", at="#results")
         c.shot("33-experiment-chart", at="#exp-comparison-0")
+        # The report as CSV: one row per arm, the control first, with the report's figures.
+        name, rows = downloaded_csv("#exp-download-csv")
+        c.wait_text("#toasts", "Downloaded the report of push_spring as CSV")
+        check(name.startswith("experiment-push_spring-Production-"), f"the file is named after the experiment ({name})")
+        check([row["armId"] for row in rows] == [arm["armId"] for arm in report["arms"]], f"one row per arm, the control first ({rows})")
+        for row, arm in zip(rows, report["arms"]):
+            check(row["assigned"] == str(arm["assigned"]) and row["matured"] == str(arm["matured"]) and row["maturing"] == str(arm["maturing"])
+                  and row["verdict"] == report["verdict"], f"arm {arm['armId']}: the CSV's figures are the report's ({row})")
+        check(rows[1]["difference"] != "" and rows[0]["difference"] == "", "the comparison is on the arm's row, not the control's")
+        c.no_console_errors()
         # A second experiment on the placement: its start is refused while push_spring runs, in the service's words;
         # arm and offer IDs that are markup stay text.
         c.open("#/experiments/new")

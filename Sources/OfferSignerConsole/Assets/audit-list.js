@@ -1,6 +1,7 @@
 import { api } from './api.js';
 import { h, replace, table, toast } from './dom.js';
 import { number } from './format.js';
+import { saveFile, fileTime } from './download.js';
 
 // What the audit's paged lists (signature log, rule changes, redemptions, account links) share.
 
@@ -78,12 +79,7 @@ export async function downloadPagedCSV({ path, params, name, noun, button }) {
       cursor = response.headers.get('X-Next-Cursor');
       if (!cursor) break;
     }
-    const url = URL.createObjectURL(new Blob(parts, { type: 'text/csv' }));
-    const link = h('a', { href: url, download: `${name}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.csv`, hidden: true });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    saveFile(`${name}-${fileTime()}.csv`, parts, 'text/csv');
     toast(`Downloaded ${number(rows)} ${noun} as CSV.`, 'success');
   } catch (error) {
     if (error.status !== 401) toast(`The CSV could not be made: ${error.message}`, 'error');

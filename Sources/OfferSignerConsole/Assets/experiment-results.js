@@ -1,9 +1,12 @@
 // The Results panel of an experiment, from GET /v1/stats/experiments/{experimentId}: the
 // verdict in words, the sample-ratio check, the users per arm (assigned, still maturing,
 // analysed), and per arm against the control the difference with its always-valid interval
-// over time (or, before there is a series, the current interval against zero).
+// over time (or, before there is a series, the current interval against zero); the report as
+// the service's CSV, one row per arm, downloaded.
 import { api, path } from './api.js';
-import { h, replace, table } from './dom.js';
+import { h, replace, table, toast } from './dom.js';
+import { saveFile, fileSafe, fileTime } from './download.js';
+import { problemTitle } from './problems.js';
 import { number, dateTime } from './format.js';
 import { armMetric, axisOf, comparisonSentence, metricValue, pValueText } from './experiment-fields.js';
 import { sequenceChart, intervalChart } from './experiment-charts.js';
@@ -64,15 +67,34 @@ function comparisonBlock(comparison, report, index) {
 export function resultsPanel(experiment, { environments = ['Production'] } = {}) {
   const environment = h('select', { id: 'exp-environment' }, environments.map(name => h('option', { value: name, selected: name === 'Production' }, name)));
   const refresh = h('button', { type: 'button', class: 'button', onclick: () => load() }, 'Refresh');
+  const download = h('button', { type: 'button', class: 'button', id: 'exp-download-csv', onclick: () => downloadCSV() }, 'Download CSV');
   const body = h('div', { class: 'results-body', 'aria-live': 'polite' }, h('p', { class: 'loading' }, 'Loading…'));
   const panel = h('section', { class: 'panel experiment-results', id: 'results', 'aria-labelledby': 'results-title' },
     h('h2', { id: 'results-title' }, 'Results'),
     h('p', { class: 'muted' }, 'Users count in the arm they were assigned, whether or not they were eligible or signed. A user is analysed once their horizon has passed. The intervals stay valid however often you look, so watching every day does not invent differences.'),
     h('div', { class: 'toolbar' },
       environments.length > 1 ? h('div', { class: 'field field-inline' }, h('label', { for: 'exp-environment' }, 'History'), environment) : null,
-      refresh),
+      refresh, download),
     body);
   environment.addEventListener('change', () => load());
+
+  /** The service's CSV of the report (one row per arm, the control first), saved by the browser. */
+  async function downloadCSV() {
+    download.disabled = true;
+    download.textContent = 'Preparing CSV…';
+    try {
+      const text = await api('GET', path('/v1/stats/experiments', experiment.experimentId),
+        { params: { bundleId: experiment.bundleId, environment: environment.value, format: 'csv' }, accept: 'text/csv' });
+      saveFile(`experiment-${fileSafe(experiment.experimentId)}-${fileSafe(environment.value)}-${fileTime()}.csv`, [text], 'text/csv');
+      toast(`Downloaded the report of ${experiment.experimentId} as CSV.`, 'success');
+    } catch (error) {
+      if (error.status === 401) throw error;
+      toast(`The CSV could not be made: ${problemTitle(error)}. ${error.message}`, 'error');
+    } finally {
+      download.disabled = false;
+      download.textContent = 'Download CSV';
+    }
+  }
 
   async function load() {
     replace(body, h('p', { class: 'loading' }, 'Loading…'));
