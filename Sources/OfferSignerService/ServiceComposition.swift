@@ -53,8 +53,8 @@ public struct ServiceComposition: Sendable {
         let issuer = OfferIssuer(keyRing: keyRing, verification: verification, offers: stores.offers, rules: stores.rules,
                                  history: stores.history, consents: stores.consents, signatures: stores.signatures, activity: activity,
                                  unknownUsers: unknownUsers, customerLimit: rateLimits.signPerUser, holdouts: stores.outcomes,
-                                 linker: linker, links: linker == nil ? nil : stores.links, catalogs: catalogs, clock: clock,
-                                 metrics: metrics, logger: logger)
+                                 linker: linker, links: linker == nil ? nil : stores.links, catalogs: catalogs,
+                                 webhooks: stores.webhooks, clock: clock, metrics: metrics, logger: logger)
         let states = messageStates ?? appStoreAPI.map { RetentionMessageStates(clients: $0, clock: clock, logger: logger) }
         let messaging = RetentionMessaging(clients: appStoreAPI, records: stores.rules, states: states, clock: clock, logger: logger)
         let retention = RetentionResponder(verification: verification, rules: stores.rules, offers: stores.offers, history: stores.history,

@@ -101,7 +101,7 @@ public final class Stores: Sendable {
                           rules: SQLiteRuleStore(database: database), retentionRequests: retentionRequests,
                           consents: SQLConsentStore(database: database, outbox: outbox),
                           links: SQLAppAccountTokenLinkStore(database: database, outbox: outbox),
-                          experiments: SQLExperimentStore(database: database),
+                          experiments: SQLExperimentStore(database: database, outbox: outbox),
                           catalogs: SQLCatalogStore(database: database),
                           webhooks: webhooks, schemaVersion: version,
                           engine: .sqlite(database)) {
@@ -124,7 +124,7 @@ public final class Stores: Sendable {
                           rules: PostgreSQLRuleStore(database: database), retentionRequests: retentionRequests,
                           consents: SQLConsentStore(database: database, outbox: outbox),
                           links: SQLAppAccountTokenLinkStore(database: database, outbox: outbox),
-                          experiments: SQLExperimentStore(database: database),
+                          experiments: SQLExperimentStore(database: database, outbox: outbox),
                           catalogs: SQLCatalogStore(database: database),
                           webhooks: webhooks, schemaVersion: try database.schemaVersion(),
                           engine: .postgreSQL(database)) {

@@ -25,21 +25,27 @@ public protocol WebhookStore: Sendable {
     /// Whether some enabled webhook subscribes to `type` (of any app): events of no subscribed
     /// type need not even be made.
     func isSubscribed(_ type: WebhookEventType) -> Bool
+    /// Whether some enabled webhook takes events of `type` of the app `bundleId` (a lock-free
+    /// read: what a refusal asks before it makes its event).
+    func isSubscribed(_ type: WebhookEventType, bundleId: String?) -> Bool
     /// Reads the enabled webhooks' subscriptions again (those changed by other instances).
     func reloadSubscriptions() throws
 
     /// Reserves up to `limit` deliveries that are due at `now` for `lease`, oldest first, at
     /// most one per user and webhook, none behind an undelivered earlier event of the same user
     /// and webhook; a delivery another instance holds is skipped (PostgreSQL:
-    /// `FOR UPDATE SKIP LOCKED`), so no two instances deliver one event at once.
-    func claim(limit: Int, now: Date, lease: Duration) throws -> [ClaimedDelivery]
+    /// `FOR UPDATE SKIP LOCKED`), so no two instances deliver one event at once. With
+    /// `webhookId`, only that webhook's (each webhook has its own lane of deliveries, so a slow
+    /// receiver holds up no other).
+    func claim(limit: Int, now: Date, lease: Duration, webhookId: String?) throws -> [ClaimedDelivery]
     /// Records a try of a claimed delivery; false when the claim had lapsed and another took it.
     @discardableResult
     func record(_ attempt: DeliveryAttempt) throws -> Bool
     /// The webhook's deliveries, newest first, before the one with ID `beforeId` (nil: from the newest).
     func deliveries(webhookId: String, state: WebhookDelivery.State?, beforeId: Int64?, limit: Int) throws -> [WebhookDelivery]
     /// Queues the event's delivery to the webhook again now (whatever its state), with a new
-    /// 72-hour window; false when the outbox holds no such delivery.
+    /// 72-hour window; a claim being delivered loses its hold (its try is not recorded, the
+    /// event goes again); false when the outbox holds no such delivery.
     func retry(webhookId: String, eventId: String, at now: Date) throws -> Bool
     /// Queues again every delivery to the webhook of events that occurred in `from..<to`; how many.
     func replay(webhookId: String, from: Date, to: Date, at now: Date) throws -> Int
@@ -47,6 +53,13 @@ public protocol WebhookStore: Sendable {
     func oldestUndelivered() throws -> Date?
     /// Deletes up to `batchSize` deliveries delivered before `before`; how many.
     func pruneDelivered(before: Date, batchSize: Int) throws -> Int
+}
+
+extension WebhookStore {
+    /// Reserves up to `limit` due deliveries of any webhook (see ``claim(limit:now:lease:webhookId:)``).
+    public func claim(limit: Int, now: Date, lease: Duration) throws -> [ClaimedDelivery] {
+        try claim(limit: limit, now: now, lease: lease, webhookId: nil)
+    }
 }
 
 /// A webhook: where events of which types (of which apps) are posted, and its secrets.
@@ -119,7 +132,7 @@ public struct WebhookChange: Sendable, Hashable {
     }
 }
 
-/// A delivery reserved for this instance by ``WebhookStore/claim(limit:now:lease:)``.
+/// A delivery reserved for this instance by ``WebhookStore/claim(limit:now:lease:webhookId:)``.
 public struct ClaimedDelivery: Sendable, Hashable {
     public let id: Int64
     public let webhookId: String

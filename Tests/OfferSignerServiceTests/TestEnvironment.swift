@@ -90,7 +90,7 @@ final class TestEnvironment {
         historyStore = SQLiteHistoryStore(database: database, outbox: outbox)
         retentionRequestStore = SQLiteRetentionRequestStore(database: database)
         links = SQLAppAccountTokenLinkStore(database: database, outbox: outbox)
-        experiments = SQLExperimentStore(database: database)
+        experiments = SQLExperimentStore(database: database, outbox: outbox)
         catalogStore = SQLCatalogStore(database: database)
         self.now = now
         let configuration = try KeyConfiguration.load(path: folder.appendingPathComponent("keys.json").path)

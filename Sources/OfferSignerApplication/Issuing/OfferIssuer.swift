@@ -26,6 +26,8 @@ public struct OfferIssuer: Sendable {
     /// Links token-less subscriptions the asking device holds to their user at Apple, in the
     /// background, once a request is answered; never after a refusal (nil: off).
     let linker: AppAccountTokenLinker?
+    /// Writes `offer.refused` for the webhooks that take it, before a refusal is answered.
+    let refusals: OfferRefusalAnnouncer
 
     /// - Parameters:
     ///   - unknownUsers: fetches the history of users with none known
@@ -37,12 +39,13 @@ public struct OfferIssuer: Sendable {
     ///   - links: the links made, so that eligibility sees a linked subscription at once (nil: not looked up).
     ///   - catalogs: the App Store Connect catalogs: a fresh one refuses an offer Apple lacks, and
     ///     each one makes its products known with their subscription group (nil: not consulted).
+    ///   - webhooks: where `offer.refused` is queued for the webhooks of the app that take it (nil: never).
     public init(keyRing: KeyRing, verification: AppStoreVerification, offers: any OfferStore, rules: any RuleStore,
                 history: any SubscriptionHistoryStore, consents: any ConsentStore, signatures: any SignatureLog,
                 activity: OfferActivity, unknownUsers: UnknownUserLookup?, customerLimit: TokenBucketLimiter? = nil,
                 holdouts: (any OutcomeStore)? = nil, linker: AppAccountTokenLinker? = nil,
-                links: (any AppAccountTokenLinkStore)? = nil, catalogs: AppStoreCatalogs? = nil, clock: WallClock, metrics: Metrics,
-                logger: Logger) {
+                links: (any AppAccountTokenLinkStore)? = nil, catalogs: AppStoreCatalogs? = nil,
+                webhooks: (any WebhookStore)? = nil, clock: WallClock, metrics: Metrics, logger: Logger) {
         self.customerLimit = customerLimit
         self.linker = linker
         let eligibility = EligibilityCheck(history: history, links: links, catalogs: catalogs)
@@ -53,13 +56,20 @@ public struct OfferIssuer: Sendable {
         introductory = IntroductoryOfferJudge(rules: rules, offers: offers, eligibility: eligibility, consent: consent)
         recorder = SignatureRecorder(signatures: signatures, activity: activity, clock: clock, metrics: metrics, logger: logger)
         self.clock = clock
+        refusals = OfferRefusalAnnouncer(webhooks: webhooks, clock: clock)
     }
 
-    /// Signs `request`'s promotional offer when the customer is eligible, or says why not.
+    /// Signs `request`'s promotional offer when the customer is eligible, or says why not (a
+    /// refusal of the bound customer announced first to the webhooks that take `offer.refused`).
     public func issue(_ request: IssueRequest) throws(SignRefusal) -> IssuedOffer {
         let customer = try admit(request)
-        let rule = try promotional.rule(request.offerId, productId: request.productId, bundleId: customer.app.bundleId)
-        let issued = try sign(request, for: customer, rule: rule)
+        let issued: IssuedOffer
+        do {
+            let rule = try promotional.rule(request.offerId, productId: request.productId, bundleId: customer.app.bundleId)
+            issued = try sign(request, for: customer, rule: rule)
+        } catch {
+            throw refusals.announced(error, request, customer)
+        }
         answered(request, customer)
         return issued
     }

@@ -38,6 +38,15 @@ public struct PlacementIssuer: Sendable {
         } catch {
             throw .refused(error)
         }
+        do {
+            return try issue(request, customer)
+        } catch {
+            throw issuer.refusals.announced(error, request, customer)
+        }
+    }
+
+    /// The placement's offer for the bound `customer`, or why none.
+    private func issue(_ request: PlacementRequest, _ customer: BoundCustomer) throws(PlacementRefusal) -> PlacedOffer {
         let placement = try enabledPlacement(request.placementId, bundleId: customer.app.bundleId)
         if let assigner {
             let userKey = OfferHoldout.userKey(appAccountToken: customer.userId, provenOriginalTransactionId: customer.provenSubscription)

@@ -10,6 +10,10 @@ import WebhookTransport
 /// the next try follows the ``WebhookRetrySchedule`` until it gives up (dead letter). Also
 /// reloads the subscriptions other instances changed, keeps the metrics, and prunes delivered
 /// events after ``retentionDays``.
+///
+/// Each webhook has a lane of its own (a thread, `webhook-lane`, started for each webhook the
+/// worker's own thread finds), so a receiver that answers slowly or not at all (up to the
+/// timeout, each try) holds up only its own deliveries, never another webhook's.
 public final class WebhookDeliveryWorker: Sendable {
     let store: any WebhookStore
     let policy: WebhookURLPolicy
@@ -20,6 +24,8 @@ public final class WebhookDeliveryWorker: Sendable {
     let logger: Logger
     let retentionDays: Int
     private let task: PlainMutex<PeriodicTask?> = PlainMutex(nil)
+    /// Each webhook's lane, by webhook ID, while the worker runs.
+    private let lanes = PlainMutex<[String: PeriodicTask]>([:])
     private let lastPrune = PlainMutex<Date?>(nil)
     private let pollInterval: Duration
 
@@ -43,43 +49,102 @@ public final class WebhookDeliveryWorker: Sendable {
         self.logger = logger
     }
 
-    /// Starts the worker's thread.
+    /// Starts the worker's thread, which starts (and stops) the webhooks' lanes.
     public func start() {
         let task = PeriodicTask(name: "webhook-worker", interval: pollInterval) { [self] task in
-            runRound(stopping: { task.isStopping })
+            guard let webhookIds = housekeeping() else { return }
+            if !task.isStopping { keepLanes(for: webhookIds) }
         }
         self.task.withLock { $0 = task }
         task.start()
     }
 
-    /// Stops it once the delivery being made is recorded.
+    /// Stops it and its lanes once the deliveries being made are recorded.
     public func stop() {
         task.withLock { $0 }?.stop()
+        let running = lanes.withLock { lanes in
+            defer { lanes = [:] }
+            return Array(lanes.values)
+        }
+        for lane in running { lane.stop() }
     }
 
-    /// One round: reload subscriptions, deliver everything due, update the gauge, prune.
+    /// One round, on the caller's thread: reload subscriptions, deliver everything due of every
+    /// webhook (the webhooks side by side, each on a thread of its own), update the gauge, prune.
     /// Returns how many deliveries were tried.
     @discardableResult
-    public func runRound(stopping: () -> Bool = { false }) -> Int {
-        var tried = 0
+    public func runRound(stopping: @escaping @Sendable () -> Bool = { false }) -> Int {
+        guard let webhookIds = housekeeping(updatingGauge: false) else { return 0 }
+        let tried = PlainMutex(0)
+        let done = DispatchGroup()
+        for webhookId in webhookIds {
+            done.enter()
+            NamedThread.start("webhook-lane") { [self] in
+                let count = deliverDue(webhookId: webhookId, stopping: stopping)
+                tried.withLock { $0 += count }
+                done.leave()
+            }
+        }
+        done.wait()
+        _ = housekeeping()
+        return tried.withLock { $0 }
+    }
+
+    /// Reloads the subscriptions, updates the oldest-undelivered gauge and prunes; the
+    /// webhooks' IDs, or nil when the store could not be read.
+    private func housekeeping(updatingGauge: Bool = true) -> [String]? {
         do {
             try store.reloadSubscriptions()
+            let webhookIds = try store.webhooks().map(\.id)
+            if updatingGauge {
+                let oldest = try store.oldestUndelivered()
+                metrics.setWebhookOldestUndelivered(seconds: oldest.map { max(0, clock.now.timeIntervalSince($0)) } ?? 0)
+                try prune()
+            }
+            return webhookIds
+        } catch {
+            logger.log(.error, "webhook deliveries paused for this round", ["reason": .string(String(describing: error))])
+            return nil
+        }
+    }
+
+    /// Starts a lane for each webhook that has none, stops those of webhooks deleted.
+    private func keepLanes(for webhookIds: [String]) {
+        let wanted = Set(webhookIds)
+        let (started, gone) = lanes.withLock { lanes -> ([PeriodicTask], [PeriodicTask]) in
+            var started: [PeriodicTask] = []
+            for webhookId in webhookIds where lanes[webhookId] == nil {
+                let lane = PeriodicTask(name: "webhook-lane", interval: pollInterval) { [self] lane in
+                    deliverDue(webhookId: webhookId, stopping: { lane.isStopping })
+                }
+                lanes[webhookId] = lane
+                started.append(lane)
+            }
+            let gone = lanes.keys.filter { !wanted.contains($0) }.compactMap { lanes.removeValue(forKey: $0) }
+            return (started, gone)
+        }
+        for lane in started { lane.start() }
+        // A deleted webhook's lane may be waiting on its receiver: it ends on its own thread, holding up no other.
+        for lane in gone { NamedThread.start("webhook-drop") { lane.stop() } }
+    }
+
+    /// Delivers every due delivery of one webhook, a claim at a time; how many were tried.
+    @discardableResult
+    func deliverDue(webhookId: String, stopping: () -> Bool) -> Int {
+        var tried = 0
+        do {
             while !stopping() {
-                let claimed = try store.claim(limit: Self.batchSize, now: clock.now, lease: schedule.lease)
+                let claimed = try store.claim(limit: Self.batchSize, now: clock.now, lease: schedule.lease, webhookId: webhookId)
                 if claimed.isEmpty { break }
-                var webhooks: [String: StoredWebhook] = [:]
-                for delivery in claimed {
-                    if webhooks[delivery.webhookId] == nil { webhooks[delivery.webhookId] = try store.webhook(id: delivery.webhookId) }
-                    guard let webhook = webhooks[delivery.webhookId] else { continue }  // deleted meanwhile: its rows went with it
+                guard let webhook = try store.webhook(id: webhookId) else { break }  // deleted meanwhile: its rows went with it
+                for delivery in claimed where !stopping() {
                     try deliver(delivery, to: webhook)
                     tried += 1
                 }
             }
-            let oldest = try store.oldestUndelivered()
-            metrics.setWebhookOldestUndelivered(seconds: oldest.map { max(0, clock.now.timeIntervalSince($0)) } ?? 0)
-            try prune()
         } catch {
-            logger.log(.error, "webhook deliveries paused for this round", ["reason": .string(String(describing: error))])
+            logger.log(.error, "webhook deliveries paused for this round",
+                       ["webhookId": .string(webhookId), "reason": .string(String(describing: error))])
         }
         return tried
     }

@@ -2,6 +2,11 @@
 public enum WebhookEventType: String, Sendable, Hashable, CaseIterable, Codable {
     /// A signature was appended to the signature log (any format).
     case offerSigned = "offer.signed"
+    /// A promotional offer was refused to an identified customer of a known offer (not
+    /// eligible, held out, consent rescinded, over the offer's quota, a placement's offers all
+    /// refused or an experiment's arm), with the reasons; written only while a webhook of the
+    /// app subscribes to it, so refusals cost nothing otherwise.
+    case offerRefused = "offer.refused"
     /// A redemption of a managed offer was matched to a signature of the log.
     case redemptionMatched = "redemption.matched"
     /// A redemption of a managed offer that no signature of the log explains.
@@ -16,6 +21,10 @@ public enum WebhookEventType: String, Sendable, Hashable, CaseIterable, Codable 
     case appAccountTokenLinked = "appAccountToken.linked"
     /// An integrity check found the signature log's hash chain broken or regressed.
     case chainIntegrityFailed = "chain.integrity_failed"
+    /// An experiment started (its placement's users are assigned from now on).
+    case experimentStarted = "experiment.started"
+    /// An experiment stopped, with the arm named the winner if any.
+    case experimentStopped = "experiment.stopped"
 
     /// The types in the order the documentation lists them.
     public static var names: [String] { allCases.map(\.rawValue) }

@@ -4,12 +4,16 @@ import OfferSignerCore
 /// Offer experiments: experiments in `managed_rules` (through ``SQLRuleStore``'s change, so
 /// they are versioned and audited like every managed rule), the placement each running one
 /// holds (`experiment_placements`) and users' assignments (`experiment_assignments`).
+/// A start or a stop writes `experiment.started` or `experiment.stopped` into the webhooks'
+/// outbox in the change's own transaction.
 final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable {
     private let database: Database
     private let rules: SQLRuleStore<Database>
+    private let outbox: WebhookOutbox?
 
-    init(database: Database) {
+    init(database: Database, outbox: WebhookOutbox? = nil) {
         self.database = database
+        self.outbox = outbox
         rules = SQLRuleStore(database: database)
     }
 
@@ -53,6 +57,10 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
             if experiment.status == .running {
                 _ = try db.change("INSERT INTO experiment_placements (bundle_id, placement_id, experiment_id) VALUES (?, ?, ?)",
                                   [.text(bundleId), .text(experiment.definition.placement), .text(experimentId)])
+            }
+            if let outbox, let event = WebhookEvents.experiment(experiment, before: existing?.rule.status, by: actor, at: now),
+               outbox.isSubscribed(event.type, bundleId: bundleId) {
+                try outbox.write([event], db, now: now)
             }
             return stored
         }

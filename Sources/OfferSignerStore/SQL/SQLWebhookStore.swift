@@ -76,7 +76,7 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
     }
 
     func enqueue(_ events: [WebhookEvent], at now: Date) throws -> Int {
-        guard events.contains(where: { outbox.isSubscribed($0.type) }) else { return 0 }
+        guard events.contains(where: { outbox.isSubscribed($0.type, bundleId: $0.bundleId) }) else { return 0 }
         return try database.inTransaction { db in try outbox.write(events, db, now: now) }
     }
 
@@ -84,22 +84,27 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
         outbox.isSubscribed(type)
     }
 
+    func isSubscribed(_ type: WebhookEventType, bundleId: String?) -> Bool {
+        outbox.isSubscribed(type, bundleId: bundleId)
+    }
+
     func reloadSubscriptions() throws {
         try database.withReader { db in try outbox.reload(db) }
     }
 
-    func claim(limit: Int, now: Date, lease: Duration) throws -> [ClaimedDelivery] {
+    func claim(limit: Int, now: Date, lease: Duration, webhookId: String?) throws -> [ClaimedDelivery] {
         let at = now.milliseconds
         let claim = SecureRandom.token(byteCount: 12)
+        let ofWebhook = webhookId == nil ? "" : "AND o.webhook_id = ?"
         return try database.inTransaction { db in
             // The oldest due deliveries that no earlier undelivered one of the same user and webhook holds back.
             let due = try db.select("""
                 SELECT o.id, o.webhook_id, o.event_id, o.body, o.attempts, o.queued_at_ms FROM webhook_outbox o
-                WHERE o.state = 'pending' AND o.next_attempt_ms <= ? AND (o.lease_until_ms IS NULL OR o.lease_until_ms <= ?)
+                WHERE o.state = 'pending' AND o.next_attempt_ms <= ? AND (o.lease_until_ms IS NULL OR o.lease_until_ms <= ?) \(ofWebhook)
                   AND NOT EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.webhook_id = o.webhook_id AND p.ordering_key = o.ordering_key
                                   AND p.state = 'pending' AND p.id < o.id)
                 ORDER BY o.id LIMIT ? \(db.lockingRowsSkippingLocked)
-                """, [.integer(at), .integer(at), .limit(limit)]) { row in
+                """, [.integer(at), .integer(at)] + (webhookId.map { [SQLValue.text($0)] } ?? []) + [.limit(limit)]) { row in
                 (row.int64(0), row.text(1), row.text(2), row.text(3), row.int(4), row.int64(5))
             }
             let leaseEnd = (now + TimeInterval(Double(lease.components.seconds) * Double(max(due.count, 1)))).milliseconds
@@ -144,7 +149,8 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
     func retry(webhookId: String, eventId: String, at now: Date) throws -> Bool {
         try database.inTransaction { db in
             try db.change("""
-                UPDATE webhook_outbox SET state = 'pending', attempts = 0, queued_at_ms = ?, next_attempt_ms = ?, delivered_at_ms = NULL
+                UPDATE webhook_outbox SET state = 'pending', attempts = 0, queued_at_ms = ?, next_attempt_ms = ?, delivered_at_ms = NULL,
+                    lease_until_ms = NULL, claim = NULL
                 WHERE webhook_id = ? AND event_id = ?
                 """, [.integer(now.milliseconds), .integer(now.milliseconds), .text(webhookId), .text(eventId)]) > 0
         }
@@ -153,7 +159,8 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
     func replay(webhookId: String, from: Date, to: Date, at now: Date) throws -> Int {
         try database.inTransaction { db in
             try db.change("""
-                UPDATE webhook_outbox SET state = 'pending', attempts = 0, queued_at_ms = ?, next_attempt_ms = ?, delivered_at_ms = NULL
+                UPDATE webhook_outbox SET state = 'pending', attempts = 0, queued_at_ms = ?, next_attempt_ms = ?, delivered_at_ms = NULL,
+                    lease_until_ms = NULL, claim = NULL
                 WHERE webhook_id = ? AND occurred_at_ms >= ? AND occurred_at_ms < ?
                 """, [.integer(now.milliseconds), .integer(now.milliseconds), .text(webhookId), .integer(from.milliseconds),
                       .integer(to.milliseconds)])

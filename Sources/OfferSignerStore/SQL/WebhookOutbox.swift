@@ -16,6 +16,11 @@ final class WebhookOutbox: Sendable {
         subscribed.read { webhooks in webhooks.contains { $0.events.contains(type) } }
     }
 
+    /// Whether an enabled webhook takes events of `type` of the app `bundleId`.
+    func isSubscribed(_ type: WebhookEventType, bundleId: String?) -> Bool {
+        subscribed.read { webhooks in webhooks.contains { $0.subscribes(to: type, bundleId: bundleId) } }
+    }
+
     /// Reads the enabled webhooks from `db`.
     func reload(_ db: some SQLConnection) throws {
         let enabled = try SQLWebhookRows.webhooks(db).filter(\.enabled)

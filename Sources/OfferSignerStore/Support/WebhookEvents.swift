@@ -69,6 +69,33 @@ enum WebhookEvents {
                             "problem": .string("chain_regressed: the signature log ends at entry \(end), before entry \(committed) that was committed")])
     }
 
+    /// `experiment.started` when `experiment` enters `running` (from `before`), `experiment.stopped`
+    /// when it leaves it for `stopped` (with the winner, if any); nil for any other change.
+    static func experiment(_ experiment: Experiment, before: ExperimentStatus?, by actor: String, at now: Date) -> WebhookEvent? {
+        let type: WebhookEventType
+        switch (before, experiment.status) {
+        case (let old, .running) where old != .running: type = .experimentStarted
+        case (.running, .stopped): type = .experimentStopped
+        default: return nil
+        }
+        let winner = experiment.winner.flatMap { id in experiment.arms.first { $0.armId == id } }
+        let data: [String: JSONValue] = [
+            "experimentId": .string(experiment.experimentId), "placementId": .string(experiment.definition.placement),
+            "status": .string(experiment.status.rawValue), "metric": .string(experiment.definition.metric.rawValue),
+            "horizonDays": .int(experiment.definition.horizonDays),
+            "arms": .array(experiment.arms.map { arm in
+                .dictionary(["armId": .string(arm.armId), "offerId": arm.offerId.map(JSONValue.string) ?? .null, "weight": .double(arm.weight)])
+            }),
+            "startedAt": experiment.startedAt.map { .string(RFC3339.string(from: $0)) } ?? .null,
+            "stoppedAt": experiment.stoppedAt.map { .string(RFC3339.string(from: $0)) } ?? .null,
+            "winner": experiment.winner.map(JSONValue.string) ?? .null,
+            "winnerOfferId": winner?.offerId.map(JSONValue.string) ?? .null,
+            "actor": .string(actor),
+        ]
+        return WebhookEvent(type: type, occurredAt: now, bundleId: experiment.bundleId, environment: nil,
+                            orderingKey: "experiment:" + experiment.experimentId, data: data)
+    }
+
     private static func redemptionData(_ record: RedemptionRecord) -> [String: JSONValue] {
         let run = record.run
         return ["offerId": run.offerIdentifier.map(JSONValue.string) ?? .null, "offerType": .string(run.offerType == .winBackOffer ? "winBack" : "promotional"),
