@@ -63,7 +63,7 @@ struct WebhookEventTests {
         #expect(!body.contains(secret) && !body.contains("signature\""))
     }
 
-    @Test("not announced: an unknown offer or product, an unproven customer, an offer signed; a webhook of another app or type takes none")
+    @Test("not announced: an unknown app, offer or product; a webhook of another app or type takes none")
     func notCounted() throws {
         let env = try environment(secondApp: true)
         _ = try hooks.create(env, "other-app", url: "https://127.0.0.1/hook", events: ["offer.refused"])
@@ -81,19 +81,23 @@ struct WebhookEventTests {
         let unknownOffer = env.send("POST", "/v1/offers/sign", json: Self.signBody(offer: "nope", user: "user-1")
             .replacingOccurrences(of: "{", with: #"{"bundleId": "\#(TestEnvironment.bundleId)", "#))
         #expect(unknownOffer.status == 404)
-        let noUser = env.send("POST", "/v1/offers/sign", json: Self.signBody(offer: "lapsed_only", user: "")
+        let otherProduct = env.send("POST", "/v1/offers/sign", json: Self.signBody(offer: "lapsed_only", user: "user-1")
+            .replacingOccurrences(of: TestEnvironment.product, with: "com.example.app.elsewhere")
             .replacingOccurrences(of: "{", with: #"{"bundleId": "\#(TestEnvironment.bundleId)", "#))
-        #expect(noUser.status == 403 && noUser.code == "proof_required")
-        #expect(try outboxRows(env) == before, "a caller's mistake or an unproven customer is not announced")
+        #expect(otherProduct.status == 404)
+        let unknownApp = env.send("POST", "/v1/offers/sign", json: Self.signBody(offer: "lapsed_only", user: "user-1")
+            .replacingOccurrences(of: "{", with: #"{"bundleId": "com.example.unknown", "#))
+        #expect(unknownApp.status == 404)
+        #expect(try outboxRows(env) == before, "a caller's mistake is not announced")
     }
 
-    @Test("a refusal is answered only once its event is committed: with the outbox unwritable it is 503, not 403")
+    @Test("a refusal is answered only once its event is committed: with the outbox unwritable it is the store's failure, not 403")
     func refusalEventCommittedFirst() throws {
         let env = try environment()
         _ = try hooks.create(env, url: "https://127.0.0.1/hook", events: ["offer.refused"])
         try env.database.write { db in try db.execute("CREATE TRIGGER no_outbox BEFORE INSERT ON webhook_outbox BEGIN SELECT RAISE(ABORT, 'full'); END") }
         let response = env.send("POST", "/v1/offers/sign", json: Self.signBody(offer: "lapsed_only", user: "user-1"))
-        #expect(response.status == 503, "\(response.text)")
+        #expect(response.status == 500 && response.code == "internal_error", "\(response.text)")
         let signed = env.send("POST", "/v1/offers/sign", json: Self.signBody(offer: "winback", user: "user-1"))
         #expect(signed.status == 200, "an offer.signed-less signature does not touch the outbox")
     }

@@ -7,8 +7,8 @@ import OfferSignerStore
 /// subscribes to it: otherwise a refusal costs one lock-free read and nothing else.
 ///
 /// A refusal has no write of its own to ride in, so its event is committed in a transaction
-/// of its own; when that commit fails the refusal is answered as the store being unavailable
-/// (503, retry), never as a refusal whose event was lost.
+/// of its own; when that commit fails the refusal is answered as the store's failure (503 when
+/// the database cannot be reached), never as a refusal whose event was lost.
 ///
 /// What counts is a decision on a bound customer (the app, the environment and the user are
 /// known; any proof verified) about a configured offer: not eligible (the rule's criteria, or
@@ -33,7 +33,7 @@ struct OfferRefusalAnnouncer: Sendable {
     }
 
     /// Announces `refusal` of `request`'s offer if it counts and is subscribed; returns what to
-    /// throw: the refusal, or `storeUnavailable` when its event could not be committed.
+    /// throw: the refusal, or the store's failure when its event could not be committed.
     func announced(_ refusal: SignRefusal, _ request: IssueRequest, _ customer: BoundCustomer) -> SignRefusal {
         guard subscribed(customer), let counted = Self.counted(refusal, offerId: request.offerId) else { return refusal }
         do {
