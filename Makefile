@@ -8,7 +8,7 @@
 
 SWIFT ?= swift
 DEBIAN_PACKAGES := libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev libpq-dev postgresql pkg-config libp11-kit-dev softhsm2 patroni etcd-server python3-etcd
-BENCH_PACKAGES := wrk openssl curl python3 python3-cryptography
+BENCH_PACKAGES := wrk openssl curl python3 python3-cryptography gcc
 # The console's end-to-end tests: Debian's Chromium, its WebDriver and Selenium, run by Debian's python3.
 CONSOLE_TEST_PACKAGES := chromium chromium-driver python3-selenium python3-cryptography
 DEV_DIR ?= var/dev
@@ -103,6 +103,12 @@ run: release
 
 bench: bench-deps release
 	bash bench/run.sh
+	bash bench/ceiling.sh
+
+# The service against the C reference server alone (issue 38; bench/README.md, "Against C").
+.PHONY: bench-ceiling
+bench-ceiling: bench-deps release
+	bash bench/ceiling.sh
 
 # The high-availability figures (bench/README.md, "High availability"): signatures/s on the
 # synchronous Patroni cluster against a single PostgreSQL, and the outage of each failover

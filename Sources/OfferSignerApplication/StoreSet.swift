@@ -26,12 +26,16 @@ public struct StoreSet: Sendable {
     public let catalogs: (any CatalogStore)?
     /// Webhooks and their outbox (nil: none, e.g. in tests that do not need them).
     public let webhooks: (any WebhookStore)?
+    /// What the database's writer has done: batches, records, WAL frames (for metrics).
+    public let writerStatistics: WriterStatistics
 
     public init(offers: any OfferStore, signatures: any SignatureLog, history: any SubscriptionHistoryStore, rules: any RuleStore,
                 retentionRequests: any RetentionRequestStore, checkpoints: (any CheckpointStore)?, consents: any ConsentStore,
                 outcomes: any OutcomeStore, availability: DatabaseAvailability = DatabaseAvailability(),
                 links: (any AppAccountTokenLinkStore)? = nil, experiments: (any ExperimentStore)? = nil,
-                catalogs: (any CatalogStore)? = nil, webhooks: (any WebhookStore)? = nil) {
+                catalogs: (any CatalogStore)? = nil, webhooks: (any WebhookStore)? = nil,
+                writerStatistics: WriterStatistics = WriterStatistics()) {
+        self.writerStatistics = writerStatistics
         self.links = links
         self.experiments = experiments
         self.catalogs = catalogs
@@ -53,6 +57,6 @@ public struct StoreSet: Sendable {
                   retentionRequests: stores.retentionRequests, checkpoints: stores.checkpoints,
                   consents: stores.consents, outcomes: stores.outcomes, availability: stores.availability,
                   links: stores.links, experiments: stores.experiments, catalogs: stores.catalogs,
-                  webhooks: stores.webhooks)
+                  webhooks: stores.webhooks, writerStatistics: stores.writerStatistics)
     }
 }

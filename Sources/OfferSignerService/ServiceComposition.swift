@@ -41,6 +41,7 @@ public struct ServiceComposition: Sendable {
                 catalogs: AppStoreCatalogs? = nil, catalogSync: CatalogSync? = nil,
                 webhookPolicy: WebhookURLPolicy = WebhookURLPolicy(allowPrivate: false), clock: WallClock = .system, metrics: Metrics = Metrics(), logger: Logger = Logger()) {
         metrics.observe(stores.availability)
+        metrics.observe(stores.writerStatistics)
         metrics.observe(trustedRoots: verification.trustedRoots)
         let signingKeys = SigningKeyReadiness(keyRing: keyRing)
         metrics.observe(signingKeys)

@@ -32,6 +32,14 @@ public final class Stores: Sendable {
         case .postgreSQL(let database): database.availability
         }
     }
+    /// What the database's writer has done: the signature log's batches and records, and on
+    /// SQLite the WAL frames and checkpoints (for metrics and the benchmark).
+    public var writerStatistics: WriterStatistics {
+        switch engine {
+        case .sqlite(let database): database.writerStatistics
+        case .postgreSQL(let database): database.writerStatistics
+        }
+    }
     /// Subscriptions linked to app account tokens at Apple (Set App Account Token), every attempt.
     public let links: any AppAccountTokenLinkStore
     /// Each app's App Store Connect catalog.

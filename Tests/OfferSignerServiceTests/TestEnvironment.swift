@@ -159,7 +159,7 @@ final class TestEnvironment {
         ServiceComposition(keyRing: keyRing, verification: appStore, stores: StoreSet(
             offers: offers, signatures: signatures, history: history, rules: rules, retentionRequests: retentionRequests,
             checkpoints: checkpoints, consents: consents, outcomes: outcomes, links: links, experiments: experiments, catalogs: catalogStore,
-            webhooks: webhookStore), activity: activity, checkpointer: checkpointer,
+            webhooks: webhookStore, writerStatistics: database.writerStatistics), activity: activity, checkpointer: checkpointer,
             appStoreAPI: appStoreAPI, unknownUsers: unknownUserLookup, linker: linker, rateLimits: rateLimits, trustedProxies: trustedProxies, integrityRuns: integrityRuns,
             messageStates: retentionMessageStates, catalogs: catalogs, catalogSync: catalogSync, webhookPolicy: webhookPolicy, clock: clock, metrics: metrics,
             logger: logger)

@@ -41,6 +41,31 @@ struct SignatureLogTests {
         for nonce in committed { #expect(try log.signature(nonce: nonce) != nil) }
         #expect(try log.verifyIntegrity().records == committed.count)
     }
+
+    @Test("the WAL is checkpointed by its own thread, not by the writer, and every record stays")
+    func checkpointsOffTheWriter() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let database = try temp.open()
+        let log = try SQLiteSignatureLog(database: database)
+        defer { log.close() }
+        // One append a batch: each commit appends a few frames, so a few hundred pass the
+        // checkpoint threshold several times over (and stay far below the writer's bound).
+        var appended = 0
+        while database.writerStatistics.snapshot.walFrames < 3 * SQLiteCheckpointer.threshold {
+            _ = try log.append(record(), quota: nil)
+            appended += 1
+        }
+        #expect(database.writerStatistics.snapshot.writerCheckpoints == 0, "the writer checkpointed the WAL itself")
+        let deadline = ContinuousClock.now + .seconds(120)
+        while database.writerStatistics.snapshot.backgroundCheckpoints == 0, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let statistics = database.writerStatistics.snapshot
+        #expect(statistics.backgroundCheckpoints > 0)
+        #expect(statistics.records == appended && statistics.batches == appended)
+        #expect(try log.verifyIntegrity().records == appended)
+    }
 }
 
 /// The outcome of an append, as a value.

@@ -54,6 +54,8 @@ public final class Metrics: Sendable {
     private let logStream: LogStream
     /// The database whose unavailability is counted here (set once the stores are open).
     private let database = Mutex<DatabaseAvailability?>(nil)
+    /// The database writer's batches, records and WAL frames (set once the stores are open).
+    private let writer = Mutex<WriterStatistics?>(nil)
     /// App account token links by outcome (rare: one lock is enough).
     private let links = Mutex<[String: Int]>([:])
     /// Catalog syncs by app and outcome, and signatures refused because the offer is not at Apple (rare: one lock each).
@@ -105,6 +107,11 @@ public final class Metrics: Sendable {
     /// Counts, from now on, the calls that found `availability`'s database unavailable.
     package func observe(_ availability: DatabaseAvailability) {
         database.withLock { $0 = availability }
+    }
+
+    /// Reports, from now on, what the database's writer does (`offer_signer_signature_log_batches_total` …).
+    package func observe(_ statistics: WriterStatistics) {
+        writer.withLock { $0 = statistics }
     }
 
     /// Reports, from now on, how many active keys cannot sign (`offer_signer_signing_keys_unavailable`).
@@ -232,6 +239,7 @@ public final class Metrics: Sendable {
         out += family("offer_signer_log_lines_dropped_total", "Log lines dropped because the log stream could not be written (a full disk).")
         out += "offer_signer_log_lines_dropped_total \(logStream.droppedLines)\n"
         out += databaseUnavailability()
+        out += writerMetrics()
         out += family("offer_signer_chain_regressed_total",
                       "Signing requests refused because the signature log ends before an entry known to have been committed (a lost tail).")
         out += "offer_signer_chain_regressed_total \(chainRegressed.load(ordering: .relaxed))\n"
@@ -296,6 +304,23 @@ public final class Metrics: Sendable {
         out += family("offer_signer_webhook_oldest_undelivered_seconds", "Age of the oldest webhook event not yet delivered (0 when none waits).",
                       type: "gauge")
         out += "offer_signer_webhook_oldest_undelivered_seconds \(webhookOldest.withLock { $0 })\n"
+        return out
+    }
+
+    /// The signature log's group commit and, on SQLite, the WAL: records per batch and pages
+    /// per batch are the ratios of these counters.
+    private func writerMetrics() -> String {
+        let counts = writer.withLock { $0 }?.snapshot
+        var out = family("offer_signer_signature_log_batches_total", "Signature log batches committed (one transaction and one sync each).")
+        out += "offer_signer_signature_log_batches_total \(counts?.batches ?? 0)\n"
+        out += family("offer_signer_signature_log_records_total", "Records written by the signature log's batches.")
+        out += "offer_signer_signature_log_records_total \(counts?.records ?? 0)\n"
+        out += family("offer_signer_database_wal_frames_total", "WAL frames (pages) appended by the SQLite writer's commits (0 on PostgreSQL).")
+        out += "offer_signer_database_wal_frames_total \(counts?.walFrames ?? 0)\n"
+        out += family("offer_signer_database_wal_checkpoints_total",
+                      "SQLite WAL checkpoints, by where they ran: background (the checkpoint thread) or writer (the WAL outgrew its bound).")
+        out += "offer_signer_database_wal_checkpoints_total{on=\"background\"} \(counts?.backgroundCheckpoints ?? 0)\n"
+        out += "offer_signer_database_wal_checkpoints_total{on=\"writer\"} \(counts?.writerCheckpoints ?? 0)\n"
         return out
     }
 

@@ -16,6 +16,8 @@ public final class PostgreSQLDatabase: Sendable {
     private let auditPool: Pool<PostgreSQLConnection>
     /// The calls that found the database unavailable, by cause.
     public let availability = DatabaseAvailability()
+    /// The signature log's batches (no WAL figures: the server's WAL is its own).
+    public let writerStatistics = WriterStatistics()
     /// Whether the primary has the synchronous standby signing may require.
     let synchronousStandby: SynchronousStandbyCheck
 

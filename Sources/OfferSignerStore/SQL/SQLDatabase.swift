@@ -32,6 +32,8 @@ protocol SQLDatabase: Sendable {
     var statementsAreRoundTrips: Bool { get }
     /// Every ``DatabaseUnavailable`` the engine reported, counted by cause, the last with its time.
     var availability: DatabaseAvailability { get }
+    /// What the writer has done (the signature log's batches; on SQLite its WAL frames too).
+    var writerStatistics: WriterStatistics { get }
     /// Why appends to the signature log must wait now (PostgreSQL without the synchronous
     /// standby it was told to require), or nil.
     func appendRefusal() -> String?

@@ -41,6 +41,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
             if case .failure(let mismatch as ChainEndMismatch) = outcome { Self.recordRegression(mismatch, database, committed: health.committed, outbox: outbox) }
         }) { batch, db in
             let results = try write(batch, db, health.committed, waits)
+            database.writerStatistics.recordBatch(records: results.count(where: { if case .success(.some) = $0 { true } else { false } }))
             // `offer.signed` for the webhooks that take it, in the batch's own transaction.
             if let outbox, outbox.isSubscribed(.offerSigned) { try Self.announceSigned(results, outbox, db) }
             return results

@@ -10,6 +10,10 @@ public final class SQLiteDatabase: Sendable {
     /// The calls that found the database unavailable, by cause (SQLite reports none: its
     /// failures are the file's, see ``SQLiteError``).
     public let availability = DatabaseAvailability()
+    /// What the writer has done: WAL frames, checkpoints, the signature log's batches.
+    public let writerStatistics: WriterStatistics
+    /// Runs the WAL's checkpoints on a thread of its own instead of the writer's.
+    private let checkpointer: SQLiteCheckpointer
     private let writer: Mutex<SQLiteConnection>
     private let readers: Pool<SQLiteConnection>
     private let auditReaders: Pool<SQLiteConnection>
@@ -44,6 +48,10 @@ public final class SQLiteDatabase: Sendable {
             _ = try writer.scalar("PRAGMA max_page_count=\(maxPageCount)")
         }
         try SQLiteSchema.migrate(writer)
+        let statistics = WriterStatistics()
+        writerStatistics = statistics
+        checkpointer = SQLiteCheckpointer(path: path, statistics: statistics, inBackground: false)
+        checkpointer.install(on: writer)
         self.writer = Mutex(writer)
         readers = Pool(capacity: maxReaders) {
             let reader = try SQLiteConnection(path: path, readOnly: true)
@@ -53,6 +61,11 @@ public final class SQLiteDatabase: Sendable {
         auditReaders = Pool(capacity: maxAuditReaders) { try SQLiteConnection(path: path, readOnly: true) }
         self.maxReaders = readers.capacity
         self.maxAuditReaders = auditReaders.capacity
+    }
+
+    deinit {
+        writer.withLock { checkpointer.uninstall(from: $0) }
+        checkpointer.stop()
     }
 
     /// Runs `body` in one IMMEDIATE transaction on the writer connection; commits if it
