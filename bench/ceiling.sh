@@ -83,31 +83,6 @@ SETUP_OUT=$("${BIN_OF[$FIRST]}" dev-setup --dir "$WORK/dev" --database "$WORK/se
 CLIENT_TOKEN=$(sed -n 's/^ *client  *\(dev_client_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
 MARKETING_TOKEN=$(sed -n 's/^ *marketing  *\(dev_marketing_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
 [ -n "$CLIENT_TOKEN" ] && [ -n "$MARKETING_TOKEN" ] || die "no client or marketing token in dev-setup's output"
-python3 "$BENCH/seed.py" --database "$WORK/seed.sqlite" --users "$USERS" --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP" >&2 \
-    || die "seeding failed"
-mkdir -p "$WORK/chain"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$WORK/chain/root.key" -subj "/CN=offer-signer bench root" \
-    -days 7 -out "$WORK/chain/root.pem" 2>/dev/null || die "could not make a root certificate"
-
-for name in "${NAMES[@]}"; do
-    mkdir -p "$WORK/$name"
-    cp "$WORK/seed.sqlite" "$WORK/$name/db.sqlite"
-    port=$(free_port)
-    URL_OF[$name]=http://127.0.0.1:$port
-    OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$WORK/$name/db.sqlite OFFER_SIGNER_LISTEN=127.0.0.1:$port \
-    OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_RATE_SIGN_PER_KEY=off \
-    OFFER_SIGNER_RATE_SIGN_PER_USER=off OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=off \
-        "${BIN_OF[$name]}" serve >"$WORK/$name/server.log" 2>&1 &
-    PID_OF[$name]=$!
-    for _ in $(seq 1 600); do curl -fs --max-time 1 "${URL_OF[$name]}/readyz" >/dev/null 2>&1 && break; sleep 0.05; done
-    curl -fs --max-time 1 "${URL_OF[$name]}/readyz" >/dev/null || { cat "$WORK/$name/server.log" >&2; die "$name did not become ready"; }
-    status=$(curl -s -o "$WORK/$name/offer.json" -w '%{http_code}' --max-time 10 -X PUT "${URL_OF[$name]}/v1/admin/offers/$OFFER" \
-        -H "Authorization: Bearer $MARKETING_TOKEN" -H 'Content-Type: application/json' \
-        -d '{"offerId":"'$OFFER'","bundleId":"'$BUNDLE'","productIds":["'$PRODUCT'"],"eligibility":{"requireLapsed":true,"minPaidDays":30,"minDaysSinceExpiry":30,"maxDaysSinceExpiry":730,"excludeRefunded":true,"storefronts":["USA"]}}')
-    case $status in 200|201) ;; *) cat "$WORK/$name/offer.json" >&2; die "$name: PUT offer answered $status" ;; esac
-done
-sync
-
 # run_load NAME URL SCRIPT: warm-up, then the measured run; sets RPS P50 P99 CPU_US (per signature).
 run_load() {
     local name=$1 url=$2 script=$3 pid=$4 out=$WORK/$1.round$ROUND before
@@ -150,6 +125,33 @@ stop_pid "$C_PID"; C_PID=""
 read -r C_START_FRAMES _ < <(c_frames "$WORK/c/calibration.log")
 log "start-up: $C_START_FRAMES WAL frames"
 
+# The service: its history seeded for the C server's users (its users file), in the same order.
+python3 "$BENCH/seed.py" --database "$WORK/seed.sqlite" --users "$USERS" --user-ids "$WORK/c/users.txt" --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP" >&2 \
+    || die "seeding failed"
+mkdir -p "$WORK/chain"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$WORK/chain/root.key" -subj "/CN=offer-signer bench root" \
+    -days 7 -out "$WORK/chain/root.pem" 2>/dev/null || die "could not make a root certificate"
+
+for name in "${NAMES[@]}"; do
+    mkdir -p "$WORK/$name"
+    cp "$WORK/seed.sqlite" "$WORK/$name/db.sqlite"
+    port=$(free_port)
+    URL_OF[$name]=http://127.0.0.1:$port
+    OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$WORK/$name/db.sqlite OFFER_SIGNER_LISTEN=127.0.0.1:$port \
+    OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_RATE_SIGN_PER_KEY=off \
+    OFFER_SIGNER_RATE_SIGN_PER_USER=off OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=off \
+        "${BIN_OF[$name]}" serve >"$WORK/$name/server.log" 2>&1 &
+    PID_OF[$name]=$!
+    for _ in $(seq 1 600); do curl -fs --max-time 1 "${URL_OF[$name]}/readyz" >/dev/null 2>&1 && break; sleep 0.05; done
+    curl -fs --max-time 1 "${URL_OF[$name]}/readyz" >/dev/null || { cat "$WORK/$name/server.log" >&2; die "$name did not become ready"; }
+    status=$(curl -s -o "$WORK/$name/offer.json" -w '%{http_code}' --max-time 10 -X PUT "${URL_OF[$name]}/v1/admin/offers/$OFFER" \
+        -H "Authorization: Bearer $MARKETING_TOKEN" -H 'Content-Type: application/json' \
+        -d '{"offerId":"'$OFFER'","bundleId":"'$BUNDLE'","productIds":["'$PRODUCT'"],"eligibility":{"requireLapsed":true,"minPaidDays":30,"minDaysSinceExpiry":30,"maxDaysSinceExpiry":730,"excludeRefunded":true,"storefronts":["USA"]}}')
+    case $status in 200|201) ;; *) cat "$WORK/$name/offer.json" >&2; die "$name: PUT offer answered $status" ;; esac
+done
+sync
+
+
 ROWS=()
 declare -A SUM_RPS SUM_RATIO P99S
 log "rounds: $ROUNDS; each: the C server, then ${NAMES[*]}; ${WARMUP} s warm-up + ${DURATION} s, $CONNECTIONS connections, $THREADS wrk threads, $USERS users"
@@ -170,7 +172,7 @@ for ROUND in $(seq 1 "$ROUNDS"); do
         url=${URL_OF[$name]}
         b0=$(metric offer_signer_signature_log_batches_total "$url"); r0=$(metric offer_signer_signature_log_records_total "$url")
         f0=$(metric offer_signer_database_wal_frames_total "$url")
-        run_load "$name" "$url" sign.lua "${PID_OF[$name]}"
+        run_load "$name" "$url" ceiling.lua "${PID_OF[$name]}"
         b1=$(metric offer_signer_signature_log_batches_total "$url"); r1=$(metric offer_signer_signature_log_records_total "$url")
         f1=$(metric offer_signer_database_wal_frames_total "$url")
         read -r RPB FPB FPR < <(awk -v b0="${b0:-0}" -v b1="${b1:-0}" -v r0="${r0:-0}" -v r1="${r1:-0}" -v f0="${f0:-0}" -v f1="${f1:-0}" \
@@ -184,6 +186,25 @@ for ROUND in $(seq 1 "$ROUNDS"); do
         log "round $ROUND: C $C_RPS/s; $name $RPS/s (${ratio}x), p99 $P99 ms, $CPU_US µs CPU, $RPB records and $FPB WAL frames per batch"
     done
 done
+# BENCH_CEILING_PROFILE=NAME: one more signing load against that build with `perf record -g`
+# on it (BENCH_CEILING_DURATION s, after a warm-up); the summary goes to $WORK/profile-NAME.txt.
+PROFILE=${BENCH_CEILING_PROFILE:-}
+if [ -n "$PROFILE" ] && [ -n "${PID_OF[$PROFILE]:-}" ]; then
+    command -v perf >/dev/null || die "perf is missing (linux-perf) for BENCH_CEILING_PROFILE"
+    ROUND=profile
+    perf record -F 999 -g -o "$WORK/perf-$PROFILE.data" -p "${PID_OF[$PROFILE]}" -- sleep $((WARMUP + DURATION)) >/dev/null 2>&1 &
+    perf_pid=$!
+    run_load "$PROFILE" "${URL_OF[$PROFILE]}" ceiling.lua "${PID_OF[$PROFILE]}"
+    wait "$perf_pid" || true
+    {
+        echo "# by thread"; perf report -i "$WORK/perf-$PROFILE.data" --no-children --sort comm --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -15 || true
+        echo "# by library"; perf report -i "$WORK/perf-$PROFILE.data" --no-children --sort dso --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -15 || true
+        echo "# by symbol"; perf report -i "$WORK/perf-$PROFILE.data" --no-children --sort dso,symbol --stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -60 || true
+        echo "# the writer thread by symbol"; perf report -i "$WORK/perf-$PROFILE.data" --no-children --comm signature-log-w --sort dso,symbol --stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -30 || true
+    } >"$WORK/profile-$PROFILE.txt"
+    log "profile of $PROFILE under load ($RPS/s): $WORK/profile-$PROFILE.txt"
+fi
+
 {
     echo
     echo "## The service against the C reference server (issue 38)"

@@ -21,10 +21,10 @@ DAY_MS = 86_400_000
 PERIOD_MS = 30 * DAY_MS
 
 
-def rows(users, bundle, product, group, now_ms):
+def rows(users, bundle, product, group, now_ms, user_ids=None):
     """Yields (transactions, renewals) rows, in key order so every index is appended to."""
     for i in range(users):
-        user = "bench-user-%08d" % i
+        user = user_ids[i] if user_ids else "bench-user-%08d" % i
         original = "2%014d" % (i * 4)
         periods = 3 + (i % 2)                       # 3 or 4 monthly renewals
         lapsed_days = 60 + (i * 7919) % 341         # 60..400 days since expiry
@@ -52,7 +52,14 @@ def main():
     parser.add_argument("--bundle", default="com.example.app")
     parser.add_argument("--product", default="com.example.app.pro_monthly")
     parser.add_argument("--group", default="21000001")
+    parser.add_argument("--user-ids", help="a file of user IDs, one a line: user i is line i (bench/ceiling.sh: the C server's users)")
     args = parser.parse_args()
+    user_ids = None
+    if args.user_ids:
+        with open(args.user_ids) as f:
+            user_ids = [line.strip() for line in f if line.strip()]
+        if len(user_ids) < args.users:
+            sys.exit(f"seed.py: {args.user_ids} names {len(user_ids)} users, fewer than --users {args.users}")
 
     started = time.monotonic()
     now_ms = int(time.time() * 1000)
@@ -70,7 +77,7 @@ def main():
     counts = {"t": 0, "r": 0}
 
     def only(kind):
-        for k, row in rows(args.users, args.bundle, args.product, args.group, now_ms):
+        for k, row in rows(args.users, args.bundle, args.product, args.group, now_ms, user_ids):
             if k == kind:
                 counts[k] += 1
                 yield row

@@ -50,7 +50,7 @@ public final class SQLiteDatabase: Sendable {
         try SQLiteSchema.migrate(writer)
         let statistics = WriterStatistics()
         writerStatistics = statistics
-        checkpointer = SQLiteCheckpointer(path: path, statistics: statistics, inBackground: false)
+        checkpointer = SQLiteCheckpointer(path: path, statistics: statistics)
         checkpointer.install(on: writer)
         self.writer = Mutex(writer)
         readers = Pool(capacity: maxReaders) {
