@@ -14,6 +14,15 @@ public protocol SignatureLog: Sendable {
     /// and none of them may be handed out.
     func append(all records: [SignatureRecord]) throws(SignatureLogError) -> [LoggedSignature]
 
+    /// Appends `record` as ``append(_:quota:)`` does and, in the same commit, records the
+    /// user's experiment assignment (`experiment_assignments`): a new user's arm once (a first
+    /// assignment already committed by another request stands: when its arm differs, nothing
+    /// is appended and the stored assignment is returned), marked eligible and signed at the
+    /// record's timestamp. When the quota refuses the record, the assignment is still
+    /// recorded, eligible and not signed (intention to treat), and `quotaExceeded` is thrown.
+    func append(_ record: SignatureRecord, quota: SignatureQuota?,
+                assigning assignment: SignedAssignment) throws(SignatureLogError) -> AssignedAppend
+
     /// The record with this nonce.
     func signature(nonce: String) throws -> LoggedSignature?
 

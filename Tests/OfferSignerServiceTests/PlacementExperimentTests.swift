@@ -83,6 +83,23 @@ struct PlacementExperimentTests {
         #expect(try env.signatureLog.verifyIntegrity().records == 0)
     }
 
+    @Test("a user found assigned to another arm at the signature's commit (their other request, under other weights, committed "
+          + "first) is served that arm: nothing of the arm drawn is signed")
+    func assignedMeanwhile() throws {
+        let env = try Self.running(control: 1, half: 0)
+        #expect(Self.ask(env, "user-1").code == "experiment_control")
+        env.clock = .fixed(env.now + 60)
+        #expect(ExperimentAdminTests.put(env, "exp1", ExperimentAdminTests.body(arms: Self.arms(control: 0, half: 1))).status == 200)
+        // The request reads the user as not yet assigned, as one racing the first would: it draws half under the new weights.
+        env.experiments = UnassignedReads(env.experiments)
+        let response = Self.ask(env, "user-1")
+        #expect(response.status == 403 && response.code == "experiment_control", "\(response.text)")
+        #expect(response.json["armId"] as? String == "control")
+        #expect(try env.signatureLog.verifyIntegrity().records == 0, "half's offer is not signed")
+        let recorded = try Self.assignments(env)
+        #expect(recorded.count == 1 && recorded["user-1"]?.armId == "control" && recorded["user-1"]?.weightPeriod == 0)
+    }
+
     @Test("without a running experiment the placement picks as before; once stopped too")
     func stopped() throws {
         let env = try Self.running(control: 1, half: 0)
@@ -90,6 +107,51 @@ struct PlacementExperimentTests {
         #expect(ExperimentAdminTests.action(env, "exp1", "stop").status == 200)
         let after = Self.ask(env, "user-1")
         #expect(after.status == 200 && after.json["offerId"] as? String == "free" && after.json["experimentId"] == nil)
+    }
+}
+
+/// An experiment store whose reads of the running experiment never find the user's assignment,
+/// as a request racing the user's first one reads it before that one commits.
+struct UnassignedReads: ExperimentStore {
+    let store: any ExperimentStore
+
+    init(_ store: any ExperimentStore) {
+        self.store = store
+    }
+
+    func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment? {
+        try store.running(bundleId: bundleId, placementId: placementId, userKey: userKey).map { running in
+            var unassigned = running
+            unassigned.assignment = nil
+            return unassigned
+        }
+    }
+
+    func experiment(bundleId: String, experimentId: String) throws -> StoredRule<Experiment>? {
+        try store.experiment(bundleId: bundleId, experimentId: experimentId)
+    }
+    func experiments(bundleId: String?) throws -> [StoredRule<Experiment>] { try store.experiments(bundleId: bundleId) }
+    func changes(bundleId: String?, experimentId: String?, afterId: Int64, limit: Int) throws -> [RuleChange<Experiment>] {
+        try store.changes(bundleId: bundleId, experimentId: experimentId, afterId: afterId, limit: limit)
+    }
+    func change(bundleId: String, experimentId: String, by actor: String, at now: Date,
+                _ decide: (ExperimentChangeContext) throws -> ExperimentChange?) throws -> StoredRule<Experiment>? {
+        try store.change(bundleId: bundleId, experimentId: experimentId, by: actor, at: now, decide)
+    }
+    func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws {
+        try store.record(assignment, previous: previous)
+    }
+    func assignments(bundleId: String, experimentId: String) throws -> [ExperimentAssignment] {
+        try store.assignments(bundleId: bundleId, experimentId: experimentId)
+    }
+    func revenuePerUser(bundleId: String, environment: String, from: Int64, to: Int64) throws -> [String: [Int64]] {
+        try store.revenuePerUser(bundleId: bundleId, environment: environment, from: from, to: to)
+    }
+    func periods(bundleId: String, environment: String, since: Int64) throws -> [(userKeys: [String], period: ExperimentPeriod)] {
+        try store.periods(bundleId: bundleId, environment: environment, since: since)
+    }
+    func matchedRedemptions(bundleId: String, environment: String, offerIds: [String]) throws -> [(userKeys: [String], offerId: String, at: Int64)] {
+        try store.matchedRedemptions(bundleId: bundleId, environment: environment, offerIds: offerIds)
     }
 }
 

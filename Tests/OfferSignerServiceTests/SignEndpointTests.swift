@@ -187,6 +187,10 @@ struct FailingSignatureLog: SignatureLog {
     func append(all records: [SignatureRecord]) throws(SignatureLogError) -> [LoggedSignature] {
         throw .unavailable("disk I/O error")
     }
+    func append(_ record: SignatureRecord, quota: SignatureQuota?,
+                assigning assignment: SignedAssignment) throws(SignatureLogError) -> AssignedAppend {
+        throw .unavailable("disk I/O error")
+    }
     func signature(nonce: String) throws -> LoggedSignature? { nil }
     func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] { [] }
     func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport { IntegrityReport(ok: true, records: 0) }

@@ -86,6 +86,109 @@ extension StorageContract {
             #expect(changes.map { $0.after?.status } == [.draft, .running, .running, .stopped])
         }
 
+        static func record(_ nonce: String, user: String, at timestamp: Int64, offer: String = "half") -> SignatureRecord {
+            SignatureRecord(nonce: nonce, format: .legacy, bundleId: bundle, productId: "pro", offerId: offer, userId: user, keyId: "K",
+                            timestamp: timestamp, signature: "s", apiKeyName: "c", requestId: "r", recordedAt: timestamp)
+        }
+
+        static func stored(_ store: any ExperimentStore, _ user: String) throws -> ExperimentAssignment? {
+            try store.running(bundleId: bundle, placementId: "cancel_flow", userKey: user)?.assignment
+        }
+
+        @Test("the signature's commit records the assignment: a new user's arm signed at the record's time, a recorded one marked, "
+              + "kept unsigned when the quota refuses the record; a user assigned to another arm first gets no record",
+              arguments: Engine.allCases)
+        func assignedWithSignature(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            let experiments = stores.experiments
+            let log = stores.signatures
+            _ = try Self.set(experiments, .running)
+
+            // A new user: the record and the assignment, eligible and signed at the record's timestamp.
+            let first = try log.append(Self.record("n1", user: "u1", at: 1_000), quota: nil,
+                                       assigning: SignedAssignment(assignment: Self.assignment("u1", arm: "half"), previous: nil))
+            guard case .appended(let logged) = first else { Issue.record("not appended: \(first)"); return }
+            #expect(logged.record.nonce == "n1" && logged.sequence == 1)
+            let u1 = try #require(try Self.stored(experiments, "u1"))
+            #expect(u1.armId == "half" && u1.eligible && u1.firstSignedAt == 1_000)
+
+            // Drawn under other weights, after the first assignment committed: nothing appended, the stored one told.
+            let other = try log.append(Self.record("n2", user: "u1", at: 2_000, offer: "other"), quota: nil,
+                                       assigning: SignedAssignment(assignment: Self.assignment("u1", arm: "control"), previous: nil))
+            guard case .assignedElsewhere(let stands) = other else { Issue.record("appended: \(other)"); return }
+            #expect(stands.armId == "half" && stands.firstSignedAt == 1_000)
+            #expect(try log.signature(nonce: "n2") == nil && log.verifyIntegrity().records == 1)
+            // The same draw (a concurrent first request of the same weights): appended, the first signature time kept.
+            let same = try log.append(Self.record("n3", user: "u1", at: 3_000), quota: nil,
+                                      assigning: SignedAssignment(assignment: Self.assignment("u1", arm: "half"), previous: nil))
+            guard case .appended = same else { Issue.record("not appended: \(same)"); return }
+            #expect(try Self.stored(experiments, "u1")?.firstSignedAt == 1_000)
+
+            // Recorded before (refused then), signed now: marked eligible and signed in the record's commit.
+            try experiments.record(Self.assignment("u2", arm: "half"), previous: nil)
+            let previous = try #require(try Self.stored(experiments, "u2"))
+            #expect(!previous.eligible && previous.firstSignedAt == nil)
+            let marked = try log.append(Self.record("n4", user: "u2", at: 4_000), quota: nil,
+                                        assigning: SignedAssignment(assignment: previous, previous: previous))
+            guard case .appended = marked else { Issue.record("not appended: \(marked)"); return }
+            let u2 = try #require(try Self.stored(experiments, "u2"))
+            #expect(u2.eligible && u2.firstSignedAt == 4_000)
+
+            // The quota refuses the record: the assignment is kept (intention to treat), eligible, not signed.
+            _ = try log.append(Self.record("n5", user: "u3", at: 5_000), quota: nil)
+            #expect(throws: SignatureLogError.self) {
+                try log.append(Self.record("n6", user: "u3", at: 6_000), quota: SignatureQuota(maxCount: 1),
+                               assigning: SignedAssignment(assignment: Self.assignment("u3", arm: "half"), previous: nil))
+            }
+            let u3 = try #require(try Self.stored(experiments, "u3"))
+            #expect(u3.armId == "half" && u3.eligible && u3.firstSignedAt == nil)
+            #expect(try log.signature(nonce: "n6") == nil)
+        }
+
+        @Test("concurrent first requests of one user drawn into different arms: one arm stands; every record appended is of it",
+              arguments: Engine.allCases)
+        func concurrentFirstRequests(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            let log = stores.signatures
+            _ = try Self.set(stores.experiments, .running)
+            let outcomes = LockedArray<(arm: String, result: Result<AssignedAppend, any Error>)>()
+            DispatchQueue.concurrentPerform(iterations: 24) { index in
+                let arm = index % 2 == 0 ? "half" : "control"
+                do {
+                    outcomes.append((arm, .success(try log.append(
+                        Self.record("race-\(index)", user: "racer", at: 10_000 + Int64(index), offer: arm), quota: nil,
+                        assigning: SignedAssignment(assignment: Self.assignment("racer", arm: arm), previous: nil)))))
+                } catch {
+                    outcomes.append((arm, .failure(error)))
+                }
+            }
+            let stands = try #require(try Self.stored(stores.experiments, "racer"))
+            let results = outcomes.values
+            #expect(results.count == 24)
+            var appended = 0
+            for (arm, result) in results {
+                switch result {
+                case .success(.appended(let logged)):
+                    appended += 1
+                    #expect(arm == stands.armId && logged.record.offerId == stands.armId, "a record of the arm that does not stand")
+                case .success(.assignedElsewhere(let stored)):
+                    #expect(arm != stands.armId && stored.armId == stands.armId)
+                case .failure(let error):
+                    Issue.record("append failed: \(error)")
+                }
+            }
+            #expect(appended == 12, "every request of the standing arm's draw is signed")
+            #expect(try log.verifyIntegrity().records == appended)
+            #expect(try stores.experiments.assignments(bundleId: Self.bundle, experimentId: "exp1").count == 1)
+            #expect(stands.eligible && stands.firstSignedAt != nil)
+        }
+
         @Test("a change and the placement it changes are one transaction, each recorded", arguments: Engine.allCases)
         func placementChange(engine: Engine) throws {
             let database = try EngineDatabase(engine)

@@ -9,7 +9,9 @@ import OfferSignerStore
 ///
 /// One indexed read finds the running experiment and the user's assignment together; one
 /// write records a new assignment (or marks a recorded one eligible or signed the first time
-/// it becomes so).
+/// it becomes so): in the signature's commit when the arm's offer is signed
+/// (``SignatureLog/append(_:quota:assigning:)``), in a commit of its own (``record(_:previous:eligible:signedAt:)``)
+/// when the request is refused.
 struct ExperimentAssigner: Sendable {
     let experiments: any ExperimentStore
     let metrics: Metrics
@@ -52,8 +54,13 @@ struct ExperimentAssigner: Sendable {
         } catch {
             throw .store(error)
         }
+        counted(next, previous: previous)
+    }
+
+    /// Counts a new assignment (`previous` nil) once it is recorded.
+    func counted(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) {
         if previous == nil {
-            metrics.recordAssignment(bundleId: next.bundleId, experimentId: next.experimentId, armId: next.armId)
+            metrics.recordAssignment(bundleId: assignment.bundleId, experimentId: assignment.experimentId, armId: assignment.armId)
         }
     }
 }

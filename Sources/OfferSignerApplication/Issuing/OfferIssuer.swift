@@ -93,13 +93,27 @@ public struct OfferIssuer: Sendable {
     /// Step 3 of a promotional offer the customer was judged eligible for at `now`: the
     /// signature, returned once its record is durable.
     func signJudged(_ request: IssueRequest, for customer: BoundCustomer, rule: OfferRule, now: Date) throws(SignRefusal) -> IssuedOffer {
-        let offer = PromotionalOfferRequest(
+        try recorder.sign(offer(request, for: customer, rule: rule, now: now), format: request.format, app: customer.app,
+                          quota: rule.limits.maxSignaturesPerUserPerDay, requestedBy: request.requestedBy,
+                          requestId: request.requestId, source: request.source)
+    }
+
+    /// Step 3 of the offer of a user's experiment arm: the signature, returned once its record
+    /// and the user's `assignment` are durable in one commit (nothing signed when the user
+    /// turned out assigned to another arm meanwhile: the assignment that stands instead).
+    func signJudged(_ request: IssueRequest, for customer: BoundCustomer, rule: OfferRule, now: Date,
+                    assigning assignment: SignedAssignment) throws(SignRefusal) -> AssignedSignature {
+        try recorder.sign(offer(request, for: customer, rule: rule, now: now), format: request.format, app: customer.app,
+                          quota: rule.limits.maxSignaturesPerUserPerDay, requestedBy: request.requestedBy,
+                          requestId: request.requestId, source: request.source, assigning: assignment)
+    }
+
+    /// What is signed for `request`'s customer under `rule` at `now`, with a fresh nonce.
+    private func offer(_ request: IssueRequest, for customer: BoundCustomer, rule: OfferRule, now: Date) -> PromotionalOfferRequest {
+        PromotionalOfferRequest(
             bundleId: customer.app.bundleId, keyIdentifier: customer.app.signer.keyIdentifier, productId: request.productId,
             offerId: rule.offerId, appAccountToken: customer.userId, nonce: recorder.nonce(at: now), timestamp: now.milliseconds,
             transactionId: customer.provenSubscription ?? request.transactionId)
-        return try recorder.sign(offer, format: request.format, app: customer.app,
-                                 quota: rule.limits.maxSignaturesPerUserPerDay, requestedBy: request.requestedBy,
-                                 requestId: request.requestId, source: request.source)
     }
 
     /// What follows a signature answered to the API: the proven subscription's link at Apple.

@@ -20,16 +20,43 @@ struct SignatureRecorder: Sendable {
     /// Signs `offer` in `format` and records it under `quota` (signatures per user and day).
     func sign(_ offer: PromotionalOfferRequest, format: PromotionalOfferFormat, app: AppKeys, quota maxPerDay: Int?,
               requestedBy: String, requestId: String, source: SignatureSource) throws(SignRefusal) -> IssuedOffer {
-        let issued: IssuedOffer
-        do {
-            issued = try app.signer.issue(offer, format: format)
-        } catch {
-            throw refusal(error, app: app, requestId: requestId)
-        }
+        let issued = try issue(offer, format: format, app: app, requestId: requestId)
         try record(SignatureRecord(issued, apiKeyName: requestedBy, requestId: requestId, recordedAt: clock.now.milliseconds,
                                    source: source), quota: maxPerDay)
         metrics.recordSignature(bundleId: offer.bundleId, offerId: offer.offerId, format: format.rawValue)
         return issued
+    }
+
+    /// Signs `offer` as ``sign(_:format:app:quota:requestedBy:requestId:source:)`` does and
+    /// records the user's experiment `assignment` in the same commit as the record; when the
+    /// user turned out assigned to another arm meanwhile, nothing is signed and the assignment
+    /// that stands is returned. A quota refusal keeps the assignment (eligible, not signed).
+    func sign(_ offer: PromotionalOfferRequest, format: PromotionalOfferFormat, app: AppKeys, quota maxPerDay: Int?,
+              requestedBy: String, requestId: String, source: SignatureSource,
+              assigning assignment: SignedAssignment) throws(SignRefusal) -> AssignedSignature {
+        let issued = try issue(offer, format: format, app: app, requestId: requestId)
+        let record = SignatureRecord(issued, apiKeyName: requestedBy, requestId: requestId, recordedAt: clock.now.milliseconds,
+                                     source: source)
+        do {
+            let quota = maxPerDay.map { SignatureQuota(maxCount: $0) }
+            if case .assignedElsewhere(let stored) = try signatures.append(record, quota: quota, assigning: assignment) {
+                return .assignedElsewhere(stored)
+            }
+        } catch {
+            throw refusal(error, requestId: record.requestId, quota: maxPerDay, record: record)
+        }
+        metrics.recordSignature(bundleId: offer.bundleId, offerId: offer.offerId, format: format.rawValue)
+        return .signed(issued)
+    }
+
+    /// `offer` signed with the app's active key in `format`.
+    private func issue(_ offer: PromotionalOfferRequest, format: PromotionalOfferFormat, app: AppKeys,
+                       requestId: String) throws(SignRefusal) -> IssuedOffer {
+        do {
+            return try app.signer.issue(offer, format: format)
+        } catch {
+            throw refusal(error, app: app, requestId: requestId)
+        }
     }
 
     /// Signs every one of `eligibilities` (one customer's introductory-offer answers: one

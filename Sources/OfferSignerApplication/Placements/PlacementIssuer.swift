@@ -85,13 +85,17 @@ public struct PlacementIssuer: Sendable {
     }
 
     /// Signs the offer of the user's arm of the experiment running on the placement, or says
-    /// why not; the assignment is recorded whatever the outcome, once consent let the user through.
+    /// why not; the assignment is recorded whatever the outcome, once consent let the user
+    /// through: with the signature, in its commit, when the arm's offer is signed; in a commit
+    /// of its own when the request is refused. A user found assigned to another arm at that
+    /// commit (their other request, drawn under other weights, committed first) is served
+    /// that arm instead (`consented`: the history already read).
     private func issue(_ request: PlacementRequest, _ customer: BoundCustomer, placement: Placement, experiment running: RunningExperiment,
-                       userKey: String, assigner: ExperimentAssigner) throws(PlacementRefusal) -> PlacedOffer {
+                       userKey: String, assigner: ExperimentAssigner, consented: UserHistory? = nil) throws(PlacementRefusal) -> PlacedOffer {
         var offerRequest = request.offer
         let history: UserHistory
         do {
-            history = try issuer.promotional.consentedHistory(customer, request: offerRequest)
+            history = try consented ?? issuer.promotional.consentedHistory(customer, request: offerRequest)
         } catch {
             throw .refused(error)
         }
@@ -101,9 +105,9 @@ public struct PlacementIssuer: Sendable {
               let arm = running.experiment.rule.arms.first(where: { $0.armId == assignment.armId }) else {
             throw .refused(.store(ExperimentAssignmentError.noArm(experimentId: experimentId)))
         }
-        func record(eligible: Bool, signedAt: Int64? = nil) throws(PlacementRefusal) {
+        func record(eligible: Bool) throws(PlacementRefusal) {
             do {
-                try assigner.record(assignment, previous: running.assignment, eligible: eligible, signedAt: signedAt)
+                try assigner.record(assignment, previous: running.assignment, eligible: eligible, signedAt: nil)
             } catch {
                 throw .refused(error)
             }
@@ -132,16 +136,32 @@ public struct PlacementIssuer: Sendable {
             try record(eligible: false)
             throw .refused(error)
         }
-        let issued: IssuedOffer
+        let signed: AssignedSignature
         do {
-            issued = try issuer.signJudged(offerRequest, for: customer, rule: rule, now: now)
+            signed = try issuer.signJudged(offerRequest, for: customer, rule: rule, now: now,
+                                           assigning: SignedAssignment(assignment: assignment, previous: running.assignment))
+        } catch .quotaExceeded(let offerId, let maxCount, let retry) {
+            // The log's commit recorded the assignment (eligible, not signed).
+            throw .refused(.quotaExceeded(offerId: offerId, maxCount: maxCount, retryAfterSeconds: retry))
         } catch {
-            try record(eligible: true)
+            // Nothing was committed (or the key could not sign): the assignment in a commit of its own, if the database takes it.
+            _ = try? record(eligible: true)
             throw .refused(error)
         }
-        try record(eligible: true, signedAt: issued.offer.timestamp)
-        issuer.answered(offerRequest, customer)
-        return PlacedOffer(issued: issued, placementId: placement.placementId, experimentId: experimentId, armId: arm.armId)
+        switch signed {
+        case .assignedElsewhere(let stored):
+            guard running.assignment == nil else {
+                throw .refused(.store(ExperimentAssignmentError.noArm(experimentId: experimentId)))
+            }
+            var followed = running
+            followed.assignment = stored
+            return try issue(request, customer, placement: placement, experiment: followed, userKey: userKey, assigner: assigner,
+                             consented: history)
+        case .signed(let issued):
+            assigner.counted(assignment, previous: running.assignment)
+            issuer.answered(offerRequest, customer)
+            return PlacedOffer(issued: issued, placementId: placement.placementId, experimentId: experimentId, armId: arm.armId)
+        }
     }
 
     private func enabledPlacement(_ placementId: String, bundleId: String) throws(PlacementRefusal) -> Placement {

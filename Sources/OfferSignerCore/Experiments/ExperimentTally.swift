@@ -3,7 +3,9 @@ import Foundation
 /// Adds up an experiment's assigned users, one at a time, into its results: the arms' counts,
 /// the sample-ratio check, and each arm against the control with an always-valid confidence
 /// sequence (``ConfidenceSequence``) at level 1 − α / m, m the number of comparisons
-/// (Bonferroni: treatment arms × currencies compared for revenue).
+/// (Bonferroni: treatment arms × currencies compared for revenue). A retained rate's
+/// difference and its interval lie in [−1, 1]: the interval is clipped to it (the asymptotic
+/// sequence's normal approximation runs past it with few users).
 public struct ExperimentTally: Sendable {
     public let experiment: Experiment
     /// The currencies revenue is compared in (those with a cap, fixed at start), sorted; the
@@ -102,6 +104,8 @@ public struct ExperimentTally: Sendable {
     private func compare(_ treatment: Int, value: Int, currency: String?, alpha: Double, comparisons: Int,
                          sorted: [MaturedUser], soundRatio: Bool) -> ExperimentComparison {
         let tuning = experiment.definition.tuningSampleSize
+        // A difference of two rates lies in [−1, 1]: so does its interval (revenue's is not bounded).
+        let bound: (Double) -> Double = currency == nil ? { min(1, max(-1, $0)) } : { $0 }
         var samples = (control: MetricSample(), treatment: MetricSample())
         var points: [ExperimentComparison.Point] = []
         var dayEnd: Int64? = nil
@@ -109,7 +113,7 @@ public struct ExperimentTally: Sendable {
             guard let sequence = ConfidenceSequence.compare(treatment: samples.treatment, control: samples.control, alpha: alpha,
                                                             tuningSampleSize: tuning) else { return }
             points.append(.init(at: Date(milliseconds: end), users: samples.control.count + samples.treatment.count,
-                                difference: sequence.difference, low: sequence.low, high: sequence.high))
+                                difference: sequence.difference, low: bound(sequence.low), high: bound(sequence.high)))
         }
         for user in sorted where user.arm == 0 || user.arm == treatment {
             let end = (user.at / 86_400_000 + 1) * 86_400_000
@@ -125,7 +129,8 @@ public struct ExperimentTally: Sendable {
         let final = ConfidenceSequence.compare(treatment: samples.treatment, control: samples.control, alpha: alpha, tuningSampleSize: tuning)
         return ExperimentComparison(
             armId: arms[treatment].armId, controlArmId: arms[0].armId, currency: currency,
-            users: samples.control.count + samples.treatment.count, difference: final?.difference, low: final?.low, high: final?.high,
+            users: samples.control.count + samples.treatment.count, difference: final?.difference, low: final.map { bound($0.low) },
+            high: final.map { bound($0.high) },
             pValue: final.map { min(1, $0.pValue * Double(comparisons)) }, established: soundRatio && (final?.isEstablished ?? false),
             sequence: points)
     }

@@ -89,24 +89,13 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
     }
 
     func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws {
-        _ = try database.inTransaction { db in
+        try database.inTransaction { db in
             if previous == nil {
-                return try db.change("""
-                    INSERT INTO experiment_assignments (bundle_id, experiment_id, user_key, arm_id, weight_period, environment,
-                        assigned_at_ms, eligible, first_signed_at_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (bundle_id, experiment_id, user_key) DO NOTHING
-                    """, [.text(assignment.bundleId), .text(assignment.experimentId), .text(assignment.userKey), .text(assignment.armId),
-                          .integer(Int64(assignment.weightPeriod)), .text(assignment.environment), .integer(assignment.assignedAt),
-                          .integer(assignment.eligible ? 1 : 0), .optional(assignment.firstSignedAt)])
+                _ = try SQLExperimentAssignments.insertNew([assignment], db)
+            } else {
+                try SQLExperimentAssignments.mark(SQLExperimentAssignments.Key(assignment), eligible: assignment.eligible,
+                                                  signedAt: assignment.firstSignedAt, db)
             }
-            return try db.change("""
-                UPDATE experiment_assignments
-                SET eligible = CASE WHEN eligible = 1 OR ? = 1 THEN 1 ELSE 0 END,
-                    first_signed_at_ms = COALESCE(first_signed_at_ms, ?)
-                WHERE bundle_id = ? AND experiment_id = ? AND user_key = ?
-                """, [.integer(assignment.eligible ? 1 : 0), .optional(assignment.firstSignedAt), .text(assignment.bundleId),
-                      .text(assignment.experimentId), .text(assignment.userKey)])
         }
     }
 

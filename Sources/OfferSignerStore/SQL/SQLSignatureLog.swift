@@ -11,7 +11,7 @@ import Synchronization
 /// walk and accepted gaps are written once (``SQLSignatures``).
 final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Sendable {
     let database: Database
-    private let committer: GroupCommitter<LogWrite, LoggedSignature?>
+    private let committer: GroupCommitter<LogItem, LoggedSignature?>
     let health: SignatureLogHealth
     /// How long this process's batches waited for the chain lock (for measuring the design;
     /// on SQLite, whose writer is serial, they never wait).
@@ -40,7 +40,9 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
             health.record(outcome, isConstraintViolation: isConstraintViolation)
             if case .failure(let mismatch as ChainEndMismatch) = outcome { Self.recordRegression(mismatch, database, committed: health.committed, outbox: outbox) }
         }) { batch, db in
-            let results = try write(batch, db, health.committed, waits)
+            // Experiment assignments written with their signatures (none: nothing read or written).
+            let assignments = try SignatureBatchAssignments.prepare(batch, db)
+            let results = try assignments.finish(try write(assignments.writes, db, health.committed, waits), db)
             database.writerStatistics.recordBatch(records: results.count(where: { if case .success(.some) = $0 { true } else { false } }))
             // `offer.signed` for the webhooks that take it, in the batch's own transaction.
             if let outbox, outbox.isSubscribed(.offerSigned) { try Self.announceSigned(results, outbox, db) }
@@ -88,7 +90,18 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     }
 
     public func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
-        try committer.submit(.append(record, quota)).appended()
+        try committer.submit(LogItem(write: .append(record, quota))).appended()
+    }
+
+    /// The record and the assignment go to the writer together: one transaction, one durable
+    /// commit (``SignatureBatchAssignments``).
+    public func append(_ record: SignatureRecord, quota: SignatureQuota?,
+                       assigning assignment: SignedAssignment) throws(SignatureLogError) -> AssignedAppend {
+        let result = committer.submit(LogItem(write: .append(record, quota), assignment: assignment))
+        if case .failure(let elsewhere as SignatureBatchAssignments.AssignedElsewhere) = result {
+            return .assignedElsewhere(stored: elsewhere.stored)
+        }
+        return .appended(try result.appended())
     }
 
     /// The records go to the writer together, so they are written in one batch: one
@@ -96,7 +109,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     public func append(all records: [SignatureRecord]) throws(SignatureLogError) -> [LoggedSignature] {
         var logged: [LoggedSignature] = []
         logged.reserveCapacity(records.count)
-        for result in committer.submit(all: records.map { .append($0, nil) }) {
+        for result in committer.submit(all: records.map { LogItem(write: .append($0, nil)) }) {
             logged.append(try result.appended())
         }
         return logged
@@ -120,7 +133,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
             return answer == 1 ? .ready : .notReady("the database cannot be read")
         }
         guard failure.probeDue else { return .notReady(failure.reason) }
-        return SignatureLogHealth.readiness(afterProbe: committer.submit(.probe))
+        return SignatureLogHealth.readiness(afterProbe: committer.submit(LogItem(write: .probe)))
     }
 
     /// The chain's end as this process last committed it; on PostgreSQL other instances may

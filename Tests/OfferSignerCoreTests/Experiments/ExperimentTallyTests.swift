@@ -47,6 +47,32 @@ struct ExperimentTallyTests {
         #expect(results.comparisons.count == 1 && results.comparisons[0].currency == "USD" && results.comparisons[0].difference == 4_000)
     }
 
+    @Test("the retained rate's interval is clipped to [−1, 1] at every look; revenue's is not")
+    func clippedRate() throws {
+        var tally = ExperimentTally(experiment: Self.experiment())
+        let now = Self.t0 + 31 * Self.day
+        // Two users a side, opposite outcomes: a difference of −1 whose raw interval runs far past −1 and +1.
+        for (arm, outcome) in [("control", ExperimentUserOutcome.retained), ("control", .retained), ("arm1", .churned), ("arm1", .retained)] {
+            tally.add(armId: arm, weightPeriod: 0, assignedAt: Self.t0, eligible: true, signed: true, redeemed: false, now: now) { (outcome, [:]) }
+        }
+        let comparison = try #require(tally.results(now: Date(milliseconds: now)).comparisons.first)
+        let low = try #require(comparison.low), high = try #require(comparison.high)
+        #expect(comparison.difference == -0.5)
+        #expect(low == -1 && high == 1, "the raw sequence is wider than [−1, 1] with two users a side")
+        #expect(comparison.sequence.allSatisfy { $0.low >= -1 && $0.high <= 1 } && !comparison.sequence.isEmpty)
+        let raw = try #require(ConfidenceSequence.compare(treatment: { var s = MetricSample(); s.add(0); s.add(1); return s }(),
+                                                          control: { var s = MetricSample(); s.add(1); s.add(1); return s }(),
+                                                          alpha: 0.05, tuningSampleSize: 5_000))
+        #expect(raw.low < -1 && raw.high > 1, "what the clip is for")
+
+        var revenue = ExperimentTally(experiment: Self.experiment(metric: .revenue))
+        for (arm, usd) in [("control", Int64(9_000)), ("control", 1_000), ("arm1", 9_000), ("arm1", 8_000)] {
+            revenue.add(armId: arm, weightPeriod: 0, assignedAt: Self.t0, eligible: true, signed: true, redeemed: false, now: now) { (.retained, ["USD": usd]) }
+        }
+        let money = try #require(revenue.results(now: Date(milliseconds: now)).comparisons.first)
+        #expect((money.low ?? 0) < -1 && (money.high ?? 0) > 1, "revenue per user is not a rate")
+    }
+
     @Test("Bonferroni: three arms on revenue in two currencies are four comparisons, each at 1 − α/4, p-values × 4")
     func bonferroni() {
         let tally = ExperimentTally(experiment: Self.experiment(arms: 3, metric: .revenue, caps: ["USD": 1, "EUR": 1]))

@@ -1,0 +1,9 @@
+/// What ``SignatureLog/append(_:quota:assigning:)`` did.
+public enum AssignedAppend: Sendable {
+    /// The record is durably appended and the assignment recorded with it, eligible and signed.
+    case appended(LoggedSignature)
+    /// Nothing was appended: the user was assigned to another arm meanwhile (another request
+    /// of theirs drawn under other weights committed first). `stored` is the assignment that
+    /// stands; the request must follow it.
+    case assignedElsewhere(stored: ExperimentAssignment)
+}
