@@ -83,8 +83,7 @@ struct PlacementExperimentTests {
         #expect(try env.signatureLog.verifyIntegrity().records == 0)
     }
 
-    @Test("a user found assigned to another arm at the signature's commit (their other request, under other weights, committed "
-          + "first) is served that arm: nothing of the arm drawn is signed")
+    @Test("a user found assigned to another arm at the signature's commit (their other request, under other weights, committed first) is served that arm: nothing of the arm drawn is signed")
     func assignedMeanwhile() throws {
         let env = try Self.running(control: 1, half: 0)
         #expect(Self.ask(env, "user-1").code == "experiment_control")

@@ -95,8 +95,7 @@ extension StorageContract {
             try store.running(bundleId: bundle, placementId: "cancel_flow", userKey: user)?.assignment
         }
 
-        @Test("the signature's commit records the assignment: a new user's arm signed at the record's time, a recorded one marked, "
-              + "kept unsigned when the quota refuses the record; a user assigned to another arm first gets no record",
+        @Test("the signature's commit records the assignment: a new user's arm signed at the record's time, a recorded one marked, kept unsigned when the quota refuses the record; a user assigned to another arm first gets no record",
               arguments: Engine.allCases)
         func assignedWithSignature(engine: Engine) throws {
             let database = try EngineDatabase(engine)

@@ -94,10 +94,14 @@ public struct PlacementIssuer: Sendable {
                        userKey: String, assigner: ExperimentAssigner, consented: UserHistory? = nil) throws(PlacementRefusal) -> PlacedOffer {
         var offerRequest = request.offer
         let history: UserHistory
-        do {
-            history = try consented ?? issuer.promotional.consentedHistory(customer, request: offerRequest)
-        } catch {
-            throw .refused(error)
+        if let consented {
+            history = consented
+        } else {
+            do {
+                history = try issuer.promotional.consentedHistory(customer, request: offerRequest)
+            } catch {
+                throw .refused(error)
+            }
         }
         let now = issuer.clock.now
         let experimentId = running.experiment.rule.experimentId

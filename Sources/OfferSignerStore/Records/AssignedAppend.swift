@@ -1,3 +1,5 @@
+import OfferSignerCore
+
 /// What ``SignatureLog/append(_:quota:assigning:)`` did.
 public enum AssignedAppend: Sendable {
     /// The record is durably appended and the assignment recorded with it, eligible and signed.
