@@ -23,19 +23,24 @@ public protocol ExperimentStore: Sendable {
     func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment?
     /// Records `assignment` when `previous` is nil (a user assigned at once elsewhere keeps
     /// that first assignment); otherwise marks the stored one eligible and signed as
-    /// `assignment` says, never undoing either.
-    func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws
+    /// `assignment` says, never undoing either. Returns the assignment that stands: the
+    /// first one stored when another request recorded the user first (its arm may differ).
+    @discardableResult
+    func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws -> ExperimentAssignment
     /// Every assignment of the experiment.
     func assignments(bundleId: String, experimentId: String) throws -> [ExperimentAssignment]
     /// Each paying user's net revenue per currency (milli-units; refunded transactions left
     /// out) from the app's transactions in `environment` bought in `[from, to)` (milliseconds):
     /// what an experiment's revenue caps are fixed from.
     func revenuePerUser(bundleId: String, environment: String, from: Int64, to: Int64) throws -> [String: [Int64]]
-    /// The app's periods in `environment` that end at or after `since` (or never), each with
-    /// the users it belongs to: its app account token (lowercased) and `transaction:` with its
-    /// original transaction ID. The currency is read only of paid periods bought from `since` on.
-    func periods(bundleId: String, environment: String, since: Int64) throws -> [(userKeys: [String], period: ExperimentPeriod)]
-    /// The users (as ``periods(bundleId:environment:since:)`` names them) of each redemption of
+    /// Calls `body` with each of the app's periods in `environment` that end at or after `since`
+    /// (or never), with the users it belongs to: its app account token (lowercased; nil
+    /// without one) and its original transaction ID (the user `transaction:` and that ID).
+    /// The currency is read only of paid periods bought from `since` on. One pass, nothing
+    /// kept: the caller keeps what it needs.
+    func forEachPeriod(bundleId: String, environment: String, since: Int64,
+                       _ body: (_ appAccountToken: String?, _ originalTransactionId: String, _ period: ExperimentPeriod) throws -> Void) throws
+    /// The users (as ``forEachPeriod(bundleId:environment:since:_:)`` names them) of each redemption of
     /// one of `offerIds` in the app and environment matched to a signature, with the offer and
     /// the redemption's start.
     func matchedRedemptions(bundleId: String, environment: String, offerIds: [String]) throws -> [(userKeys: [String], offerId: String, at: Int64)]

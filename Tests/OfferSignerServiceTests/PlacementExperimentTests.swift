@@ -99,6 +99,21 @@ struct PlacementExperimentTests {
         #expect(recorded.count == 1 && recorded["user-1"]?.armId == "control" && recorded["user-1"]?.weightPeriod == 0)
     }
 
+    @Test("a refused request that finds another arm recorded first (the user's other request, under other weights) follows it")
+    func refusedFollowsStanding() throws {
+        let env = try Self.running(control: 0, half: 1)
+        #expect(Self.ask(env, "user-1").json["armId"] as? String == "half")
+        env.clock = .fixed(env.now + 60)
+        #expect(ExperimentAdminTests.put(env, "exp1", ExperimentAdminTests.body(arms: Self.arms(control: 1, half: 0))).status == 200)
+        // Read as not yet assigned, the request draws the no-offer control under the new weights; its commit finds half.
+        env.experiments = UnassignedReads(env.experiments)
+        let response = Self.ask(env, "user-1")
+        #expect(response.status == 200 && response.json["armId"] as? String == "half", "\(response.text)")
+        #expect(try env.signatureLog.verifyIntegrity().records == 2)
+        let recorded = try Self.assignments(env)
+        #expect(recorded.count == 1 && recorded["user-1"]?.armId == "half")
+    }
+
     @Test("without a running experiment the placement picks as before; once stopped too")
     func stopped() throws {
         let env = try Self.running(control: 1, half: 0)
@@ -137,7 +152,7 @@ struct UnassignedReads: ExperimentStore {
                 _ decide: (ExperimentChangeContext) throws -> ExperimentChange?) throws -> StoredRule<Experiment>? {
         try store.change(bundleId: bundleId, experimentId: experimentId, by: actor, at: now, decide)
     }
-    func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws {
+    func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws -> ExperimentAssignment {
         try store.record(assignment, previous: previous)
     }
     func assignments(bundleId: String, experimentId: String) throws -> [ExperimentAssignment] {
@@ -146,8 +161,9 @@ struct UnassignedReads: ExperimentStore {
     func revenuePerUser(bundleId: String, environment: String, from: Int64, to: Int64) throws -> [String: [Int64]] {
         try store.revenuePerUser(bundleId: bundleId, environment: environment, from: from, to: to)
     }
-    func periods(bundleId: String, environment: String, since: Int64) throws -> [(userKeys: [String], period: ExperimentPeriod)] {
-        try store.periods(bundleId: bundleId, environment: environment, since: since)
+    func forEachPeriod(bundleId: String, environment: String, since: Int64,
+                       _ body: (_ appAccountToken: String?, _ originalTransactionId: String, _ period: ExperimentPeriod) throws -> Void) throws {
+        try store.forEachPeriod(bundleId: bundleId, environment: environment, since: since, body)
     }
     func matchedRedemptions(bundleId: String, environment: String, offerIds: [String]) throws -> [(userKeys: [String], offerId: String, at: Int64)] {
         try store.matchedRedemptions(bundleId: bundleId, environment: environment, offerIds: offerIds)

@@ -56,8 +56,9 @@ extension StorageContract {
             #expect(try experiments.experiment(bundleId: Self.bundle, experimentId: "exp2") == nil, "nothing of the failed change is kept")
 
             // Sticky: the first record stands; a second first record (another instance at once) changes nothing.
-            try experiments.record(Self.assignment("u1", arm: "half"), previous: nil)
-            try experiments.record(Self.assignment("u1", arm: "control", eligible: true), previous: nil)
+            #expect(try experiments.record(Self.assignment("u1", arm: "half"), previous: nil).armId == "half")
+            #expect(try experiments.record(Self.assignment("u1", arm: "control", eligible: true), previous: nil).armId == "half",
+                    "the assignment that stands is told")
             var mine = try #require(try experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1")?.assignment)
             #expect(mine.armId == "half" && !mine.eligible && mine.firstSignedAt == nil && mine.environment == "Production")
             // Eligible and signed are set once and never undone.

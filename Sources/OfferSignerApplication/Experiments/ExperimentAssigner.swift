@@ -43,18 +43,23 @@ struct ExperimentAssigner: Sendable {
 
     /// Records what became of the user's request: a new assignment once, or a recorded one
     /// that became eligible or signed for the first time; nothing otherwise.
+    /// Returns the assignment that stands: another arm's when another request of the user
+    /// recorded it first.
+    @discardableResult
     func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?, eligible: Bool,
-                signedAt: Int64?) throws(SignRefusal) {
+                signedAt: Int64?) throws(SignRefusal) -> ExperimentAssignment {
         var next = assignment
         next.eligible = assignment.eligible || eligible
         next.firstSignedAt = assignment.firstSignedAt ?? signedAt
-        guard previous == nil || next != previous else { return }
+        guard previous == nil || next != previous else { return next }
+        let stands: ExperimentAssignment
         do {
-            try experiments.record(next, previous: previous)
+            stands = try experiments.record(next, previous: previous)
         } catch {
             throw .store(error)
         }
-        counted(next, previous: previous)
+        if stands.armId == next.armId { counted(next, previous: previous) }
+        return stands
     }
 
     /// Counts a new assignment (`previous` nil) once it is recorded.

@@ -87,8 +87,8 @@ public struct PlacementIssuer: Sendable {
     /// Signs the offer of the user's arm of the experiment running on the placement, or says
     /// why not; the assignment is recorded whatever the outcome, once consent let the user
     /// through: with the signature, in its commit, when the arm's offer is signed; in a commit
-    /// of its own when the request is refused. A user found assigned to another arm at that
-    /// commit (their other request, drawn under other weights, committed first) is served
+    /// of its own when the request is refused. A new user found assigned to another arm at
+    /// that commit (their other request, drawn under other weights, committed first) is served
     /// that arm instead (`consented`: the history already read).
     private func issue(_ request: PlacementRequest, _ customer: BoundCustomer, placement: Placement, experiment running: RunningExperiment,
                        userKey: String, assigner: ExperimentAssigner, consented: UserHistory? = nil) throws(PlacementRefusal) -> PlacedOffer {
@@ -109,62 +109,76 @@ public struct PlacementIssuer: Sendable {
               let arm = running.experiment.rule.arms.first(where: { $0.armId == assignment.armId }) else {
             throw .refused(.store(ExperimentAssignmentError.noArm(experimentId: experimentId)))
         }
-        func record(eligible: Bool) throws(PlacementRefusal) {
-            do {
-                try assigner.record(assignment, previous: running.assignment, eligible: eligible, signedAt: nil)
-            } catch {
-                throw .refused(error)
-            }
-        }
-        guard let offerId = arm.offerId else {
-            try record(eligible: false)
-            throw .experimentControl(placementId: placement.placementId, experimentId: experimentId, armId: arm.armId)
-        }
-        offerRequest.offerId = offerId
-        func armRefused(_ reasons: [EligibilityReason], eligible: Bool) throws(PlacementRefusal) -> PlacementRefusal {
-            try record(eligible: eligible)
-            return .armNotEligible(placementId: placement.placementId, experimentId: experimentId, armId: arm.armId,
-                                   offer: PlacementOfferDecision(offerId: offerId, reasons: reasons))
-        }
-        let rule: OfferRule
-        do {
-            rule = try issuer.promotional.rule(offerId, productId: offerRequest.productId, bundleId: customer.app.bundleId)
-            try issuer.promotional.judge(customer, rule: rule, request: offerRequest, now: now, consented: history)
-        } catch .offerNotFound {
-            throw try armRefused([.offerNotConfigured()], eligible: false)
-        } catch .productNotInOffer(_, let productId) {
-            throw try armRefused([.productNotInOffer(productId)], eligible: false)
-        } catch .notEligible(let decision) {
-            throw try armRefused(decision.reasons, eligible: decision.reasons.contains { $0.criterion == OfferHoldout.criterion })
-        } catch {
-            try record(eligible: false)
-            throw .refused(error)
-        }
-        let signed: AssignedSignature
-        do {
-            signed = try issuer.signJudged(offerRequest, for: customer, rule: rule, now: now,
-                                           assigning: SignedAssignment(assignment: assignment, previous: running.assignment))
-        } catch .quotaExceeded(let offerId, let maxCount, let retry) {
-            // The log's commit recorded the assignment (eligible, not signed).
-            throw .refused(.quotaExceeded(offerId: offerId, maxCount: maxCount, retryAfterSeconds: retry))
-        } catch {
-            // Nothing was committed (or the key could not sign): the assignment in a commit of its own, if the database takes it.
-            _ = try? record(eligible: true)
-            throw .refused(error)
-        }
-        switch signed {
-        case .assignedElsewhere(let stored):
-            guard running.assignment == nil else {
-                throw .refused(.store(ExperimentAssignmentError.noArm(experimentId: experimentId)))
-            }
+        /// Serves the arm of `stored`, the user's assignment that stands.
+        func follow(_ stored: ExperimentAssignment) throws(PlacementRefusal) -> PlacedOffer {
+            guard running.assignment == nil else { throw .refused(.store(ExperimentAssignmentError.noArm(experimentId: experimentId))) }
             var followed = running
             followed.assignment = stored
             return try issue(request, customer, placement: placement, experiment: followed, userKey: userKey, assigner: assigner,
                              consented: history)
-        case .signed(let issued):
-            assigner.counted(assignment, previous: running.assignment)
-            issuer.answered(offerRequest, customer)
-            return PlacedOffer(issued: issued, placementId: placement.placementId, experimentId: experimentId, armId: arm.armId)
+        }
+        // Another arm found standing where a refusal records the assignment.
+        var standing: ExperimentAssignment?
+        func record(eligible: Bool) throws(PlacementRefusal) {
+            let stands: ExperimentAssignment
+            do {
+                stands = try assigner.record(assignment, previous: running.assignment, eligible: eligible, signedAt: nil)
+            } catch {
+                throw .refused(error)
+            }
+            if stands.armId != assignment.armId { standing = stands }
+        }
+        func signArm() throws(PlacementRefusal) -> PlacedOffer {
+            guard let offerId = arm.offerId else {
+                try record(eligible: false)
+                throw .experimentControl(placementId: placement.placementId, experimentId: experimentId, armId: arm.armId)
+            }
+            offerRequest.offerId = offerId
+            func armRefused(_ reasons: [EligibilityReason], eligible: Bool) throws(PlacementRefusal) -> PlacementRefusal {
+                try record(eligible: eligible)
+                return .armNotEligible(placementId: placement.placementId, experimentId: experimentId, armId: arm.armId,
+                                       offer: PlacementOfferDecision(offerId: offerId, reasons: reasons))
+            }
+            let rule: OfferRule
+            do {
+                rule = try issuer.promotional.rule(offerId, productId: offerRequest.productId, bundleId: customer.app.bundleId)
+                try issuer.promotional.judge(customer, rule: rule, request: offerRequest, now: now, consented: history)
+            } catch .offerNotFound {
+                throw try armRefused([.offerNotConfigured()], eligible: false)
+            } catch .productNotInOffer(_, let productId) {
+                throw try armRefused([.productNotInOffer(productId)], eligible: false)
+            } catch .notEligible(let decision) {
+                throw try armRefused(decision.reasons, eligible: decision.reasons.contains { $0.criterion == OfferHoldout.criterion })
+            } catch {
+                try record(eligible: false)
+                throw .refused(error)
+            }
+            let signed: AssignedSignature
+            do {
+                signed = try issuer.signJudged(offerRequest, for: customer, rule: rule, now: now,
+                                               assigning: SignedAssignment(assignment: assignment, previous: running.assignment))
+            } catch .quotaExceeded(let offerId, let maxCount, let retry) {
+                // The log's commit recorded the assignment (eligible, not signed).
+                throw .refused(.quotaExceeded(offerId: offerId, maxCount: maxCount, retryAfterSeconds: retry))
+            } catch {
+                // Nothing was committed (or the key could not sign): the assignment in a commit of its own, if the database takes it.
+                _ = try? record(eligible: true)
+                throw .refused(error)
+            }
+            switch signed {
+            case .assignedElsewhere(let stored):
+                return try follow(stored)
+            case .signed(let issued):
+                assigner.counted(assignment, previous: running.assignment)
+                issuer.answered(offerRequest, customer)
+                return PlacedOffer(issued: issued, placementId: placement.placementId, experimentId: experimentId, armId: arm.armId)
+            }
+        }
+        do {
+            return try signArm()
+        } catch {
+            if let standing { return try follow(standing) }
+            throw error
         }
     }
 

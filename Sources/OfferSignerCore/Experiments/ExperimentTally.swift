@@ -15,15 +15,11 @@ public struct ExperimentTally: Sendable {
     private let armIndex: [String: Int]
     /// Per arm, the expected number of users from each user's weight period.
     private var expected: [Double]
-    /// The matured users, for the sequences over time.
-    private var matured: [MaturedUser] = []
-
-    struct MaturedUser {
-        var at: Int64
-        var arm: Int
-        /// The retained value (1 or 0) then the winsorised revenue in each of `currencies`.
-        var values: [Double]
-    }
+    /// The matured users, for the sequences over time: by the end of the day (milliseconds)
+    /// their horizon falls in, per arm, the sample of each value — the retained value (1 or
+    /// 0), then the winsorised revenue in each of `currencies`. A day's users are looked at
+    /// together at its end, so the sums are all the sequences need.
+    private var daily: [Int64: [[MetricSample]]] = [:]
 
     public init(experiment: Experiment) {
         self.experiment = experiment
@@ -69,11 +65,13 @@ public struct ExperimentTally: Sendable {
         for (currency, amount) in revenue where amount > 0 {
             arms[arm].revenue[currency, default: 0] += min(amount, experiment.revenueCaps[currency] ?? .max)
         }
-        var values = [result == .retained ? 1.0 : 0.0]
-        for currency in currencies {
-            values.append(Double(min(revenue[currency] ?? 0, experiment.revenueCaps[currency] ?? .max)))
+        let day = (horizon / 86_400_000 + 1) * 86_400_000
+        let armCount = arms.count, valueCount = 1 + currencies.count
+        daily[day, default: Array(repeating: Array(repeating: MetricSample(), count: valueCount), count: armCount)][arm][0]
+            .add(result == .retained ? 1 : 0)
+        for (index, currency) in currencies.enumerated() {
+            daily[day]![arm][index + 1].add(Double(min(revenue[currency] ?? 0, experiment.revenueCaps[currency] ?? .max)))
         }
-        matured.append(MaturedUser(at: horizon, arm: arm, values: values))
     }
 
     /// The results at `now`.
@@ -89,12 +87,12 @@ public struct ExperimentTally: Sendable {
             ? [(currency: nil, value: 0)] : currencies.enumerated().map { (currency: Optional($1), value: $0 + 1) }
         let comparisons = max(1, (arms.count - 1) * metricValues.count)
         let alpha = experiment.definition.alpha / Double(comparisons)
-        let sorted = matured.sorted { $0.at < $1.at }
+        let days = daily.sorted { $0.key < $1.key }
         var results: [ExperimentComparison] = []
         for treatment in arms.indices.dropFirst() {
             for metric in metricValues {
                 results.append(compare(treatment, value: metric.value, currency: metric.currency, alpha: alpha, comparisons: comparisons,
-                                       sorted: sorted, soundRatio: !(ratio?.mismatch ?? false)))
+                                       days: days, soundRatio: !(ratio?.mismatch ?? false)))
             }
         }
         return ExperimentResults(arms: arms, comparisons: results, sampleRatio: ratio, expectedAssigned: expected,
@@ -102,26 +100,20 @@ public struct ExperimentTally: Sendable {
     }
 
     private func compare(_ treatment: Int, value: Int, currency: String?, alpha: Double, comparisons: Int,
-                         sorted: [MaturedUser], soundRatio: Bool) -> ExperimentComparison {
+                         days: [(key: Int64, value: [[MetricSample]])], soundRatio: Bool) -> ExperimentComparison {
         let tuning = experiment.definition.tuningSampleSize
         // A difference of two rates lies in [−1, 1]: so does its interval (revenue's is not bounded).
         let bound: (Double) -> Double = currency == nil ? { min(1, max(-1, $0)) } : { $0 }
         var samples = (control: MetricSample(), treatment: MetricSample())
         var points: [ExperimentComparison.Point] = []
-        var dayEnd: Int64? = nil
-        func look(at end: Int64) {
+        for (end, byArm) in days where byArm[0][value].count + byArm[treatment][value].count > 0 {
+            samples.control.add(byArm[0][value])
+            samples.treatment.add(byArm[treatment][value])
             guard let sequence = ConfidenceSequence.compare(treatment: samples.treatment, control: samples.control, alpha: alpha,
-                                                            tuningSampleSize: tuning) else { return }
+                                                            tuningSampleSize: tuning) else { continue }
             points.append(.init(at: Date(milliseconds: end), users: samples.control.count + samples.treatment.count,
                                 difference: sequence.difference, low: bound(sequence.low), high: bound(sequence.high)))
         }
-        for user in sorted where user.arm == 0 || user.arm == treatment {
-            let end = (user.at / 86_400_000 + 1) * 86_400_000
-            if let current = dayEnd, end != current { look(at: current) }
-            dayEnd = end
-            if user.arm == 0 { samples.control.add(user.values[value]) } else { samples.treatment.add(user.values[value]) }
-        }
-        if let dayEnd { look(at: dayEnd) }
         if points.count > 366 {
             let step = Double(points.count - 1) / 365
             points = (0...365).map { points[Int((Double($0) * step).rounded())] }

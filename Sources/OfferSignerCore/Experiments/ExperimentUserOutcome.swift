@@ -12,17 +12,22 @@ public enum ExperimentUserOutcome: String, Codable, Hashable, Sendable, CaseIter
     case retained, churned, refunded, inOffer
 
     /// The outcome of a user assigned at `assignedAt` (milliseconds) with `periods`, at `horizon`.
-    public static func judge(_ periods: [ExperimentPeriod], assignedAt: Int64, horizon: Int64) -> ExperimentUserOutcome {
-        if periods.contains(where: { $0.revokedAt != nil && $0.purchasedAt >= assignedAt && $0.purchasedAt < horizon }) {
-            return .refunded
+    public static func judge(_ periods: some Collection<ExperimentPeriod>, assignedAt: Int64, horizon: Int64) -> ExperimentUserOutcome {
+        var current = false
+        var inOffer = false
+        for period in periods {
+            if period.revokedAt != nil {
+                if period.purchasedAt >= assignedAt && period.purchasedAt < horizon { return .refunded }
+            } else if period.purchasedAt <= horizon, period.expiresAt.map({ $0 > horizon }) ?? true {
+                current = true
+                if period.offerType != nil { inOffer = true }
+            }
         }
-        let current = periods.filter { $0.revokedAt == nil && $0.purchasedAt <= horizon && ($0.expiresAt.map { $0 > horizon } ?? true) }
-        if current.contains(where: { $0.offerType != nil }) { return .inOffer }
-        return current.isEmpty ? .churned : .retained
+        return inOffer ? .inOffer : current ? .retained : .churned
     }
 
     /// The user's net revenue per currency between `assignedAt` and `horizon`, in milli-units.
-    public static func revenue(_ periods: [ExperimentPeriod], assignedAt: Int64, horizon: Int64) -> [String: Int64] {
+    public static func revenue(_ periods: some Collection<ExperimentPeriod>, assignedAt: Int64, horizon: Int64) -> [String: Int64] {
         var revenue: [String: Int64] = [:]
         for period in periods where period.revokedAt == nil && period.purchasedAt >= assignedAt && period.purchasedAt < horizon {
             if let price = period.price, price > 0 { revenue[period.currency, default: 0] += price }

@@ -19,6 +19,13 @@ public struct MetricSample: Codable, Hashable, Sendable {
         sumOfSquares += value * value
     }
 
+    /// Adds every user of `other`.
+    public mutating func add(_ other: MetricSample) {
+        count += other.count
+        sum += other.sum
+        sumOfSquares += other.sumOfSquares
+    }
+
     /// The mean value per user; 0 for an empty sample.
     public var mean: Double { count > 0 ? sum / Double(count) : 0 }
 

@@ -88,14 +88,15 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
         }
     }
 
-    func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws {
+    func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws -> ExperimentAssignment {
         try database.inTransaction { db in
+            let key = SQLExperimentAssignments.Key(assignment)
             if previous == nil {
-                _ = try SQLExperimentAssignments.insertNew([assignment], db)
-            } else {
-                try SQLExperimentAssignments.mark(SQLExperimentAssignments.Key(assignment), eligible: assignment.eligible,
-                                                  signedAt: assignment.firstSignedAt, db)
+                guard try SQLExperimentAssignments.insertNew([assignment], db).isEmpty else { return assignment }
+                return try SQLExperimentAssignments.stored(key, db) ?? assignment
             }
+            try SQLExperimentAssignments.mark(key, eligible: assignment.eligible, signedAt: assignment.firstSignedAt, db)
+            return assignment
         }
     }
 
@@ -128,18 +129,21 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
         return sums.mapValues { Array($0.values) }
     }
 
-    func periods(bundleId: String, environment: String, since: Int64) throws -> [(userKeys: [String], period: ExperimentPeriod)] {
-        try database.withReader { db in
-            try db.select("""
+    func forEachPeriod(bundleId: String, environment: String, since: Int64,
+                       _ body: (_ appAccountToken: String?, _ originalTransactionId: String, _ period: ExperimentPeriod) throws -> Void) throws {
+        try database.withReader(.audit) { db in
+            _ = try db.select("""
                 SELECT user_id, original_transaction_id, purchase_ms, expires_ms, revocation_ms, offer_type, price,
                     CASE WHEN price > 0 AND purchase_ms >= ? THEN signed_transaction END
                 FROM transactions WHERE bundle_id = ? AND environment = ? AND (expires_ms IS NULL OR expires_ms >= ?)
                 """, [.integer(since), .text(bundleId), .text(environment), .integer(since)]) { row in
-                var keys = ["transaction:" + row.text(1)]
-                if let token = row.optionalText(0), !token.isEmpty { keys.append(token.lowercased()) }
-                let currency = row.optionalText(7).flatMap { SignedPayloadField.currency(inJWS: $0) } ?? "XXX"
-                return (userKeys: keys, period: ExperimentPeriod(purchasedAt: row.int64(2), expiresAt: row.optionalInt64(3), revokedAt: row.optionalInt64(4),
-                                               offerType: row.optionalInt64(5).map(Int.init), price: row.optionalInt64(6), currency: currency))
+                let token = row.optionalText(0).flatMap { token in
+                    token.isEmpty ? nil : token.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? token.lowercased() : token
+                }
+                let currency = row.isNull(7) ? "XXX" : SignedPayloadField.currency(inJWS: row.text(7)) ?? "XXX"
+                try body(token, row.text(1), ExperimentPeriod(
+                    purchasedAt: row.int64(2), expiresAt: row.optionalInt64(3), revokedAt: row.optionalInt64(4),
+                    offerType: row.optionalInt64(5).map(Int.init), price: row.optionalInt64(6), currency: currency))
             }
         }
     }

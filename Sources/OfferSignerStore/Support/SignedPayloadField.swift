@@ -21,23 +21,26 @@ enum SignedPayloadField {
         guard let first = utf8.firstIndex(of: UInt8(ascii: ".")),
               let second = utf8[utf8.index(after: first)...].firstIndex(of: UInt8(ascii: ".")),
               let payload = Base64URL.decode(utf8: utf8[utf8.index(after: first)..<second]) else { return nil }
-        let bytes = [UInt8](payload)
-        let key = Array(#""currency""#.utf8)
-        var index = 0
-        while index + key.count <= bytes.count {
-            if bytes[index] == key[0], Array(bytes[index..<(index + key.count)]) == key {
-                var cursor = index + key.count
-                func skipSpace() { while cursor < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) { cursor += 1 } }
-                skipSpace()
-                guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else { break }
+        let scanned = payload.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> String? in
+            let key: StaticString = #""currency""#
+            let keyBytes = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+            var index = 0
+            while index + keyBytes.count <= bytes.count {
+                defer { index += 1 }
+                guard bytes[index] == keyBytes[0], bytes[index..<(index + keyBytes.count)].elementsEqual(keyBytes) else { continue }
+                var cursor = index + keyBytes.count
+                while cursor < bytes.count, isSpace(bytes[cursor]) { cursor += 1 }
+                guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else { return nil }
                 cursor += 1
-                skipSpace()
+                while cursor < bytes.count, isSpace(bytes[cursor]) { cursor += 1 }
                 guard cursor + 4 < bytes.count, bytes[cursor] == UInt8(ascii: "\""), bytes[cursor + 4] == UInt8(ascii: "\""),
-                      bytes[(cursor + 1)...(cursor + 3)].allSatisfy({ (0x41...0x5A).contains($0) }) else { break }
-                return String(decoding: bytes[(cursor + 1)...(cursor + 3)], as: UTF8.self)
+                      bytes[(cursor + 1)...(cursor + 3)].allSatisfy({ (0x41...0x5A).contains($0) }) else { return nil }
+                return (String(decoding: bytes[(cursor + 1)...(cursor + 3)], as: UTF8.self))
             }
-            index += 1
+            return nil
         }
+        if let scanned { return scanned }
         return string("currency", inJWS: jws)
     }
 }
