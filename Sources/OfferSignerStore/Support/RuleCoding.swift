@@ -32,7 +32,7 @@ enum RuleCoding {
 
     /// A row of ``managedRuleColumns``.
     static func storedRule<Rule: ManagedRule>(_ type: Rule.Type, _ row: some StoreRow) throws -> StoredRule<Rule> {
-        StoredRule(rule: try decode(type, row.text(0)), version: row.int(1), createdAt: Date(milliseconds: row.int64(2)),
+        StoredRule(rule: try DecodedRules.shared.decode(type, row.text(0)), version: row.int(1), createdAt: Date(milliseconds: row.int64(2)),
                    updatedAt: Date(milliseconds: row.int64(3)))
     }
 
