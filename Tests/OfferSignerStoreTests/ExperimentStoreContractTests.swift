@@ -241,6 +241,17 @@ struct SignedPayloadCurrencyTests {
         #expect(SignedPayloadField.currency(inJWS: Self.jws(payload)) == SignedPayloadField.string("currency", inJWS: Self.jws(payload)))
     }
 
+    @Test("the payload's base64url decoded as Base64URL decodes it, every length and byte")
+    func decodesAsBase64URL() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = Array(Base64URL.encode(bytes).utf8)
+            #expect(text.withUnsafeBufferPointer { SignedPayloadField.decodeBase64URL($0) } == bytes)
+        }
+        #expect(Array("a.b".utf8).withUnsafeBufferPointer { SignedPayloadField.decodeBase64URL($0) } == nil)
+    }
+
     @Test("not a JWS: nil")
     func notJWS() {
         #expect(SignedPayloadField.currency(inJWS: "seeded-by-bench") == nil)

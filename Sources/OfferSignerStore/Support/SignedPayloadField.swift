@@ -14,33 +14,68 @@ enum SignedPayloadField {
     }
 
     /// The payload's `currency` (three characters), found by scanning the decoded payload for
-    /// the member rather than parsing the whole JSON (a report reads it of every paid period);
-    /// a payload the scan cannot read (escapes, another shape) is parsed whole.
+    /// the member rather than parsing the whole JSON (a report reads it of every paid period):
+    /// the JWS's bytes read in place, the payload decoded by a loop of this module, no
+    /// allocation but the payload's. A payload the scan cannot read (escapes, another shape)
+    /// is parsed whole.
     static func currency(inJWS jws: String) -> String? {
-        let utf8 = jws.utf8
-        guard let first = utf8.firstIndex(of: UInt8(ascii: ".")),
-              let second = utf8[utf8.index(after: first)...].firstIndex(of: UInt8(ascii: ".")),
-              let payload = Base64URL.decode(utf8: utf8[utf8.index(after: first)..<second]) else { return nil }
-        let scanned = payload.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> String? in
-            let key: StaticString = #""currency""#
-            let keyBytes = UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
-            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-            var index = 0
-            while index + keyBytes.count <= bytes.count {
-                defer { index += 1 }
-                guard bytes[index] == keyBytes[0], bytes[index..<(index + keyBytes.count)].elementsEqual(keyBytes) else { continue }
-                var cursor = index + keyBytes.count
-                while cursor < bytes.count, isSpace(bytes[cursor]) { cursor += 1 }
-                guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else { return nil }
-                cursor += 1
-                while cursor < bytes.count, isSpace(bytes[cursor]) { cursor += 1 }
-                guard cursor + 4 < bytes.count, bytes[cursor] == UInt8(ascii: "\""), bytes[cursor + 4] == UInt8(ascii: "\""),
-                      bytes[(cursor + 1)...(cursor + 3)].allSatisfy({ (0x41...0x5A).contains($0) }) else { return nil }
-                return (String(decoding: bytes[(cursor + 1)...(cursor + 3)], as: UTF8.self))
-            }
-            return nil
+        var text = jws
+        let scanned = text.withUTF8 { utf8 -> String? in
+            guard let first = utf8.firstIndex(of: UInt8(ascii: ".")),
+                  let second = utf8[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
+                  let payload = decodeBase64URL(UnsafeBufferPointer(rebasing: utf8[(first + 1)..<second])) else { return nil }
+            return payload.withUnsafeBufferPointer { scanCurrency($0) }
         }
-        if let scanned { return scanned }
-        return string("currency", inJWS: jws)
+        return scanned ?? string("currency", inJWS: jws)
+    }
+
+    /// Base64url (padding optional) decoded; nil for a character outside the alphabet.
+    static func decodeBase64URL(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard input.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count / 4 * 3 + 2)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in input {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte &- UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte &- UInt8(ascii: "a") &+ 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte &- UInt8(ascii: "0") &+ 52
+            case UInt8(ascii: "-"), UInt8(ascii: "+"): value = 62
+            case UInt8(ascii: "_"), UInt8(ascii: "/"): value = 63
+            case UInt8(ascii: "="): return output
+            default: return nil
+            }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return output
+    }
+
+    /// The three capital letters of the first `"currency"` member of a JSON payload when it is
+    /// plainly written (`"currency": "EUR"`); nil otherwise.
+    private static func scanCurrency(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let key: StaticString = #""currency""#
+        let keyBytes = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        var index = 0
+        while index + keyBytes.count <= bytes.count {
+            defer { index += 1 }
+            guard bytes[index] == keyBytes[0], bytes[index..<(index + keyBytes.count)].elementsEqual(keyBytes) else { continue }
+            var cursor = index + keyBytes.count
+            while cursor < bytes.count, isSpace(bytes[cursor]) { cursor += 1 }
+            guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else { return nil }
+            cursor += 1
+            while cursor < bytes.count, isSpace(bytes[cursor]) { cursor += 1 }
+            guard cursor + 4 < bytes.count, bytes[cursor] == UInt8(ascii: "\""), bytes[cursor + 4] == UInt8(ascii: "\""),
+                  bytes[(cursor + 1)...(cursor + 3)].allSatisfy({ (0x41...0x5A).contains($0) }) else { return nil }
+            return String(decoding: bytes[(cursor + 1)...(cursor + 3)], as: UTF8.self)
+        }
+        return nil
     }
 }
