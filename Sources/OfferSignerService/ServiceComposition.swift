@@ -95,6 +95,9 @@ public struct ServiceComposition: Sendable {
             ConsentHandler(consents: stores.consents, clearing: ConsentClearing(consents: stores.consents, clock: clock)),
             AppAccountTokenLinkHandler(links: stores.links),
             CatalogHandler(keyRing: keyRing, catalogs: catalogs, sync: catalogSync),
+            AppStoreOfferHandler(keyRing: keyRing, offers: catalogSync.map {
+                AppStorePromotionalOffers(sync: $0, records: stores.rules, offers: stores.offers, clock: clock, logger: logger)
+            }),
             ConsoleHandler(),
         ]
         if let experiments = stores.experiments {

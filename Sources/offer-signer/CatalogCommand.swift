@@ -3,11 +3,16 @@ import OfferSignerApplication
 import OfferSignerCore
 
 /// `offer-signer catalog sync [--bundle-id ID]`: read the App Store Connect catalog now
-/// (exit 0 when every app synced, 1 when one failed: its previous catalog stays).
+/// (exit 0 when every app synced, 1 when one failed: its previous catalog stays); and
+/// `catalog create-offer|reprice-offer|delete-offer|price-points`: promotional offers at Apple
+/// (``CatalogOfferTool``), changes recorded as `cli:<user>`.
 enum CatalogCommand {
-    static let usageText = "catalog sync [--bundle-id ID] [serve options]"
+    static let usageText = "catalog sync [--bundle-id ID] | create-offer --file OFFER.json | "
+        + "reprice-offer --product-id ID --offer-code CODE --file PRICING.json | delete-offer --product-id ID --offer-code CODE | "
+        + "price-points --product-id ID --territory T [--bundle-id ID] [serve options]"
 
     static func run(_ arguments: [String]) -> Int32 {
+        if let command = arguments.first, CatalogOfferTool.commands.contains(command) { return offers(command, Array(arguments.dropFirst())) }
         guard arguments.first == "sync" else { return OfflineCommands.usage(usageText) }
         let options: CommandLineOptions
         do {
@@ -25,6 +30,23 @@ enum CatalogCommand {
                 if result.outcome == .synced { print(CatalogTool.line(result)) } else { printError(CatalogTool.line(result)) }
             }
             return results.allSatisfy { $0.outcome == .synced } ? 0 : 1
+        }
+    }
+
+    private static func offers(_ command: String, _ arguments: [String]) -> Int32 {
+        let options: CommandLineOptions
+        do {
+            options = try CommandLineOptions(arguments, allowed: ServiceSettings.flags.union([
+                "--bundle-id", "--product-id", "--offer-code", "--territory", "--file",
+            ]))
+        } catch {
+            return OfflineCommands.usage("\(usageText) (\(error.description))")
+        }
+        let user = ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        return OfflineCommands.run(options) { settings, stores in
+            try CatalogOfferTool.run(command, options: options, settings: settings, stores: stores, actor: "cli:" + user, readFile: { path in
+                path == "-" ? Array(FileHandle.standardInput.readDataToEndOfFile()) : Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            }, output: { print($0) }, errors: { printError($0) })
         }
     }
 }

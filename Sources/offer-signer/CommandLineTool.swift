@@ -61,6 +61,10 @@ enum CommandLineTool {
       catalog sync [--bundle-id ID]
                               Read the App Store Connect catalog (products and offers) of each
                               app with an appStoreConnect Team key, and store it (exit 1 if one failed).
+      catalog create-offer --file OFFER.json | reprice-offer --product-id ID --offer-code CODE --file PRICING.json
+              | delete-offer --product-id ID --offer-code CODE | price-points --product-id ID --territory T
+                              Promotional offers at App Store Connect, as POST/PATCH/DELETE
+                              /v1/admin/appstore/promotional-offers (JSON out; exit 2 refused before sending).
       db migrate              Bring the database to this build's schema (serve does it at start).
       db copy --from PATH_OR_URL --to PATH_OR_URL
                               Copy a whole deployment between SQLite and PostgreSQL into an empty

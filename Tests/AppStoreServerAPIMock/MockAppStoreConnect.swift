@@ -15,24 +15,29 @@ public struct MockConnectRequest: Sendable {
 /// `code`, `title`, `detail`): apps by `filter[bundleId]` (a prefix match, as Apple's filter
 /// may be), subscription groups, subscriptions, promotional offers and their prices with
 /// price points and territories, introductory offers, win-back offers, offer codes, price
-/// points by `filter[territory]` and their `/equalizations`. Every answer carries
+/// points by `filter[territory]` and their `/equalizations`; and promotional offers created,
+/// re-priced and deleted (`POST`, `PATCH`, `DELETE /v1/subscriptionPromotionalOffers`), their
+/// bodies checked exactly against the specification's request schemas
+/// (``MockConnectOfferBody``) and Apple's rules (10 offers, unique codes, price points of the
+/// subscription in each price's territory, none in a free trial). Every answer carries
 /// `X-Rate-Limit`; every request's JWT is checked (ES256 signature, `kid`, `iss`, `aud`,
 /// `exp` at most 20 minutes ahead), and a listing's next page is served only for the exact
 /// query its `links.next` named.
 public final class MockAppStoreConnect: Sendable {
-    private struct State {
+    struct State {
         var apps: [MockConnectApp] = []
         var faults: [(pathContains: String, fault: MockConnectFault)] = []
         var requests: [MockConnectRequest] = []
         var cursors: [String: (path: String, query: [String], offset: Int)] = [:]
         var hourlyRemaining = 3600
         var baseURL = ""
+        var nextOfferId = 7_190_000_001
     }
 
     public let jwt: MockAppStoreConnectJWT
     /// Items per page at most, whatever `limit` asks.
     public let pageSize: Int
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     /// Currencies of the territories the mock knows.
     public static let currencies = ["USA": "USD", "GBR": "GBP", "FRA": "EUR", "DEU": "EUR", "JPN": "JPY", "CAN": "CAD"]
@@ -101,9 +106,17 @@ public final class MockAppStoreConnect: Sendable {
             return Self.error(status, code: code, title: title, detail: detail)
         case .body(let text)?:
             return MockHTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Data(text.utf8))
+        case .lostAnswer(let status)?:
+            _ = route(request)
+            return Self.error(status, code: "UNEXPECTED_ERROR", title: "An unexpected error occurred.",
+                              detail: "An unexpected error occurred on the server side. If this issue continues, contact us.")
         case nil:
-            break
+            return route(request)
         }
+    }
+
+    /// The answer to `request` with no fault.
+    private func route(_ request: MockHTTPRequest) -> MockHTTPResponse {
         let parts = request.path.split(separator: "/").map(String.init)
         guard parts.first == "v1" else { return Self.notFound(request.path) }
         switch (request.method, parts.count) {
@@ -113,6 +126,9 @@ public final class MockAppStoreConnect: Sendable {
         case ("GET", 4) where parts[1] == "subscriptions": return subscriptionRelated(parts[2], parts[3], request)
         case ("GET", 4) where parts[1] == "subscriptionPromotionalOffers" && parts[3] == "prices": return offerPrices(parts[2], request)
         case ("GET", 4) where parts[1] == "subscriptionPricePoints" && parts[3] == "equalizations": return equalizations(parts[2], request)
+        case ("POST", 2) where parts[1] == "subscriptionPromotionalOffers": return createOffer(request)
+        case ("PATCH", 3) where parts[1] == "subscriptionPromotionalOffers": return updateOffer(parts[2], request)
+        case ("DELETE", 3) where parts[1] == "subscriptionPromotionalOffers": return deleteOffer(parts[2], request)
         default: return Self.notFound(request.path)
         }
     }
@@ -201,9 +217,20 @@ public final class MockAppStoreConnect: Sendable {
                                  "numberOfPeriods": code.numberOfPeriods, "totalNumberOfCodes": 1000, "active": code.active]]
                     as [String: Any], [])
             })
+        case "prices":
+            return page(request, subscription.prices.compactMap { price in
+                guard let point = subscription.pricePoints.first(where: { $0.id == price.pricePointId }) else { return nil }
+                var included: [[String: Any]] = includes.contains("territory") ? [Self.territory(point.territory)] : []
+                if includes.contains("subscriptionPricePoint") { included.append(Self.pricePoint(point)) }
+                return (["type": "subscriptionPrices", "id": price.id,
+                         "attributes": ["startDate": price.startDate.map { $0 as Any } ?? NSNull(), "preserved": false],
+                         "relationships": ["territory": ["data": ["type": "territories", "id": point.territory]],
+                                           "subscriptionPricePoint": ["data": ["type": "subscriptionPricePoints", "id": point.id]]]]
+                            as [String: Any], included)
+            })
         case "pricePoints":
-            let territory = request.queryValue("filter[territory]")
-            let points = subscription.pricePoints.filter { territory == nil || $0.territory == territory }
+            let territories = request.queryValue("filter[territory]").map { Set($0.split(separator: ",").map(String.init)) }
+            let points = subscription.pricePoints.filter { territories?.contains($0.territory) ?? true }
             return page(request, points.map { point in
                 (Self.pricePoint(point), includes.contains("territory") ? [Self.territory(point.territory)] : [])
             })
@@ -247,11 +274,11 @@ public final class MockAppStoreConnect: Sendable {
 
     // MARK: Paging
 
-    private var base: String { state.withLock { $0.baseURL } }
+    var base: String { state.withLock { $0.baseURL } }
 
     /// One page of `items` (each with its included resources): the first, or the one `cursor`
     /// names, which must come with exactly the query its `links.next` had.
-    private func page(_ request: MockHTTPRequest, _ items: [([String: Any], [[String: Any]])]) -> MockHTTPResponse {
+    func page(_ request: MockHTTPRequest, _ items: [([String: Any], [[String: Any]])]) -> MockHTTPResponse {
         let query = request.query.filter { $0.name != "cursor" }.map { "\($0.name)=\($0.value)" }
         let limit = request.queryValue("limit").flatMap(Int.init) ?? 50
         guard (1...200).contains(limit) else {

@@ -41,11 +41,14 @@ public struct MockConnectSubscription: Sendable {
     public var winBackOffers: [MockConnectWinBackOffer]
     public var offerCodes: [MockConnectOfferCode]
     public var pricePoints: [MockConnectPricePoint]
+    /// Its price schedule (`subscriptionPrices`): each entry names a price point of `pricePoints`.
+    public var prices: [MockConnectSubscriptionPrice]
 
     public init(id: String, productId: String, name: String? = nil, subscriptionPeriod: String = "ONE_MONTH", state: String = "APPROVED",
                 groupLevel: Int = 1, promotionalOffers: [MockConnectPromotionalOffer] = [],
                 introductoryOffers: [MockConnectIntroductoryOffer] = [], winBackOffers: [MockConnectWinBackOffer] = [],
-                offerCodes: [MockConnectOfferCode] = [], pricePoints: [MockConnectPricePoint] = []) {
+                offerCodes: [MockConnectOfferCode] = [], pricePoints: [MockConnectPricePoint] = [],
+                prices: [MockConnectSubscriptionPrice] = []) {
         self.id = id
         self.productId = productId
         self.name = name ?? productId
@@ -57,6 +60,21 @@ public struct MockConnectSubscription: Sendable {
         self.winBackOffers = winBackOffers
         self.offerCodes = offerCodes
         self.pricePoints = pricePoints
+        self.prices = prices
+    }
+}
+
+/// One entry of a subscription's price schedule (`subscriptionPrices`): a price point from a day on.
+public struct MockConnectSubscriptionPrice: Sendable {
+    public var id: String
+    public var pricePointId: String
+    /// `YYYY-MM-DD`, or nil for a price without a start.
+    public var startDate: String?
+
+    public init(id: String, pricePointId: String, startDate: String? = nil) {
+        self.id = id
+        self.pricePointId = pricePointId
+        self.startDate = startDate
     }
 }
 
@@ -188,4 +206,6 @@ public enum MockConnectFault: Sendable {
     case error(status: Int, code: String, title: String, detail: String)
     /// A 200 with this body.
     case body(String)
+    /// The request is carried out, then answered with this 5xx (an answer lost on the way).
+    case lostAnswer(status: Int)
 }

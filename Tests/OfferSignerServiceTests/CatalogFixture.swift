@@ -43,8 +43,8 @@ final class CatalogFixture {
 
     deinit { server.stop() }
 
-    /// com.example.app: one group with the monthly product (a promotional offer with prices in
-    /// two territories, a free trial, an introductory offer, a win-back offer and an offer code)
+    /// com.example.app: one group with the monthly product (regular prices in two territories,
+    /// one scheduled; a promotional offer with prices in two territories, a free trial, an introductory offer, a win-back offer and an offer code)
     /// and the yearly product nobody has bought, without offers; com.example.app.pro, whose
     /// bundle ID starts with the first's; com.example.other with one offer.
     static let apps: [MockConnectApp] = [
@@ -66,7 +66,16 @@ final class CatalogFixture {
                     pricePoints: [
                         MockConnectPricePoint(id: "pp-usa-499", territory: "USA", customerPrice: "4.99", equalizations: ["pp-fra-499"]),
                         MockConnectPricePoint(id: "pp-fra-499", territory: "FRA", customerPrice: "4.99"),
-                        MockConnectPricePoint(id: "pp-usa-999", territory: "USA", customerPrice: "9.99"),
+                        MockConnectPricePoint(id: "pp-usa-999", territory: "USA", customerPrice: "9.99", equalizations: ["pp-fra-999"]),
+                        MockConnectPricePoint(id: "pp-usa-799", territory: "USA", customerPrice: "7.99"),
+                        MockConnectPricePoint(id: "pp-usa-1299", territory: "USA", customerPrice: "12.99"),
+                        MockConnectPricePoint(id: "pp-fra-999", territory: "FRA", customerPrice: "9.99"),
+                    ],
+                    prices: [
+                        MockConnectSubscriptionPrice(id: "sp-usa-1", pricePointId: "pp-usa-799"),
+                        MockConnectSubscriptionPrice(id: "sp-usa-2", pricePointId: "pp-usa-999", startDate: "2026-06-01"),
+                        MockConnectSubscriptionPrice(id: "sp-usa-3", pricePointId: "pp-usa-1299", startDate: "2027-03-01"),
+                        MockConnectSubscriptionPrice(id: "sp-fra-1", pricePointId: "pp-fra-999"),
                     ]),
                 MockConnectSubscription(id: "6400000002", productId: yearly, name: "Pro Yearly", subscriptionPeriod: "ONE_YEAR", groupLevel: 1),
             ]),

@@ -47,6 +47,12 @@ struct CatalogTests {
         let monthly = subscriptions[0]
         #expect(monthly["groupId"] as? String == "21000001" && monthly["subscriptionPeriod"] as? String == "ONE_MONTH"
             && monthly["state"] as? String == "APPROVED" && monthly["groupLevel"] as? Int == 2)
+        let regular = try #require(monthly["regularPrices"] as? [[String: Any]])
+        #expect(regular.map { "\($0["territory"]!) \($0["customerPrice"]!) \($0["currency"]!) \($0["startDate"] ?? "-")" }
+            == ["FRA 9.99 EUR -", "USA 9.99 USD 2026-06-01"])
+        #expect((monthly["scheduledPrices"] as? [[String: Any]])?.map { "\($0["territory"]!) \($0["customerPrice"]!) \($0["startDate"]!)" }
+            == ["USA 12.99 2027-03-01"])
+        #expect((subscriptions[1]["regularPrices"] as? [Any])?.isEmpty == true)
         let offers = try #require(monthly["promotionalOffers"] as? [[String: Any]])
         #expect(offers.map { $0["offerCode"] as? String } == ["winback_50", "trial_week"])
         #expect(offers[0]["duration"] as? String == "THREE_MONTHS" && offers[0]["offerMode"] as? String == "PAY_AS_YOU_GO"

@@ -82,6 +82,12 @@ struct RoleTableTests {
         ("GET", "/v1/audit/app-account-token-links", [.auditor, .admin]),
         ("GET", "/v1/admin/catalog", [.marketing, .auditor, .admin]),
         ("POST", "/v1/admin/catalog/sync", [.admin]),
+        ("POST", "/v1/admin/appstore/promotional-offers", [.marketing, .admin]),
+        ("PATCH", "/v1/admin/appstore/promotional-offers/oc1/prices", [.marketing, .admin]),
+        ("DELETE", "/v1/admin/appstore/promotional-offers/oc1", [.marketing, .admin]),
+        ("GET", "/v1/admin/appstore/price-points", [.marketing, .admin]),
+        ("GET", "/v1/admin/appstore/price-points/equalizations", [.marketing, .admin]),
+        ("GET", "/v1/audit/appstore-changes", [.auditor, .admin]),
         ("GET", "/v1/admin/webhooks", [.admin]),
         ("GET", "/v1/admin/webhooks/wh1", [.admin]),
         ("PUT", "/v1/admin/webhooks/wh1", [.admin]),
@@ -126,7 +132,7 @@ struct RoleTableTests {
     func complete() throws {
         let env = try TestEnvironment()
         let routes = env.router.routes.map { "\($0.method) \($0.pattern)" }
-        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "pl1", with: "{placementId}").replacingOccurrences(of: "ex1", with: "{experimentId}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "ev1", with: "{eventId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}").replacingOccurrences(of: "wh1", with: "{webhookId}"))" })
+        let contract = Set(Self.contract.map { "\($0.0) \($0.1.replacingOccurrences(of: "u1", with: "{userId}").replacingOccurrences(of: "o1", with: "{offerId}").replacingOccurrences(of: "n1", with: "{nonce}").replacingOccurrences(of: "app.js", with: "{asset}").replacingOccurrences(of: "pl1", with: "{placementId}").replacingOccurrences(of: "ex1", with: "{experimentId}").replacingOccurrences(of: "r1", with: "{ruleId}").replacingOccurrences(of: "a1", with: "{appTransactionId}").replacingOccurrences(of: "ev1", with: "{eventId}").replacingOccurrences(of: "msg1", with: "{messageId}").replacingOccurrences(of: "img1", with: "{imageId}").replacingOccurrences(of: "req1", with: "{requestId}").replacingOccurrences(of: "prod1/loc1", with: "{productId}/{locale}").replacingOccurrences(of: "wh1", with: "{webhookId}").replacingOccurrences(of: "oc1", with: "{offerCode}"))" })
         #expect(Set(routes) == contract && Set(routes).count == routes.count)
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// (e.g. `ENTITY_ERROR.ATTRIBUTE.INVALID`, `RATE_LIMIT_EXCEEDED`), `title` and `detail`.
 ///
 /// [ErrorResponse.Errors](https://developer.apple.com/documentation/appstoreconnectapi/errorresponse/errors)
-public struct AppStoreConnectErrorItem: Decodable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreConnectErrorItem: Codable, Hashable, Sendable, CustomStringConvertible {
     public var status: String
     public var code: String
     public var title: String

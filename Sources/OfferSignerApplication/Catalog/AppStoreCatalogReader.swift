@@ -4,8 +4,9 @@ import OfferSignerCore
 
 /// Reads one app's catalog through App Store Connect's JSON:API resources: the app
 /// (`GET /v1/apps?filter[bundleId]=`, its bundle ID matched exactly), its subscription groups,
-/// their subscriptions, and each subscription's promotional offers with their prices (price
-/// point and territory included), introductory offers, win-back offers and offer codes.
+/// their subscriptions, and each subscription's regular prices (its price schedule), promotional
+/// offers with their prices (price point and territory included), introductory offers, win-back
+/// offers and offer codes.
 /// Every listing is followed through `links.next`; the whole read is bounded in time and size.
 struct AppStoreCatalogReader {
     let client: AppStoreConnectClient
@@ -31,7 +32,8 @@ struct AppStoreCatalogReader {
         }
     }
 
-    func read(bundleId: String) throws(CatalogSyncError) -> AppStoreCatalog {
+    /// The app's catalog; regular prices are split into those in force on `day` (`YYYY-MM-DD`) and those scheduled after it.
+    func read(bundleId: String, day: String) throws(CatalogSyncError) -> AppStoreCatalog {
         let budget = Budget(limits)
         let apps = try list(budget, "/v1/apps", [("filter[bundleId]", bundleId), ("fields[apps]", "bundleId,name"), Self.pageLimit])
         guard let app = apps.data.first(where: { $0.type == "apps" && $0.string("bundleId") == bundleId }) else {
@@ -51,18 +53,28 @@ struct AppStoreCatalogReader {
                 guard subscriptions.count < limits.maxSubscriptions else {
                     throw .tooLarge("more than \(limits.maxSubscriptions) subscriptions")
                 }
-                subscriptions.append(try subscription(resource, productId: productId, groupId: group.id, budget))
+                subscriptions.append(try subscription(resource, productId: productId, groupId: group.id, day: day, budget))
             }
         }
         return AppStoreCatalog(appAppleId: app.id, subscriptionGroups: groups, subscriptions: subscriptions)
     }
 
-    private func subscription(_ resource: JSONAPIResource, productId: String, groupId: String,
+    private func subscription(_ resource: JSONAPIResource, productId: String, groupId: String, day: String,
                               _ budget: Budget) throws(CatalogSyncError) -> CatalogSubscription {
         let id = try segment(resource.id)
         var subscription = CatalogSubscription(appleId: resource.id, productId: productId, name: resource.string("name") ?? productId,
                                                groupId: groupId, subscriptionPeriod: resource.string("subscriptionPeriod"),
                                                state: resource.string("state"), groupLevel: resource.int("groupLevel"))
+        let schedule = try list(budget, "/v1/subscriptions/\(id)/prices", [
+            ("include", "territory,subscriptionPricePoint"), ("fields[subscriptionPrices]", "startDate,territory,subscriptionPricePoint"),
+            ("fields[subscriptionPricePoints]", "customerPrice,territory"), ("fields[territories]", "currency"), Self.pageLimit,
+        ])
+        let regular = schedule.data.filter { $0.type == "subscriptionPrices" }.compactMap { entry -> CatalogRegularPrice? in
+            guard let price = Self.price(entry, in: schedule) else { return nil }
+            return CatalogRegularPrice(territory: price.territory, currency: price.currency, customerPrice: price.customerPrice,
+                                       startDate: entry.string("startDate"), pricePointId: price.pricePointId)
+        }
+        (subscription.regularPrices, subscription.scheduledPrices) = CatalogRegularPrice.split(regular, on: day)
         let promotional = try list(budget, "/v1/subscriptions/\(id)/promotionalOffers", [Self.pageLimit])
         for offer in promotional.data where offer.type == "subscriptionPromotionalOffers" {
             let prices = try list(budget, "/v1/subscriptionPromotionalOffers/\(try segment(offer.id))/prices", [
@@ -115,7 +127,7 @@ struct AppStoreCatalogReader {
 
     /// A price resource's territory (with its currency) and price point (with its customer
     /// price), from the document's included resources.
-    private static func price(_ resource: JSONAPIResource, in document: JSONAPIDocument) -> CatalogPrice? {
+    static func price(_ resource: JSONAPIResource, in document: JSONAPIDocument) -> CatalogPrice? {
         guard let territory = resource.related("territory") else { return nil }
         let point = resource.related("subscriptionPricePoint")
         return CatalogPrice(territory: territory.id, currency: document.included(territory)?.string("currency"),

@@ -10,7 +10,8 @@ public final class CatalogSync: Sendable {
     private let keyRing: KeyRing
     private let clients: AppStoreConnectClients
     private let store: any CatalogStore
-    private let catalogs: AppStoreCatalogs
+    /// The catalogs this sync stores into (and forgets after each sync).
+    let catalogs: AppStoreCatalogs
     private let clock: WallClock
     private let logger: Logger
     private let metrics: Metrics?
@@ -55,6 +56,19 @@ public final class CatalogSync: Sendable {
         return bundleIds.map { sync(app: $0) }
     }
 
+    /// Whether `bundleId` is a configured app.
+    func isConfigured(_ bundleId: String) -> Bool { keyRing.current.apps[bundleId] != nil }
+
+    /// The App Store Connect client of the app's Team key (shared by the apps of that key).
+    func client(bundleId: String) throws(CatalogSyncError) -> AppStoreConnectClient {
+        guard let key = keyRing.current.apps[bundleId]?.appStoreConnect else { throw .noCredentials(bundleId: bundleId) }
+        do throws(AppStoreConnectConfigurationError) {
+            return try clients.client(for: key)
+        } catch {
+            throw .appStoreConnect(.invalidArgument(error.description))
+        }
+    }
+
     /// Syncs one app.
     public func sync(app bundleId: String) -> CatalogSyncResult {
         flight.run(bundleId) { () -> CatalogSyncResult in run(bundleId) }
@@ -64,14 +78,8 @@ public final class CatalogSync: Sendable {
         let started = ContinuousClock.now
         let outcome: Result<AppStoreCatalog, CatalogSyncError>
         do throws(CatalogSyncError) {
-            guard let key = keyRing.current.apps[bundleId]?.appStoreConnect else { throw .noCredentials(bundleId: bundleId) }
-            let client: AppStoreConnectClient
-            do throws(AppStoreConnectConfigurationError) {
-                client = try clients.client(for: key)
-            } catch {
-                throw .appStoreConnect(.invalidArgument(error.description))
-            }
-            let catalog = try AppStoreCatalogReader(client: client, limits: limits).read(bundleId: bundleId)
+            let client = try client(bundleId: bundleId)
+            let catalog = try AppStoreCatalogReader(client: client, limits: limits).read(bundleId: bundleId, day: Self.day(clock.now))
             do {
                 try store.save(catalog, bundleId: bundleId, syncedAt: clock.now)
             } catch {
@@ -107,6 +115,13 @@ public final class CatalogSync: Sendable {
             return CatalogSyncResult(bundleId: bundleId, outcome: .failed, syncedAt: try? store.catalog(bundleId: bundleId)?.syncedAt,
                                      subscriptions: nil, promotionalOffers: nil, error: error.description)
         }
+    }
+}
+
+extension CatalogSync {
+    /// `YYYY-MM-DD` of `date` in UTC: the day a sync splits regular prices on.
+    static func day(_ date: Date) -> String {
+        String(RFC3339.string(from: date).prefix(10))
     }
 }
 

@@ -18,10 +18,16 @@ public struct CatalogSubscription: Codable, Hashable, Sendable {
     public var introductoryOffers: [CatalogIntroductoryOffer]
     public var winBackOffers: [CatalogWinBackOffer]
     public var offerCodes: [CatalogOfferCode]
+    /// The regular price in force in each territory on the day of the sync (nil in a catalog
+    /// synced before regular prices were read).
+    public var regularPrices: [CatalogRegularPrice]?
+    /// Regular prices Apple will put in force after the day of the sync.
+    public var scheduledPrices: [CatalogRegularPrice]?
 
     public init(appleId: String, productId: String, name: String, groupId: String, subscriptionPeriod: String?, state: String?,
                 groupLevel: Int?, promotionalOffers: [CatalogPromotionalOffer] = [], introductoryOffers: [CatalogIntroductoryOffer] = [],
-                winBackOffers: [CatalogWinBackOffer] = [], offerCodes: [CatalogOfferCode] = []) {
+                winBackOffers: [CatalogWinBackOffer] = [], offerCodes: [CatalogOfferCode] = [], regularPrices: [CatalogRegularPrice]? = nil,
+                scheduledPrices: [CatalogRegularPrice]? = nil) {
         self.appleId = appleId
         self.productId = productId
         self.name = name
@@ -33,6 +39,8 @@ public struct CatalogSubscription: Codable, Hashable, Sendable {
         self.introductoryOffers = introductoryOffers
         self.winBackOffers = winBackOffers
         self.offerCodes = offerCodes
+        self.regularPrices = regularPrices
+        self.scheduledPrices = scheduledPrices
     }
 
     /// The promotional offer StoreKit knows by `offerCode` (an offer rule's `offerId`).
