@@ -225,6 +225,119 @@ class MockAppleMessaging:
         self.server.shutdown()
 
 
+class MockAppStoreConnect:
+    """App Store Connect's API (`--appstore-connect-url`) for the catalog sync, in memory: the app of
+    dev-setup with one subscription group, two subscriptions and their promotional offers with prices
+    (Apple's JSON:API shapes: `included` territories and price points). Requests need an ES256 JWT with
+    kid, iss and aud appstoreconnect-v1 (not verified here; the Swift mock checks the signature).
+    `failing`: every request answers 401 with Apple's errors[]."""
+
+    KEY_ID, ISSUER = "2X9R4HXF34", "69a6de7e-0000-47e3-e053-5b8c7c11a4d1"
+    MONTHLY, YEARLY = PRODUCT, "com.example.app.pro_yearly"
+    MARKUP_NAME = '"><img src=x onerror=window.__xss=1>'
+
+    def __init__(self):
+        import http.server, threading
+        self.failing = False
+        self.requests = 0
+        mock = self
+        offers = {
+            "6400000001": [("7100000001", "winback_e2e", "Win back, 3 months at 2.99", "ONE_MONTH", "PAY_AS_YOU_GO", 3,
+                            [("USA", "USD", "2.99"), ("GBR", "GBP", "2.49"), ("FRA", "EUR", "2.99"), ("JPN", "JPY", "400"), ("BRA", "BRL", "9.90")]),
+                           ("7100000002", "spring_free", self.MARKUP_NAME, "ONE_MONTH", "FREE_TRIAL", 1, [("USA", "USD", None)])],
+            "6400000002": [("7100000003", "spring_free", "Spring: a free month", "ONE_MONTH", "FREE_TRIAL", 1, [("USA", "USD", None)])],
+        }
+        subscriptions = [("6400000001", self.MONTHLY, "Pro Monthly", "ONE_MONTH", 2), ("6400000002", self.YEARLY, "Pro Yearly", "ONE_YEAR", 1)]
+
+        def resource(kind, identifier, **attributes):
+            return {"type": kind, "id": identifier, "attributes": attributes}
+
+        def respond(path):
+            if path == "/v1/apps":
+                return [resource("apps", str(APP_APPLE_ID), bundleId="com.example.app", name="Example")], []
+            if path == f"/v1/apps/{APP_APPLE_ID}/subscriptionGroups":
+                return [resource("subscriptionGroups", GROUP, referenceName="Pro")], []
+            if path == f"/v1/subscriptionGroups/{GROUP}/subscriptions":
+                return [resource("subscriptions", i, productId=p, name=n, state="APPROVED", subscriptionPeriod=d, groupLevel=l)
+                        for i, p, n, d, l in subscriptions], []
+            parts = path.strip("/").split("/")
+            if len(parts) == 4 and parts[1] == "subscriptions" and parts[3] == "promotionalOffers":
+                return [resource("subscriptionPromotionalOffers", i, offerCode=c, name=n, duration=d, offerMode=m, numberOfPeriods=k)
+                        for i, c, n, d, m, k, _ in offers.get(parts[2], [])], []
+            if len(parts) == 4 and parts[1] == "subscriptionPromotionalOffers" and parts[3] == "prices":
+                found = next((o for group in offers.values() for o in group if o[0] == parts[2]), None)
+                data, included = [], []
+                for territory, currency, price in (found[6] if found else []):
+                    relationships = {"territory": {"data": {"type": "territories", "id": territory}}}
+                    included.append(resource("territories", territory, currency=currency))
+                    if price:
+                        point = f"pp-{territory}-{price}"
+                        relationships["subscriptionPricePoint"] = {"data": {"type": "subscriptionPricePoints", "id": point}}
+                        included.append(resource("subscriptionPricePoints", point, customerPrice=price))
+                    data.append({"type": "subscriptionPromotionalOfferPrices", "id": f"{parts[2]}-{territory}", "relationships": relationships})
+                return data, included
+            if len(parts) == 4 and parts[1] == "subscriptions" and parts[3] in ("introductoryOffers", "winBackOffers", "offerCodes"):
+                return [], []
+            return None
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def answer(self, status, body):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                mock.requests += 1
+                url = urllib.parse.urlparse(self.path)
+                if mock.failing or not mock.token_ok(self.headers.get("Authorization", "")):
+                    return self.answer(401, {"errors": [{"status": "401", "code": "NOT_AUTHORIZED", "title": "Authentication credentials are missing or invalid.",
+                                                         "detail": "Provide a properly configured and signed bearer token, and make sure that it has not expired."}]})
+                found = respond(url.path)
+                if found is None:
+                    return self.answer(404, {"errors": [{"status": "404", "code": "NOT_FOUND", "title": "The specified resource does not exist", "detail": url.path}]})
+                data, included = found
+                self.answer(200, {"data": data, "included": included, "links": {"self": mock.base + self.path}})
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def token_ok(self, authorization):
+        parts = authorization.removeprefix("Bearer ").split(".")
+        if len(parts) != 3:
+            return False
+        decode = lambda part: json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+        header, claims = decode(parts[0]), decode(parts[1])
+        return header.get("alg") == "ES256" and header.get("kid") == self.KEY_ID and claims.get("aud") == "appstoreconnect-v1" \
+            and claims.get("iss") == self.ISSUER
+
+    def give_team_key(self, keys_path):
+        """Writes a Team key (P-256, PKCS#8) beside the keys file and names it as the app's appStoreConnect."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        key = ec.generate_private_key(ec.SECP256R1()).private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                                      serialization.NoEncryption())
+        folder = os.path.dirname(keys_path)
+        with open(os.path.join(folder, f"AuthKey_{self.KEY_ID}.p8"), "wb") as f:
+            f.write(key)
+        os.chmod(os.path.join(folder, f"AuthKey_{self.KEY_ID}.p8"), 0o600)
+        with open(keys_path) as f:
+            keys = json.load(f)
+        for app in keys["apps"]:
+            app["appStoreConnect"] = {"issuerId": self.ISSUER, "keyId": self.KEY_ID, "privateKeyPath": f"AuthKey_{self.KEY_ID}.p8"}
+        with open(keys_path, "w") as f:
+            json.dump(keys, f, indent=2)
+
+    def stop(self):
+        self.server.shutdown()
+
+
 class WebhookReceiver:
     """A webhook receiver on loopback: answers each POST with the status and body set (`answer`), and keeps
     every request's headers (names in lower case) and body, in order."""
@@ -1452,11 +1565,98 @@ def scenarios(service, console, facts):
         c.no_console_errors()
         c.sign_out()
 
+    def catalog():
+        connect, monthly, yearly = service.connect, MockAppStoreConnect.MONTHLY, MockAppStoreConnect.YEARLY
+        # No Team key: the editor's offer ID and products are free text, and the Catalog page says why there is none.
+        c.sign_in(service.tokens["marketing"])
+        c.wait_text("#nav", "Catalog")
+        c.open("#/offers/new")
+        c.wait_text("#catalog-freshness", "no Team key")
+        check(c.find("#f-offerId").is_displayed() and c.find("#f-productIds").is_displayed() and not c.all("#f-offerId-pick, #f-productIds-pick"),
+              "without a catalog the offer ID and products are typed")
+        c.open("#/catalog")
+        c.wait_text("#catalog-freshness", "no Team key")
+        check(not c.all("#sync-now") and "appStoreConnect Team key" in c.main_text(), "the page says how to get a catalog, and offers no sync")
+        check(connect.requests == 0, "nothing asked App Store Connect")
+        c.no_console_errors()
+        c.sign_out()
+        # The Team key in the keys file, reloaded (SIGHUP): the app has a key and no catalog yet; an admin syncs it.
+        connect.give_team_key(service.keys)
+        service.process.send_signal(signal.SIGHUP)
+        deadline = time.time() + 30
+        while time.time() < deadline and json.loads(service.call("GET", "/v1/me", "admin")[2]).get("catalogApps") != ["com.example.app"]:
+            time.sleep(0.1)
+        check(json.loads(service.call("GET", "/v1/me", "admin")[2]).get("catalogApps") == ["com.example.app"], "the reloaded keys give the app a Team key")
+        c.sign_in(service.tokens["admin"])
+        c.wait_text("#nav", "Catalog")
+        c.open("#/catalog")
+        c.wait_text("#catalog-freshness", "no sync has run")
+        c.no_console_errors(allow_network=(404,))       # GET /v1/admin/catalog: 404 catalog_not_found before the first sync
+        connect.failing = True
+        c.click("#sync-now")
+        notice = c.wait_text("#catalog-freshness", "failed")
+        check("NOT_AUTHORIZED" in notice.text or "Authentication credentials" in notice.text, f"a failed sync says Apple's words ({notice.text!r})")
+        c.wait_text("#toasts", "The sync failed")
+        check(not c.all(".catalog-product"), "a failed first sync shows no catalog")
+        c.no_console_errors()
+        connect.failing = False
+        c.click("#sync-now")
+        c.wait_text("#toasts", "Synced com.example.app: 2 subscriptions, 3 promotional offers")
+        notice = c.wait_text("#catalog-freshness", "catalog synced")
+        check("just now" in notice.text and "notice-ok" in notice.get_attribute("class"), f"the catalog is fresh ({notice.text!r})")
+        text = c.main_text()
+        for words in ("Pro Monthly", yearly, "Pay as you go: USD 2.99 a month for 3 periods (1 month each)", "USD 2.99 (USA)", "GBP 2.49 (GBR)",
+                      "and 2 other territories", "Free for 1 month", "rule winback_e2e", MockAppStoreConnect.MARKUP_NAME):
+            check(words in text, f"the catalog shows {words!r}")
+        check(not c.all("main img") and c.driver.execute_script("return window.__xss") is None, "an offer name that is markup stays text")
+        c.no_console_errors()
+        c.shot("40-catalog")
+        # The offer editor picks the offer ID and products from the catalog, and shows the offer's terms.
+        c.open("#/offers/new")
+        c.wait("#f-offerId-pick")
+        check(not c.find("#f-offerId").is_displayed() and not c.find("#f-productIds").is_displayed(), "with a catalog the typed fields give way to pickers")
+        options = [o.text for o in Select(c.find("#f-offerId-pick")).options]
+        check(any(o.startswith("winback_e2e — Win back") for o in options) and any(o.startswith("spring_free") and "2 products" in o for o in options)
+              and options[-1] == "Another offer ID, typed by hand", f"the offer IDs are the catalog's ({options})")
+        Select(c.find("#f-offerId-pick")).select_by_value("spring_free")
+        ticked = [box.get_attribute("value") for box in c.all("#f-productIds-pick input:checked")]
+        check(ticked == [monthly, yearly], f"choosing the offer ticks the products that have it ({ticked})")
+        c.wait_text("#offer-terms", "Free for 1 month")
+        check(c.find("#f-productIds-pick").text.count("Has spring_free at Apple") == 2, "each product says it has the offer")
+        c.shot("41-offer-catalog-pickers")
+        c.click_text("button", "Create offer")
+        c.wait_text("main h1", "Offer spring_free")
+        status, _, body = service.call("GET", "/v1/admin/offers/spring_free", "marketing")
+        check(status == 200 and json.loads(body)["productIds"] == [monthly, yearly], f"the picked offer and products are saved ({body[:200]!r})")
+        # An ID typed by hand that Apple does not have: refused, in words, beside the products.
+        c.open("#/offers/new")
+        c.wait("#f-offerId-pick")
+        Select(c.find("#f-offerId-pick")).select_by_visible_text("Another offer ID, typed by hand")
+        check(c.find("#f-offerId").is_displayed() and c.driver.switch_to.active_element.get_attribute("id") == "f-offerId", "typing by hand shows the field, focused")
+        c.type("#f-offerId", "ghost_offer")
+        c.click(f"#f-productIds-pick input[value='{monthly}']")
+        c.wait_text("#f-productIds-pick", "No promotional offer ghost_offer at Apple")
+        c.click_text("button", "Create offer")
+        c.wait_text(".error-summary", "the offer does not exist at Apple for this product")
+        error = c.wait_text("#f-productIds-error", "has no promotional offer ghost_offer at Apple")
+        check("spring_free" in error.text and "winback_e2e" in error.text and "offer_not_at_apple" not in c.find(".error-summary").text,
+              f"the refusal names what the product has, in words ({error.text!r})")
+        c.no_console_errors(allow_network=(400,))
+        c.shot("42-offer-not-at-apple")
+        # A saved offer: its terms at Apple next to its outcomes.
+        c.open("#/offers/edit/winback_e2e")
+        terms = c.wait_text("#terms", "Pay as you go: USD 2.99 a month for 3 periods")
+        check("GBP 2.49 (GBR)" in terms.text and c.all("#outcomes"), "the terms are shown beside the outcomes")
+        boxes = c.find("#f-productIds-pick").text
+        check("Has winback_e2e at Apple" in boxes and "No promotional offer winback_e2e at Apple" in boxes, f"each product says whether it has the offer ({boxes!r})")
+        c.no_console_errors()
+        c.shot("43-offer-terms", at="#terms")
+        c.sign_out()
 
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,
             disable_and_enable, user_lookup, consent_rescinded, activity, refusals_survive_restart, xss_probe, expired_token, auditor,
             retention_rules, retention_messaging, introductory_rules, audit_sources_and_formats, outcomes_and_holdout, audit_redemptions,
-            audit_account_links, placements, experiments, webhooks]
+            audit_account_links, placements, experiments, webhooks, catalog]
 
 
 def main():
@@ -1470,9 +1670,11 @@ def main():
     started = time.time()
     folder = tempfile.mkdtemp(prefix="offer-signer-console-")
     apple = MockAppleMessaging("com.example.app", approved=(MESSAGE, FALLBACK))
-    receiver = WebhookReceiver()
-    service = Service_(args.binary, folder, extra=("--appstore-api-url", apple.base, "--webhook-allow-private", "on"))
-    service.apple, service.receiver = apple, receiver
+    receiver, connect = WebhookReceiver(), MockAppStoreConnect()
+    # The app gets its Team key, and the catalog its sync, only in the catalog scenario (at the end): a catalog checks every offer after.
+    service = Service_(args.binary, folder, extra=("--appstore-api-url", apple.base, "--webhook-allow-private", "on",
+                                                   "--appstore-connect-url", connect.base, "--catalog-sync-interval", "off"))
+    service.apple, service.receiver, service.connect = apple, receiver, connect
     console = None
     passed = failed = 0
     try:
@@ -1511,6 +1713,7 @@ def main():
         service.stop()
         service.apple.stop()
         service.receiver.stop()
+        service.connect.stop()
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
     print(f"console e2e: {passed} passed, {failed} failed in {time.time() - started:.0f} s; screenshots in {args.screenshots}")

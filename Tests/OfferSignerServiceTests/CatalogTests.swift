@@ -161,6 +161,16 @@ struct CatalogTests {
             == false)
     }
 
+    @Test("GET /v1/me names the apps with a Team key (the console asks only their catalogs)")
+    func meNamesCatalogApps() throws {
+        let env = try TestEnvironment(secondApp: true)
+        #expect(env.send("GET", "/v1/me", role: .marketing).json["catalogApps"] as? [String] == [])
+        _ = try CatalogFixture(env)
+        for role in [Role.marketing, .auditor, .admin] {
+            #expect(env.send("GET", "/v1/me", role: role).json["catalogApps"] as? [String] == [TestEnvironment.bundleId, TestEnvironment.otherBundleId])
+        }
+    }
+
     @Test("a store page knows a product nobody has bought, from the catalog, with its subscription group")
     func storePageKnowsUnboughtProduct() throws {
         let env = try TestEnvironment(secondApp: true)

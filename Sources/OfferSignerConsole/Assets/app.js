@@ -18,6 +18,7 @@ import { renderPlacementEditor } from './view-placement-editor.js';
 import { renderExperiments } from './view-experiments.js';
 import { renderExperimentEditor } from './view-experiment-editor.js';
 import { renderWebhooks } from './view-webhooks.js';
+import { renderCatalog } from './view-catalog.js';
 import { renderWebhookEditor } from './view-webhook-editor.js';
 
 /** Pages, who may see them (admin sees all; `roles: []` is admin only), how they render, and their editor (`#/page/new`, `#/page/edit/id`). */
@@ -39,6 +40,7 @@ const PAGES = [
   { id: 'activity', label: 'Activity', roles: ['marketing', 'auditor'], render: renderActivity },
   { id: 'users', label: 'Users', roles: ['marketing'], render: renderUsers },
   { id: 'audit', label: 'Audit', roles: ['auditor'], render: renderAudit },
+  { id: 'catalog', label: 'Catalog', title: 'The App Store Connect catalog', roles: ['marketing', 'auditor'], render: renderCatalog },
   { id: 'webhooks', label: 'Webhooks', roles: [], render: renderWebhooks,
     edit: (main, context, id) => renderWebhookEditor(main, { ...context, webhookId: id }) },
 ];

@@ -86,6 +86,7 @@ export const CRITERION_LABELS = {
   maxSignaturesPerUserPerDay: 'Daily limit reached',
   consentRescinded: 'Consent rescinded',
   holdout: 'In the holdout group',
+  appStoreConnect: 'Offer not at Apple for the product',
 };
 
 export function criterionLabel(name) {

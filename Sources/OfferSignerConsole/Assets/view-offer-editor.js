@@ -1,5 +1,5 @@
 import { api, path, ApiError } from './api.js';
-import { h, replace, toast } from './dom.js';
+import { h, replace, toast, setFieldError } from './dom.js';
 import { number, percent, dateTime, plural } from './format.js';
 import { buildFields, readRule, showErrors, clearErrors, fieldId } from './rule-form.js';
 import { OFFER_FIELDS, OFFER_SCHEMA, offerState, criterionLabel } from './offer-fields.js';
@@ -7,6 +7,9 @@ import { historyList } from './rule-history.js';
 import { horizontalBars } from './charts.js';
 import { stateBadge } from './view-offers.js';
 import { outcomesPanel } from './view-outcomes.js';
+import { problemTitle } from './problems.js';
+import { loadCatalog, hasCatalog, hasTeamKey, freshnessNotice } from './catalog-fields.js';
+import { attachCatalogPickers, termsList } from './catalog-pickers.js';
 
 function blankRule(apps) {
   return { offerId: '', bundleId: apps[0] || '', productIds: [], enabled: true, priority: 0, startsAt: null, endsAt: null, eligibility: {}, limits: {} };
@@ -47,6 +50,35 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
     environmentField);
   const history = h('section', { class: 'panel', 'aria-labelledby': 'history-title' }, h('h2', { id: 'history-title' }, 'History'));
 
+  // The app's App Store Connect catalog: products and offer IDs picked from it, its freshness
+  // above the fields; without one, both are typed by hand.
+  const catalogSlot = h('div', { class: 'catalog-slot' });
+  form.querySelector('[data-section="basics"] .section-intro')?.after(catalogSlot);
+  let pickers = null;
+  let catalog = null;
+  async function useCatalog(app) {
+    pickers?.detach();
+    pickers = null;
+    try {
+      catalog = await loadCatalog(me, app);
+    } catch (error) {
+      if (error.status === 401) throw error;
+      catalog = null;
+      replace(catalogSlot, h('p', { class: 'notice notice-warn', id: 'catalog-freshness' }, `The App Store Connect catalog could not be read (${error.message}): offer IDs and products are typed by hand.`));
+      return;
+    }
+    replace(catalogSlot, freshnessNotice(catalog, { teamKey: hasTeamKey(me, app) }));
+    if (hasCatalog(catalog)) pickers = attachCatalogPickers(form, { catalog, saved, showTerms: !saved });
+  }
+  await useCatalog(original.bundleId);
+  form.querySelector('#f-bundleId')?.addEventListener('change', event => useCatalog(event.target.value));
+  const terms = saved ? h('section', { class: 'panel', id: 'terms', 'aria-labelledby': 'terms-title' },
+    h('h2', { id: 'terms-title' }, 'Terms at Apple'),
+    hasCatalog(catalog)
+      ? [h('p', { class: 'muted' }, 'What the offer gives in each of its products, as the App Store Connect catalog has it; the outcomes below are what it did.'),
+        termsList(catalog, stored.offerId, stored.productIds)]
+      : h('p', { class: 'muted' }, 'Unknown: the app has no App Store Connect catalog. With the app’s Team key in the keys file, the catalog says what each offer gives.')) : null;
+
   const params = () => ({ bundleId: readRule(form, original, OFFER_SCHEMA).bundleId || bundleId });
 
   async function save(event) {
@@ -57,7 +89,8 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
     busy(true);
     try {
       const result = await api('PUT', path('/v1/admin/offers', rule.offerId), { body: rule });
-      toast(saved ? `Saved ${result.offerId} (version ${result.version}).` : `Created ${result.offerId}.`, 'success');
+      const warning = (result.warnings || []).some(text => text.startsWith('not checked against App Store Connect')) ? ' Not checked against App Store Connect: the app has no catalog.' : '';
+      toast(`${saved ? `Saved ${result.offerId} (version ${result.version}).` : `Created ${result.offerId}.`}${warning}`, 'success');
       navigate(['offers', 'edit', result.offerId], apps.length > 1 ? { bundleId: result.bundleId } : undefined);
     } catch (error) {
       handleError(error, 'The offer was not saved');
@@ -108,6 +141,17 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
   }
 
   function handleError(error, title) {
+    if (error instanceof ApiError && error.code === 'offer_not_at_apple' && Array.isArray(error.problem.products)) {
+      const offerId = readRule(form, original, OFFER_SCHEMA).offerId;
+      const gaps = error.problem.products.map(gap => (gap.inCatalog
+        ? `Product ${gap.productId} has no promotional offer ${offerId} at Apple (it has ${gap.promotionalOffers?.length ? gap.promotionalOffers.join(', ') : 'none'}).`
+        : `Product ${gap.productId} is not a subscription of the app at App Store Connect.`));
+      const words = problemTitle(error);
+      showErrors(form, summary, [...gaps, 'Create the offer in App Store Connect (or pick another), then sync the catalog and save again.'],
+        `${title}: ${words[0].toLowerCase()}${words.slice(1)}`, OFFER_SCHEMA);
+      setFieldError(form, fieldId(OFFER_FIELDS.find(spec => spec.path === 'productIds')), gaps.join(' '));
+      return;
+    }
     if (error instanceof ApiError && error.status === 400) {
       showErrors(form, summary, error.errors.length ? error.errors : [error.message], title, OFFER_SCHEMA);
     } else if (error instanceof ApiError && error.status === 401) {
@@ -154,7 +198,7 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
     saved ? h('p', { class: 'muted' }, `Version ${stored.version}, last changed ${dateTime(stored.updatedAt)}. `,
       h('a', { href: href(['activity', stored.offerId]) }, 'Activity of this offer')) : h('p', { class: 'lead' }, 'Fill in the offer; every criterion left empty lets everyone through. Simulate to see whom it reaches before you create it.'),
     h('div', { class: 'editor-grid' }, h('div', { class: 'editor-main' }, form), h('div', { class: 'editor-side' }, simulation,
-      saved ? outcomesPanel(stored, { environments }) : null, saved ? history : null))));
+      terms, saved ? outcomesPanel(stored, { environments }) : null, saved ? history : null))));
 
   if (saved) {
     try {
@@ -172,6 +216,5 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
       history.append(h('p', { class: 'notice notice-error' }, `The history could not be read: ${error.message}`));
     }
   }
-  const first = form.querySelector(`#${fieldId(OFFER_FIELDS[saved ? 2 : 0])}`);
-  if (!saved) first?.focus();
+  if (!saved) (form.querySelector('#f-offerId-pick') || form.querySelector(`#${fieldId(OFFER_FIELDS[0])}`))?.focus();
 }

@@ -16,6 +16,8 @@ struct CallerHandler {
         let apps: [String]
         /// The App Store environments whose history the service keeps, sorted (Production first).
         let environments: [String]
+        /// The apps with an App Store Connect Team key, whose catalog the service syncs, sorted.
+        let catalogApps: [String]
     }
 
     func me(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
@@ -24,7 +26,9 @@ struct CallerHandler {
         }
         let apps = keyRing.current.apps.keys.sorted()
         let environments = appStore.acceptedEnvironments.sorted()
-        return try HTTPResponse.json(CallerDocument(name: principal.name, role: principal.role, apps: apps, environments: environments))
+        let catalogApps = keyRing.current.apps.values.filter { $0.appStoreConnect != nil }.map(\.bundleId).sorted()
+        return try HTTPResponse.json(CallerDocument(name: principal.name, role: principal.role, apps: apps, environments: environments,
+                                                    catalogApps: catalogApps))
     }
 }
 
