@@ -1520,6 +1520,8 @@ def scenarios(service, console, facts):
         while len(receiver.received) == before and time.time() < deadline:
             time.sleep(0.1)
         check(len(receiver.received) > before and json.loads(receiver.received[-1][1])["id"] == event["id"], "the replay sent the same event again")
+        c.wait_text(".history", "Events replayed")
+        check("Delivery retried" in c.find(".history").text, "the history shows the retry and the replay")
         Select(c.find("#delivery-status")).select_by_value("dead")
         c.wait_text("#deliveries .empty", "No delivery with this status")
         c.no_console_errors()

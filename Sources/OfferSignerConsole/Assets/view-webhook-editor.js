@@ -203,6 +203,7 @@ export async function renderWebhookEditor(main, { me, webhookId, navigate, href 
     h('a', { class: 'button button-quiet', href: href(['webhooks']) }, stored ? 'Back' : 'Cancel')));
 
   let side = null;
+  let historyPanel = null;
   if (stored) {
     const sideError = h('p', { class: 'notice notice-error', role: 'alert', hidden: true, id: 'webhook-action-error' });
     const failed = error => {
@@ -255,6 +256,7 @@ export async function renderWebhookEditor(main, { me, webhookId, navigate, href 
       sideError,
       history,
     ];
+    historyPanel = history;
     loadHistory(stored, history);
   }
 
@@ -267,7 +269,7 @@ export async function renderWebhookEditor(main, { me, webhookId, navigate, href 
       : h('p', { class: 'lead' }, 'Name the webhook, give your receiver’s address and pick the events. Its signing secret is shown once, right after it is created.'),
     held ? secretPanel(stored, held) : null,
     h('div', { class: 'editor-grid' }, h('div', { class: 'editor-main' }, form), side ? h('div', { class: 'editor-side' }, side) : null),
-    stored ? deliveriesPanel(stored) : null));
+    stored ? deliveriesPanel(stored, { onChange: () => loadHistory(stored, historyPanel) }) : null));
   if (held) main.querySelector('#secret-once')?.focus();
   else if (!stored) idInput.focus();
 }

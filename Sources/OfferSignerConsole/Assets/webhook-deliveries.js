@@ -22,8 +22,8 @@ function nextTry(delivery) {
     Date.parse(delivery.nextAttemptAt) <= Date.now() ? 'now' : relative(delivery.nextAttemptAt));
 }
 
-/** A panel that loads and shows `webhook`'s deliveries, with retry and replay. */
-export function deliveriesPanel(webhook) {
+/** A panel that loads and shows `webhook`'s deliveries, with retry and replay; `onChange` after either (they are recorded). */
+export function deliveriesPanel(webhook, { onChange } = {}) {
   const filter = h('select', { id: 'delivery-status' }, FILTERS.map(([value, label]) => h('option', { value }, label)));
   const refresh = h('button', { type: 'button', class: 'button', id: 'deliveries-refresh', onclick: () => load() }, 'Refresh');
   const status = h('p', { class: 'notice notice-error', role: 'alert', id: 'deliveries-error', hidden: true });
@@ -64,6 +64,7 @@ export function deliveriesPanel(webhook) {
     status.hidden = true;
     try {
       await api('POST', path(WEBHOOKS_API, webhook.id, 'deliveries', delivery.eventId, 'retry'));
+      onChange?.();
       toast(`Sending ${eventLabel(delivery.type).toLowerCase()} ${delivery.eventId.slice(0, 8)}… again now.`, 'success');
       await load();
     } catch (error) {
@@ -83,6 +84,7 @@ export function deliveriesPanel(webhook) {
     replayButton.disabled = true;
     try {
       const result = await api('POST', path(WEBHOOKS_API, webhook.id, 'replay'), { body: { from: range[0], to: range[1] } });
+      onChange?.();
       toast(result.queued ? `${plural(result.queued, 'event')} queued to be sent again.` : 'No kept event occurred in that range.', result.queued ? 'success' : 'info');
       await load();
     } catch (error) {
