@@ -1431,6 +1431,8 @@ def scenarios(service, console, facts):
         # Created with an address the service refuses: its words beside the URL; then fixed.
         c.click_text("a", "New webhook")
         c.wait("#f-id")
+        offered = [box.get_attribute("value") for box in c.all("input[name='webhook-event']")]
+        check(len(offered) == 11 and "offer.refused" in offered and "experiment.started" in offered, f"every event type is offered ({offered})")
         c.type("#f-id", "crm")
         c.type("#f-url", "http://192.0.2.10/hook")
         c.click("label.check-event input[value='offer.signed']")       # ticked by default: untick it
@@ -1543,11 +1545,12 @@ def scenarios(service, console, facts):
         c.click_text("button", "Save changes")
         c.wait_text(".page-head .badge", "disabled")
         status, _, _ = service.call("PUT", "/v1/admin/webhooks/" + urllib.parse.quote('"><b>hook', safe=""), "admin",
-                                    {"url": receiver.url, "events": ["consent.rescinded"]})
+                                    {"url": receiver.url, "events": ["consent.rescinded", "experiment.stopped"]})
         check(status == 201, f"a second webhook ({status})")
         c.open("#/webhooks")
         c.wait_text("main tbody", '"><b>hook')
-        check(not c.all("main b") and "Every app" in c.main_text() and "Consent rescinded" in c.main_text(), "the list shows IDs as text, apps and events in words")
+        check(not c.all("main b") and "Every app" in c.main_text() and "Consent rescinded, Experiment stopped" in c.main_text(),
+              "the list shows IDs as text, apps and events in words")
         c.shot("39-webhooks-list")
         # Deleted, confirmed first; Cancel keeps it.
         c.open("#/webhooks/edit/crm")

@@ -8,6 +8,7 @@ export const WEBHOOKS_API = '/v1/admin/webhooks';
 /** The event types the service sends (openapi.yaml's WebhookEventType), in words. */
 export const EVENT_TYPES = [
   ['offer.signed', 'Offer signed', 'A signature was issued: promotional offer, retention or introductory-offer eligibility.'],
+  ['offer.refused', 'Offer refused', 'A request of an identified customer was refused: not eligible, held out, consent rescinded, over quota, experiment control (not failed authentication or malformed requests).'],
   ['redemption.matched', 'Redemption matched', 'A redemption of an offer was found in the history and explained by a signature.'],
   ['redemption.unmatched', 'Redemption unmatched', 'A managed offer was redeemed without a signature of the log explaining it.'],
   ['outcome.changed', 'Outcome changed', 'A redemption became retained, churned or refunded.'],
@@ -15,6 +16,8 @@ export const EVENT_TYPES = [
   ['consent.cleared', 'Consent cleared', 'An operator lifted a rescinded consent.'],
   ['appAccountToken.linked', 'Subscription linked', 'A subscription was linked to its user at Apple.'],
   ['chain.integrity_failed', 'Audit chain broken', 'An integrity check found the signature log’s chain broken.'],
+  ['experiment.started', 'Experiment started', 'An experiment started splitting users between its arms.'],
+  ['experiment.stopped', 'Experiment stopped', 'An experiment stopped, with or without a winner.'],
 ];
 
 /** An event type's name in words (an unknown one as the service names it). */
