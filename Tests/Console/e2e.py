@@ -227,7 +227,7 @@ class MockAppleMessaging:
 
 class MockAppStoreConnect:
     """App Store Connect's API (`--appstore-connect-url`) for the catalog sync, in memory: the app of
-    dev-setup with one subscription group, two subscriptions and their promotional offers with prices
+    dev-setup with one subscription group, two subscriptions with their regular prices, and their promotional offers with prices
     (Apple's JSON:API shapes: `included` territories and price points). Requests need an ES256 JWT with
     kid, iss and aud appstoreconnect-v1 (not verified here; the Swift mock checks the signature).
     `failing`: every request answers 401 with Apple's errors[]."""
@@ -248,6 +248,7 @@ class MockAppStoreConnect:
             "6400000002": [("7100000003", "spring_free", "Spring: a free month", "ONE_MONTH", "FREE_TRIAL", 1, [("USA", "USD", None)])],
         }
         subscriptions = [("6400000001", self.MONTHLY, "Pro Monthly", "ONE_MONTH", 2), ("6400000002", self.YEARLY, "Pro Yearly", "ONE_YEAR", 1)]
+        regular = {"6400000001": [("USA", "USD", "9.99"), ("GBR", "GBP", "8.99")], "6400000002": [("USA", "USD", "79.99")]}
 
         def resource(kind, identifier, **attributes):
             return {"type": kind, "id": identifier, "attributes": attributes}
@@ -275,6 +276,15 @@ class MockAppStoreConnect:
                         relationships["subscriptionPricePoint"] = {"data": {"type": "subscriptionPricePoints", "id": point}}
                         included.append(resource("subscriptionPricePoints", point, customerPrice=price))
                     data.append({"type": "subscriptionPromotionalOfferPrices", "id": f"{parts[2]}-{territory}", "relationships": relationships})
+                return data, included
+            if len(parts) == 4 and parts[1] == "subscriptions" and parts[3] == "prices":     # the regular prices, in force since 2020
+                data, included = [], []
+                for territory, currency, price in regular.get(parts[2], []):
+                    point = f"pp-{territory}-{price}"
+                    included += [resource("territories", territory, currency=currency), resource("subscriptionPricePoints", point, customerPrice=price)]
+                    data.append({"type": "subscriptionPrices", "id": f"{parts[2]}-{territory}", "attributes": {"startDate": "2020-01-01"},
+                                 "relationships": {"territory": {"data": {"type": "territories", "id": territory}},
+                                                   "subscriptionPricePoint": {"data": {"type": "subscriptionPricePoints", "id": point}}}})
                 return data, included
             if len(parts) == 4 and parts[1] == "subscriptions" and parts[3] in ("introductoryOffers", "winBackOffers", "offerCodes"):
                 return [], []
@@ -1610,7 +1620,8 @@ def scenarios(service, console, facts):
         notice = c.wait_text("#catalog-freshness", "catalog synced")
         check("just now" in notice.text and "notice-ok" in notice.get_attribute("class"), f"the catalog is fresh ({notice.text!r})")
         text = c.main_text()
-        for words in ("Pro Monthly", yearly, "Pay as you go: USD 2.99 a month for 3 periods (1 month each)", "USD 2.99 (USA)", "GBP 2.49 (GBR)",
+        for words in ("Pro Monthly", yearly, "Pay as you go: USD 2.99 a month for 3 periods (1 month each)", "USD 2.99 (USA; regular USD 9.99)",
+                      "GBP 2.49 (GBR; regular GBP 8.99)", "EUR 2.99 (FRA)",
                       "and 2 other territories", "Free for 1 month", "rule winback_e2e", MockAppStoreConnect.MARKUP_NAME):
             check(words in text, f"the catalog shows {words!r}")
         check(not c.all("main img") and c.driver.execute_script("return window.__xss") is None, "an offer name that is markup stays text")
@@ -1651,7 +1662,7 @@ def scenarios(service, console, facts):
         # A saved offer: its terms at Apple next to its outcomes.
         c.open("#/offers/edit/winback_e2e")
         terms = c.wait_text("#terms", "Pay as you go: USD 2.99 a month for 3 periods")
-        check("GBP 2.49 (GBR)" in terms.text and c.all("#outcomes"), "the terms are shown beside the outcomes")
+        check("GBP 2.49 (GBR; regular GBP 8.99)" in terms.text and c.all("#outcomes"), "the terms are shown beside the outcomes, against the regular price")
         boxes = c.find("#f-productIds-pick").text
         check("Has winback_e2e at Apple" in boxes and "No promotional offer winback_e2e at Apple" in boxes, f"each product says whether it has the offer ({boxes!r})")
         c.no_console_errors()
