@@ -37,9 +37,10 @@ enum CommandLineTool {
       webhooks verify --secret SECRET --signature 't=…,v1=…' [--tolerance SECONDS] < body
                               Check a webhook delivery's Offer-Signer-Signature against its body
                               (exit 1 if it does not verify or is older than the tolerance, 300 s).
-      audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures]
+      audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures] [--service-log FILE]...
                               Check the signature log's hash chain, against kept checkpoints
-                              and every record's signature (exit 1 if tampered).
+                              and every record's signature (exit 1 if tampered); name the
+                              records signed whose answer was not delivered (service log).
       audit export --format csv|ndjson [--from T] [--to T]
                               Stream the signature log.
       audit checkpoints       Print the stored signed checkpoints as NDJSON.

@@ -46,18 +46,19 @@ enum OfflineCommands {
     static func audit(_ arguments: [String]) -> Int32 {
         switch arguments.first {
         case "verify":
-            let flags: Set<String> = ["--checkpoints", "--audit-public-key"]
+            let flags: Set<String> = ["--checkpoints", "--audit-public-key", "--service-log"]
             let options: CommandLineOptions
             do {
                 options = try CommandLineOptions(Array(arguments.dropFirst()), allowed: flags.union(ServiceSettings.flags), switches: ["--signatures"])
             } catch {
-                return usage("audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures] [serve options] (\(error.description))")
+                return usage("audit verify [--checkpoints FILE] [--audit-public-key FILE]... [--signatures] [--service-log FILE]... [serve options] (\(error.description))")
             }
             guard let signatures = options["--signatures"].map({ $0 == "true" ? true : $0 == "false" ? false : nil }) ?? false else {
                 return usage("--signatures takes no value (or =true, =false)")
             }
             let verification = AuditVerification(checkpointFile: options["--checkpoints"],
-                                                 auditPublicKeyFiles: options.values("--audit-public-key"), checkSignatures: signatures)
+                                                 auditPublicKeyFiles: options.values("--audit-public-key"), checkSignatures: signatures,
+                                                 serviceLogFiles: options.values("--service-log"))
             return run(options) { settings, stores in
                 do {
                     return try verification.run(settings: settings, log: stores.signatures) { print($0) } ? 0 : 1

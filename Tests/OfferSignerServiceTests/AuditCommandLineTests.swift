@@ -78,6 +78,43 @@ struct AuditCommandLineTests {
         #expect(try run(base + ["--checkpoints", empty.path]).status == 2)
     }
 
+    @Test("audit verify --service-log names the records whose request was answered 503 although the commit went through (outcome unknown); a retry under the same X-Request-Id is not one")
+    func undeliveredAnswers() throws {
+        let env = try TestEnvironment()
+        try signSome(env, 2)
+        let lines = LogLines()
+        env.logger = lines.logger
+        // The connection breaks while COMMIT is under way, after the server committed: the
+        // record is in the log, the client gets 503.
+        env.signatures = CommitOutcomeUnknownLog(inner: env.signatureLog)
+        let body = #"{"productId": "\#(TestEnvironment.product)", "offerId": "winback", "userId": "lost-answer"}"#
+        let refused = env.send("POST", "/v1/offers/sign", json: body, headers: ["X-Request-Id": "retry-me"])
+        #expect(refused.status == 503, "\(refused.text)")
+        // The client retries under the same request ID and gets its signature.
+        env.signatures = env.signatureLog
+        let retried = env.send("POST", "/v1/offers/sign", json: body, headers: ["X-Request-Id": "retry-me"])
+        #expect(retried.status == 200, "\(retried.text)")
+        let records = try env.signatureLog.signatures(matching: SignatureFilter(userId: "lost-answer"), afterSequence: 0, limit: 10)
+        try #require(records.count == 2)
+        let undelivered = records[0]
+        #expect(undelivered.sequence == 3 && undelivered.record.requestId == "retry-me" && records[1].record.requestId == "retry-me")
+
+        // The service's log as a collector keeps it: prefixes, other lines.
+        let file = env.folder.appendingPathComponent("service.log")
+        try (["2027-01-15T08:00:00Z stderr F {\"message\":\"offer-signer listening\"}", "not json"]
+             + lines.text.split(separator: "\n").map { "2027-01-15T08:00:01Z stderr F " + $0 })
+            .joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let base = ["audit", "verify", "--database", env.database.path, "--keys", env.keysPath]
+        let verified = try run(base + ["--service-log", file.path])
+        #expect(verified.status == 0, "\(verified.output) \(verified.errors)")
+        #expect(verified.output.contains("signed, answer not delivered: 1 of the 1 records"), "\(verified.output)")
+        #expect(verified.output.contains("sequence 3, nonce \(undelivered.record.nonce), requestId retry-me"), "\(verified.output)")
+        #expect(!verified.output.contains(records[1].record.nonce), "the retry's signature was delivered")
+        #expect(!(try run(base)).output.contains("answer not delivered"), "only with --service-log")
+        let missing = try run(base + ["--service-log", env.folder.appendingPathComponent("nope.log").path])
+        #expect(missing.status == 2 && missing.errors.contains("nope.log"), "\(missing.errors)")
+    }
+
     @Test("accept-truncation records the loss as a signed gap; verify then passes and lists it; checkpoints exports what the log holds")
     func acceptTruncation() throws {
         let env = try TestEnvironment()
@@ -187,4 +224,26 @@ struct AuditCommandLineTests {
         let (copyStatus, copyReason) = try runWriting(["db", "copy", "--from", env.database.path, "--to", copy], stdout: full, stderr: full)
         #expect(copyReason == .exit && copyStatus == 0, "the copy is done whatever its progress lines (\(copyStatus) by \(copyReason))")
     }
+}
+
+/// A signature log whose connection breaks while `COMMIT` is under way, after the server
+/// committed: the record is stored, the append reports the database unavailable.
+struct CommitOutcomeUnknownLog: SignatureLog {
+    let inner: any SignatureLog
+
+    func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
+        _ = try inner.append(record, quota: quota)
+        throw .unavailable("server closed the connection unexpectedly (during COMMIT)")
+    }
+    func append(all records: [SignatureRecord]) throws(SignatureLogError) -> [LoggedSignature] {
+        _ = try inner.append(all: records)
+        throw .unavailable("server closed the connection unexpectedly (during COMMIT)")
+    }
+    func signature(nonce: String) throws -> LoggedSignature? { try inner.signature(nonce: nonce) }
+    func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] {
+        try inner.signatures(matching: filter, afterSequence: afterSequence, limit: limit)
+    }
+    func verifyIntegrity(_ options: IntegrityOptions) throws -> IntegrityReport { try inner.verifyIntegrity(options) }
+    func readiness() -> SignatureLogReadiness { inner.readiness() }
+    func committedEnd() -> ChainLink { inner.committedEnd() }
 }

@@ -12,6 +12,11 @@ struct SignatureRecorder: Sendable {
     let metrics: Metrics
     let logger: Logger
 
+    /// The `error` line of a request answered 503 because the log's append failed (with its
+    /// `requestId` and the `nonces` of the records it tried to append): read back by
+    /// `audit verify --service-log` (``UndeliveredAnswers``).
+    static let appendFailedMessage = "signature log append failed; no signature issued"
+
     /// A fresh nonce: a time-ordered UUID, lowercased.
     func nonce(at now: Date) -> String {
         SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID(now: now))
@@ -78,7 +83,7 @@ struct SignatureRecorder: Sendable {
         do {
             _ = try signatures.append(all: records)
         } catch {
-            throw refusal(error, requestId: requestId, quota: nil, record: records[0])
+            throw refusal(error, requestId: requestId, quota: nil, record: records[0], nonces: records.map(\.nonce))
         }
         for eligibility in eligibilities {
             metrics.recordSignature(bundleId: eligibility.bundleId, offerId: "", format: SignatureFormat.introductoryOfferEligibility.rawValue)
@@ -108,20 +113,23 @@ struct SignatureRecorder: Sendable {
         do {
             _ = try signatures.append(record, quota: maxPerDay.map { SignatureQuota(maxCount: $0) })
         } catch {
-            throw refusal(error, requestId: record.requestId, quota: maxPerDay, record: record)
+            throw refusal(error, requestId: record.requestId, quota: maxPerDay, record: record, nonces: [record.nonce])
         }
     }
 
-    /// The refusal for the log's `error` appending `record` (or a page of records like it).
-    private func refusal(_ error: SignatureLogError, requestId: String, quota maxPerDay: Int?, record: SignatureRecord) -> SignRefusal {
+    /// The refusal for the log's `error` appending `record` (or a page of records like it, whose
+    /// nonces are `nonces`).
+    private func refusal(_ error: SignatureLogError, requestId: String, quota maxPerDay: Int?, record: SignatureRecord,
+                         nonces: [String]) -> SignRefusal {
         switch error {
         case .quotaExceeded(let seconds):
             activity.recordRefusal(OfferKey(bundleId: record.bundleId, offerId: record.offerId),
                                    criteria: ["maxSignaturesPerUserPerDay"], at: Date(milliseconds: record.recordedAt))
             return .quotaExceeded(offerId: record.offerId, maxCount: maxPerDay ?? 0, retryAfterSeconds: seconds)
         case .unavailable(let reason):
-            logger.log(.error, "signature log append failed; no signature issued",
-                       ["requestId": .string(requestId), "reason": .string(reason)])
+            // The nonces: a commit whose outcome was unknown may have stored the records after all.
+            logger.log(.error, Self.appendFailedMessage,
+                       ["requestId": .string(requestId), "nonces": .array(nonces.map(JSONValue.string)), "reason": .string(reason)])
             return .logUnavailable(reason: reason)
         case .endMismatch(let mismatch) where mismatch.isTruncation:
             metrics.recordChainRegressed()

@@ -5,17 +5,22 @@ import OfferSignerStore
 /// `offer-signer audit verify`: the integrity check of the endpoint, run on the database
 /// directly, optionally against checkpoints the auditor kept (`--checkpoints FILE`, verified
 /// with `--audit-public-key FILE` or the keys file's audit key) and with every record's
-/// signature checked against the app's keys (`--signatures`).
+/// signature checked against the app's keys (`--signatures`), and with the records whose answer
+/// was never delivered named from the service's own log (`--service-log FILE`, ``UndeliveredAnswers``).
 public struct AuditVerification {
     public var checkpointFile: String?
     /// PEM public keys checkpoints may be signed with; empty: the keys file's audit key.
     public var auditPublicKeyFiles: [String]
     public var checkSignatures: Bool
+    /// Files of the service's log, read for requests answered 503 after a failed append.
+    public var serviceLogFiles: [String]
 
-    public init(checkpointFile: String? = nil, auditPublicKeyFiles: [String] = [], checkSignatures: Bool = false) {
+    public init(checkpointFile: String? = nil, auditPublicKeyFiles: [String] = [], checkSignatures: Bool = false,
+                serviceLogFiles: [String] = []) {
         self.checkpointFile = checkpointFile
         self.auditPublicKeyFiles = auditPublicKeyFiles
         self.checkSignatures = checkSignatures
+        self.serviceLogFiles = serviceLogFiles
     }
 
     /// Runs the check and writes its findings line by line; true when the log is intact.
@@ -41,6 +46,14 @@ public struct AuditVerification {
             check.auditKeys = try auditKeys(keys)
         }
         if checkSignatures { check.signatureKeys = try keys() }
+        var undelivered: UndeliveredAnswers?
+        if !serviceLogFiles.isEmpty {
+            do {
+                undelivered = try UndeliveredAnswers(serviceLogs: serviceLogFiles)
+            } catch {
+                throw .serviceLog(error)
+            }
+        }
         let started = ContinuousClock.now
         let outcome: IntegrityCheck.Outcome
         do {
@@ -50,6 +63,19 @@ public struct AuditVerification {
         }
         let elapsed = ContinuousClock.now - started
         Self.describe(outcome, checkpoints: checkpointFile != nil, elapsed: elapsed, write: write)
+        if let undelivered {
+            let records: [LoggedSignature]
+            do {
+                records = try undelivered.records(in: log)
+            } catch {
+                throw .unreadableLog(String(describing: error))
+            }
+            write("signed, answer not delivered: \(records.count) of the \(undelivered.nonces.count) records the service log names as "
+                  + "answered 503 after a failed append are in the log (the connection broke during COMMIT, which went through)")
+            for logged in records {
+                write("  sequence \(logged.sequence), nonce \(logged.record.nonce), requestId \(logged.record.requestId)")
+            }
+        }
         return outcome.report.ok
     }
 
@@ -104,6 +130,7 @@ public enum AuditVerificationError: Error, CustomStringConvertible, Sendable {
     case noAuditKey
     case keys(ConfigurationError)
     case unreadableLog(String)
+    case serviceLog(ServiceLogFileError)
 
     public var description: String {
         switch self {
@@ -112,6 +139,7 @@ public enum AuditVerificationError: Error, CustomStringConvertible, Sendable {
         case .noAuditKey: "the keys file names no auditKey: give the audit public key with --audit-public-key FILE"
         case .keys(let error): error.description
         case .unreadableLog(let reason): "the signature log cannot be read: \(reason)"
+        case .serviceLog(let error): error.description
         }
     }
 }
