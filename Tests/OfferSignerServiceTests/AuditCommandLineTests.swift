@@ -239,6 +239,11 @@ struct CommitOutcomeUnknownLog: SignatureLog {
         _ = try inner.append(all: records)
         throw .unavailable("server closed the connection unexpectedly (during COMMIT)")
     }
+    func append(_ record: SignatureRecord, quota: SignatureQuota?,
+                assigning assignment: SignedAssignment) throws(SignatureLogError) -> AssignedAppend {
+        _ = try inner.append(record, quota: quota, assigning: assignment)
+        throw .unavailable("server closed the connection unexpectedly (during COMMIT)")
+    }
     func signature(nonce: String) throws -> LoggedSignature? { try inner.signature(nonce: nonce) }
     func signatures(matching filter: SignatureFilter, afterSequence: Int64, limit: Int) throws -> [LoggedSignature] {
         try inner.signatures(matching: filter, afterSequence: afterSequence, limit: limit)

@@ -48,7 +48,7 @@ struct SignatureRecorder: Sendable {
                 return .assignedElsewhere(stored)
             }
         } catch {
-            throw refusal(error, requestId: record.requestId, quota: maxPerDay, record: record)
+            throw refusal(error, requestId: record.requestId, quota: maxPerDay, record: record, nonces: [record.nonce])
         }
         metrics.recordSignature(bundleId: offer.bundleId, offerId: offer.offerId, format: format.rawValue)
         return .signed(issued)
