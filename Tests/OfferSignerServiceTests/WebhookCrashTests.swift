@@ -46,8 +46,15 @@ struct WebhookCrashTests {
         let bodies = receiver.bodies
         #expect(bodies.count == 2, "tried once before the kill, delivered once after")
         #expect(bodies.last?["id"] as? String == firstTry["id"] as? String)
-        let deliveries = TestHTTP.send(port: second.port, "GET", "/v1/admin/webhooks/crm/deliveries", token: TestEnvironment.tokens[.admin])
-        let item = (deliveries.json["items"] as? [[String: Any]])?.first
+        // The receiver has answered; the worker records the outcome just after: wait for it to be recorded.
+        var item: [String: Any]?
+        let recorded = Date().addingTimeInterval(60)
+        repeat {
+            let deliveries = TestHTTP.send(port: second.port, "GET", "/v1/admin/webhooks/crm/deliveries", token: TestEnvironment.tokens[.admin])
+            item = (deliveries.json["items"] as? [[String: Any]])?.first
+            if item?["status"] as? String == "delivered" { break }
+            usleep(50_000)
+        } while Date() < recorded
         #expect(item?["status"] as? String == "delivered" && item?["attempts"] as? Int == 2)
     }
 }
