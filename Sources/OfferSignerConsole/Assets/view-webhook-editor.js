@@ -131,13 +131,7 @@ export async function renderWebhookEditor(main, { me, webhookId, navigate, href 
   }
 
   function clear() {
-    for (const id of ['f-id', 'f-url']) setFieldError(form, id, '');
-    for (const id of ['f-events', 'f-bundleIds']) {
-      const slot = form.querySelector(`#${id}-error`);
-      slot.textContent = '';
-      slot.hidden = true;
-      form.querySelector(`#${id}`).removeAttribute('aria-invalid');
-    }
+    for (const id of ['f-id', 'f-url', 'f-events', 'f-bundleIds']) setFieldError(form, id, '');
     summary.replaceChildren();
     summary.hidden = true;
   }
@@ -155,14 +149,7 @@ export async function renderWebhookEditor(main, { me, webhookId, navigate, href 
         (target.matches('fieldset') ? target.querySelector('input:not(:disabled)') : target)?.focus();
       } }, message));
     });
-    for (const [id, list] of byField) {
-      if (!setFieldError(form, id, list.join(' '))) {
-        const slot = form.querySelector(`#${id}-error`);
-        slot.textContent = list.join(' ');
-        slot.hidden = false;
-        form.querySelector(`#${id}`).setAttribute('aria-invalid', 'true');
-      }
-    }
+    for (const [id, list] of byField) setFieldError(form, id, list.join(' '));
     summary.append(h('h2', null, title), h('ul', null, items));
     summary.hidden = false;
     summary.focus();
