@@ -26,6 +26,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.append((name, key, value))
     }
 
+    /// The fields whose lowercase names are among `keys` (lowercase), in order, repeats kept.
+    func fields(named keys: [String]) -> [(name: String, value: String)] {
+        fields.compactMap { keys.contains($0.key) ? (name: $0.name, value: $0.value) : nil }
+    }
+
     public func makeIterator() -> some IteratorProtocol<(name: String, value: String)> {
         fields.lazy.map { (name: $0.name, value: $0.value) }.makeIterator()
     }

@@ -127,11 +127,13 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
         guard let existing = state.pointee else {
             let method = String(cString: method)
             let path = String(cString: url)
-            let pending = PendingRequest(method: method, path: path, route: resolve(method: method, path: path))
+            // The head is complete: its fields are read once, for the framing checks and the request.
+            let pending = PendingRequest(method: method, path: path, route: resolve(method: method, path: path),
+                                         headers: Self.headers(connection))
             state.pointee = Unmanaged.passRetained(pending).toOpaque()
             let connectionState = connectionState(connection)
             let tooManyParameters = connectionState?.headReceived() ?? false
-            if let refusal = refusal(connection, connectionState, version: version.map { String(cString: $0) } ?? "",
+            if let refusal = refusal(pending, connectionState, version: version.map { String(cString: $0) } ?? "",
                                      tooManyParameters: tooManyParameters) {
                 connectionState?.answering()
                 return queue(connection, pending, refusal, close: true)
@@ -168,7 +170,7 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
     }
 
     /// What the server answers on its own from a request head, before the application sees it.
-    private func refusal(_ connection: OpaquePointer, _ state: ConnectionState?, version: String,
+    private func refusal(_ pending: PendingRequest, _ state: ConnectionState?, version: String,
                          tooManyParameters: Bool) -> HTTPResponse? {
         if state?.overCapacity == true {
             var problem = HTTPProblem.unavailable("the server is at its connection limit; retry shortly")
@@ -179,7 +181,7 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
             return HTTPProblem(status: 414, code: "uri_too_long", title: "URI too long",
                                detail: "the query has more than \(configuration.maxQueryParameters) parameters").response
         }
-        return RequestFraming.problem(version: version, headers: Self.values(connection, kind: .HEADER_KIND, named: RequestFraming.fields))?.response
+        return RequestFraming.problem(version: version, headers: pending.headers.fields(named: RequestFraming.fields))?.response
     }
 
     private func respond(_ connection: OpaquePointer, _ pending: PendingRequest, beforeBody: Bool = false) -> MHD_Result {
@@ -218,23 +220,26 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
         }
         return HTTPRequest(
             method: pending.method, path: pending.path, query: query,
-            headers: Self.values(connection, kind: .HEADER_KIND).reduce(into: HTTPHeaders()) { $0.add($1.name, $1.value) },
+            headers: pending.headers,
             body: pending.body, bodyFile: complete ? pending.finishSpool() : nil, bodyExceededLimit: pending.exceeded,
             remoteAddress: connectionState(connection)?.address ?? SocketAddress.describe(cmhd_client_address(connection)),
             repeatedQueryParameters: repeated)
     }
 
-    /// The values of `kind`, in order; only those named in `names` (lowercase) when given.
-    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind, named names: [String]? = nil) -> [(name: String, value: String)] {
-        let collector = PairCollector(names: names)
+    /// The values of `kind`, in order.
+    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
+        let collector = PairCollector()
         _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
             guard let cls, let key else { return .YES }
-            let collector = Unmanaged<PairCollector>.fromOpaque(cls).takeUnretainedValue()
-            if let names = collector.names, !names.contains(where: { strcasecmp($0, key) == 0 }) { return .YES }
-            collector.pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            Unmanaged<PairCollector>.fromOpaque(cls).takeUnretainedValue().pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
             return .YES
         }, Unmanaged.passUnretained(collector).toOpaque())
         return withExtendedLifetime(collector) { collector.pairs }
+    }
+
+    /// The request head's header fields, in order.
+    private static func headers(_ connection: OpaquePointer) -> HTTPHeaders {
+        values(connection, kind: .HEADER_KIND).reduce(into: HTTPHeaders()) { $0.add($1.name, $1.value) }
     }
 }
 
@@ -258,6 +263,8 @@ private final class PendingRequest {
     let path: String
     /// The route, looked up once from the head.
     let route: ResolvedRoute
+    /// The head's header fields, read once when the head arrived.
+    let headers: HTTPHeaders
     var policy: BodyPolicy { route.body }
     var body: [UInt8] = []
     var received = 0
@@ -266,10 +273,11 @@ private final class PendingRequest {
     private var spool: (url: URL, handle: FileHandle)?
     private var spoolFailed = false
 
-    init(method: String, path: String, route: ResolvedRoute) {
+    init(method: String, path: String, route: ResolvedRoute, headers: HTTPHeaders) {
         self.method = method
         self.path = path
         self.route = route
+        self.headers = headers
     }
 
     deinit { removeSpool() }
@@ -324,10 +332,5 @@ private final class PendingRequest {
 }
 
 private final class PairCollector {
-    let names: [String]?
     var pairs: [(name: String, value: String)] = []
-
-    init(names: [String]?) {
-        self.names = names
-    }
 }

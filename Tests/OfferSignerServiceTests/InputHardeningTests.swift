@@ -75,6 +75,14 @@ struct InputHardeningTests {
         #expect(InputRules.normalizedUserId("\u{212A}") == nil && InputRules.normalizedUserId("K") == "k")
     }
 
+    @Test("the NFC check's ASCII fast path (issue 38) answers as Foundation's normalisation does",
+          arguments: ["bench-user-00000001", "a", "~!@#$%^&*()_+{}|:<>?`-=[]\\;',./ \"", "e\u{301}", "E\u{301}x", "\u{212A}",
+                      "caf\u{E9}", "cafe\u{301}", "A\u{30A}", "x\u{0338}", "ab\u{1100}\u{1161}"])
+    func nfcFastPath(_ text: String) {
+        let foundation = Array(text.unicodeScalars) == Array(text.precomposedStringWithCanonicalMapping.unicodeScalars)
+        #expect(InputRules.isNFC(text) == foundation, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+    }
+
     @Test("user IDs blank to the eye are refused; visible ones with such characters inside are not", arguments: [
         " ", "   ", "\u{3164}", "\u{3164}\u{3164}", "\u{115F}", "\u{1160}", "\u{FFA0}", "\u{2800}", "\u{3000}", "\u{00A0}",
         "\u{2002}\u{2003}", "\u{034F}", "\u{FE0F}", "\u{180B}", "\u{17B4}", " \u{3164} ", "\u{E0100}",

@@ -105,4 +105,48 @@ struct GroupCommitterTests {
         _ = committer.submit(13)
         #expect(outcomes.values == ["committed 1", "rolled back"])
     }
+
+    @Test("callers of one batch, single items and groups of items, each get their own results in order (one wake-up per batch, issue 38)")
+    func sharedBatchResults() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let batches = LockedArray<Int>()
+        let committer = committer(try temp.open(), batches: batches)
+        defer { committer.close() }
+        let wrong = LockedArray<String>()
+        let group = DispatchGroup()
+        for thread in 0..<12 {
+            group.enter()
+            Thread {
+                for round in 0..<20 {
+                    let base = thread * 10_000 + round * 100
+                    if (thread + round) % 3 == 0 {
+                        let items = Array(base..<base + 1 + round % 4)
+                        let results = committer.submit(all: items).map { try? $0.get() }
+                        if results != items.map({ $0 * 2 }) { wrong.append("\(items) -> \(results)") }
+                    } else if (try? committer.submit(base).get()) != base * 2 {
+                        wrong.append("\(base)")
+                    }
+                }
+                group.leave()
+            }.start()
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(wrong.values.isEmpty, "\(wrong.values.prefix(5))")
+        #expect(batches.values.count < batches.values.reduce(0, +))
+    }
+
+    @Test("a writer giving fewer results than items fails the items left without one; their callers are not left waiting")
+    func missingResult() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let committer = GroupCommitter<Int, Int>(database: try temp.open(), name: "short-writer") { batch, _ in
+            batch.dropLast().map { .success($0) }
+        }
+        defer { committer.close() }
+        let results = committer.submit(all: [1, 2, 3])
+        #expect(results.count == 3)
+        #expect(try results[0].get() == 1 && results[1].get() == 2)
+        #expect(throws: GroupCommitterNoResult.self) { try results[2].get() }
+    }
 }

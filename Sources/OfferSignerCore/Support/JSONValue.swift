@@ -93,8 +93,8 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
         }
     }
 
-    /// Appends `value` as a JSON string to `out`.
-    static func write(string value: String, to out: inout String) {
+    /// Appends `value` as a JSON string to `out` (for documents written directly on a hot path).
+    public static func write(string value: String, to out: inout String) {
         out += "\""
         // Most values (IDs, base64, UUIDs) need no escaping: copy them whole.
         if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {

@@ -6,6 +6,11 @@ import Synchronization
 /// every item waiting, writes them all in one transaction with one sync, and wakes each
 /// caller with its own result. Durability then costs one sync per batch, not per request.
 /// The engine is the `commit` closure's: it opens the transaction, writes and commits.
+///
+/// The callers of one batch sleep on that batch's one `DispatchGroup`, which the writer
+/// leaves once every result is set: one wake-up call per batch (a futex wake of all its
+/// waiters), not one semaphore per caller signalled one by one from the writer's thread,
+/// which is the serial stage (issue 38).
 final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     /// Writes a batch in one transaction and commits it; returns one result per item. An item
     /// may fail alone (its result is a failure); a thrown error (the transaction rolled back)
@@ -23,7 +28,10 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
 
     /// What the writer has yet to do.
     private struct Queue {
-        var pending: [Waiter] = []
+        /// The items of the next batch, in the order they came.
+        var pending: [Item] = []
+        /// Where the callers of `pending` wait for their results.
+        var batch = Batch()
         var closed = false
         /// The writer found nothing to do and is waiting on `wake`.
         var writerIdle = false
@@ -33,11 +41,19 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
             defer { writerIdle = false }
             return writerIdle
         }
+
+        /// Queues `items`; their results will be `batch`'s at the returned positions.
+        mutating func add(_ items: some Collection<Item>) -> (batch: Batch, first: Int) {
+            if pending.isEmpty { batch.committed.enter() }  // left once, when the batch is answered
+            let first = pending.count
+            pending.append(contentsOf: items)
+            return (batch, first)
+        }
     }
 
     /// The writer's next step.
     private enum Step {
-        case commit([Waiter])
+        case commit([Item], Batch)
         case idle
         case stop
     }
@@ -50,34 +66,31 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
 
     /// Queues `item` and returns once its batch is committed (or has failed).
     func submit(_ item: Item) -> Result<Output, any Error> {
-        let waiter = Waiter(item: item)
-        let queued = queue.withLock { queue -> (accepted: Bool, wakeWriter: Bool) in
-            guard !queue.closed else { return (false, false) }
-            queue.pending.append(waiter)
-            return (true, queue.rouseWriter())
-        }
-        guard queued.accepted else { return .failure(GroupCommitterClosed()) }
-        if queued.wakeWriter { wake.signal() }
-        waiter.done.wait()
-        return waiter.result.withLock { $0! }
+        guard let queued = enqueue(CollectionOfOne(item)) else { return .failure(GroupCommitterClosed()) }
+        queued.batch.committed.wait()
+        return queued.batch.result(queued.first)
     }
 
     /// Queues every one of `items` at once, so that the writer takes them in the same batch
     /// (one transaction, one commit), and returns once that batch is committed (or has
     /// failed), with one result per item in order.
     func submit(all items: [Item]) -> [Result<Output, any Error>] {
-        let waiters = items.map(Waiter.init(item:))
-        let queued = queue.withLock { queue -> (accepted: Bool, wakeWriter: Bool) in
-            guard !queue.closed else { return (false, false) }
-            queue.pending.append(contentsOf: waiters)
-            return (true, queue.rouseWriter())
+        guard !items.isEmpty else { return [] }
+        guard let queued = enqueue(items) else { return items.map { _ in .failure(GroupCommitterClosed()) } }
+        queued.batch.committed.wait()
+        return (queued.first..<queued.first + items.count).map(queued.batch.result)
+    }
+
+    /// Adds `items` to the next batch and wakes the writer if it was idle; nil once closed.
+    private func enqueue(_ items: some Collection<Item>) -> (batch: Batch, first: Int)? {
+        let queued = queue.withLock { queue -> (batch: Batch, first: Int, wakeWriter: Bool)? in
+            guard !queue.closed else { return nil }
+            let (batch, first) = queue.add(items)
+            return (batch, first, queue.rouseWriter())
         }
-        guard queued.accepted else { return items.map { _ in .failure(GroupCommitterClosed()) } }
+        guard let queued else { return nil }
         if queued.wakeWriter { wake.signal() }
-        return waiters.map { waiter in
-            waiter.done.wait()
-            return waiter.result.withLock { $0! }
-        }
+        return (queued.batch, queued.first)
     }
 
     /// Stops the writer once the items already waiting are written.
@@ -93,46 +106,58 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         while true {
             let step = queue.withLock { queue -> Step in
                 if !queue.pending.isEmpty {
-                    let batch = queue.pending
-                    queue.pending.removeAll(keepingCapacity: true)
-                    return .commit(batch)
+                    let step = Step.commit(queue.pending, queue.batch)
+                    queue.pending = []
+                    queue.batch = Batch()
+                    return step
                 }
                 if queue.closed { return .stop }
                 queue.writerIdle = true
                 return .idle
             }
             switch step {
-            case .commit(let batch): commit(batch)
+            case .commit(let items, let batch): commit(items, batch)
             case .idle: wake.wait()
             case .stop: return
             }
         }
     }
 
-    private func commit(_ batch: [Waiter]) {
+    private func commit(_ items: [Item], _ batch: Batch) {
         var results: [Result<Output, any Error>]
         do {
-            results = try commitBatch(batch.map(\.item))
+            results = try commitBatch(items)
             observe?(.success(results))
         } catch {
-            results = Array(repeating: .failure(error), count: batch.count)
+            results = Array(repeating: .failure(error), count: items.count)
             observe?(.failure(error))
         }
-        for (waiter, result) in zip(batch, results) {
-            waiter.result.withLock { $0 = result }
-            waiter.done.signal()
-        }
+        batch.answer(results)
     }
 
-    /// One caller blocked until its item's batch is committed. The writer sets `result` before
-    /// `done.signal()` and the caller reads it after `done.wait()`, so its lock is never
-    /// contended: Swift's `Mutex` (an atomic when uncontended, stored inline) costs next to nothing.
-    private final class Waiter: Sendable {
-        let item: Item
-        let done = DispatchSemaphore(value: 0)
-        let result = Mutex<Result<Output, any Error>?>(nil)
-        init(item: Item) { self.item = item }
+    /// The callers of one batch, blocked on `committed` until the writer has set every result
+    /// (`answer`). A batch is entered when its first item is queued and left once, so one that
+    /// never had an item is never waited on.
+    private final class Batch: @unchecked Sendable { // @unchecked: `results` is written once, by the writer, before `committed.leave()`, and read only after `committed.wait()` returned, which orders the write before every read
+        let committed = DispatchGroup()
+        private var results: [Result<Output, any Error>] = []
+
+        /// Sets the batch's results (one per item, in order) and wakes all its callers at once.
+        func answer(_ results: [Result<Output, any Error>]) {
+            self.results = results
+            committed.leave()
+        }
+
+        /// The result of the item queued at `index`; only after `committed.wait()`.
+        func result(_ index: Int) -> Result<Output, any Error> {
+            index < results.count ? results[index] : .failure(GroupCommitterNoResult())
+        }
     }
+}
+
+/// The batch's commit gave no result for the item (a writer that returned fewer results than items).
+struct GroupCommitterNoResult: Error, CustomStringConvertible {
+    var description: String { "the batch's writer gave no result for this item" }
 }
 
 /// The committer no longer takes items (the service is stopping).

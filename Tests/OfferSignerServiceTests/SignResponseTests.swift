@@ -1,0 +1,25 @@
+import Foundation
+@testable import OfferSignerCore
+@testable import OfferSignerService
+import Testing
+
+@Suite("The signing answer's JSON")
+struct SignResponseTests {
+    func issued(_ format: PromotionalOfferFormat, userId: String, timestamp: Int64) -> IssuedOffer {
+        IssuedOffer(offer: PromotionalOfferRequest(
+            bundleId: "com.example.app", keyIdentifier: "KEY123", productId: "com.example.app.pro_monthly", offerId: "winback",
+            appAccountToken: userId, nonce: "0193a8c4-7d2e-7f00-8a00-0123456789ab", timestamp: timestamp),
+            format: format, signature: format == .jws ? "eyJhbGciOiJFUzI1NiJ9.e30.c2ln" : "MEUCIQD+/sig==")
+    }
+
+    @Test("written directly (issue 38), it is byte for byte the members' object, escapes included, in both formats",
+          arguments: [PromotionalOfferFormat.legacy, .jws])
+    func sameBytesAsMembers(_ format: PromotionalOfferFormat) throws {
+        for (userId, timestamp) in [("user-1", Int64(1_764_633_600_000)), ("a \"quoted\" back\\slash / é 🎁 ユーザー", Int64(0))] {
+            let response = SignResponse(issued(format, userId: userId, timestamp: timestamp))
+            #expect(response.json == JSONValue.object(response.members))
+            let parsed = try JSONSerialization.jsonObject(with: Data(response.json.utf8)) as? [String: Any]
+            #expect(parsed?["appAccountToken"] as? String == userId)
+        }
+    }
+}
