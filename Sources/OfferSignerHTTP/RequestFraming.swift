@@ -15,7 +15,7 @@ enum RequestFraming {
     /// when its framing is sound. `version` is the request line's, e.g. `HTTP/1.1`.
     static func problem(version: String, headers: [(name: String, value: String)]) -> HTTPProblem? {
         func values(_ name: String) -> [String] {
-            headers.filter { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name }.map(\.value)
+            headers.filter { isNamed($0.name, name) }.map(\.value)
         }
         let hosts = values("host")
         if hosts.isEmpty && version == "HTTP/1.1" {
@@ -49,6 +49,14 @@ enum RequestFraming {
             }
         }
         return nil
+    }
+
+    /// Whether the field `name` is `lowercase` (ASCII letters compared without case), byte
+    /// by byte, without making a lowercased copy: this runs on every request.
+    static func isNamed(_ name: String, _ lowercase: String) -> Bool {
+        name.utf8.count == lowercase.utf8.count && zip(name.utf8, lowercase.utf8).allSatisfy { byte, expected in
+            byte == expected || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == expected)
+        }
     }
 
     /// The elements of a comma-separated field value, stripped of optional whitespace (space

@@ -314,4 +314,15 @@ struct RequestFramingTests {
         #expect(problem([])?.status == 400)
         #expect(problem([("Host", "a"), ("Host", "b")])?.status == 400)
     }
+
+    @Test("field names are matched without case, byte by byte (issue 38): only the letters A–Z fold")
+    func namesWithoutCase() {
+        #expect(problem([("HOST", "x"), ("CONTENT-LENGTH", "5"), ("content-Length", "6")])?.status == 400)
+        #expect(problem([("hOsT", "a"), ("HoSt", "b")])?.status == 400)
+        #expect(problem([("HOST", "x"), ("TRANSFER-ENCODING", "chunked"), ("Content-length", "3")])?.status == 400)
+        // '\r' | 0x20 is '-': a name that is not Content-Length must not be taken for it.
+        #expect(problem([("Host", "x"), ("Transfer-Encoding", "chunked"), ("Content\rLength", "3")]) == nil)
+        #expect(problem([("Hos", "x")])?.status == 400)
+        #expect(RequestFraming.isNamed("Content-Length", "content-length") && !RequestFraming.isNamed("Content_Length", "content-length"))
+    }
 }
