@@ -230,18 +230,31 @@ class MockAppStoreConnect:
     dev-setup with one subscription group, two subscriptions with their regular prices, and their promotional offers with prices
     (Apple's JSON:API shapes: `included` territories and price points). Requests need an ES256 JWT with
     kid, iss and aud appstoreconnect-v1 (not verified here; the Swift mock checks the signature).
-    `failing`: every request answers 401 with Apple's errors[]."""
+    `failing`: every request answers 401 with Apple's errors[].
+    Writing offers as the console asks the service to: the subscriptions' price points per territory
+    and their equalizations (`TIERS`: the same tier in every territory), `POST /v1/subscriptionPromotionalOffers`,
+    `PATCH`/`DELETE /v1/subscriptionPromotionalOffers/{id}`. Each write body is held to Apple's schemas
+    member by member (`SubscriptionPromotionalOfferCreateRequest`/`UpdateRequest` with inline prices, as
+    Tests/AppStoreServerAPIMock/MockConnectOfferBody.swift does): a fault answers Apple's 409 and is kept in
+    `body_errors`; each write is kept in `writes`. `refuse_next`: the next create answers Apple's 409."""
 
     KEY_ID, ISSUER = "2X9R4HXF34", "69a6de7e-0000-47e3-e053-5b8c7c11a4d1"
     MONTHLY, YEARLY = PRODUCT, "com.example.app.pro_yearly"
     MARKUP_NAME = '"><img src=x onerror=window.__xss=1>'
+    TIERS = {"USA": ("USD", ["0.99", "1.99", "2.99", "3.99", "4.99", "9.99"]), "GBR": ("GBP", ["0.99", "1.99", "2.49", "3.49", "4.49", "8.99"]),
+             "FRA": ("EUR", ["0.99", "1.99", "2.99", "3.99", "4.99", "9.99"]), "JPN": ("JPY", ["150", "300", "400", "500", "700", "1500"])}
+    DURATIONS = {"THREE_DAYS", "ONE_WEEK", "TWO_WEEKS", "ONE_MONTH", "TWO_MONTHS", "THREE_MONTHS", "SIX_MONTHS", "ONE_YEAR"}
+    MODES = {"PAY_AS_YOU_GO", "PAY_UP_FRONT", "FREE_TRIAL"}
 
     def __init__(self):
         import http.server, threading
         self.failing = False
+        self.refuse_next = False
         self.requests = 0
+        self.writes, self.body_errors = [], []
+        self.next_id = 7100000100
         mock = self
-        offers = {
+        self.offers = offers = {
             "6400000001": [("7100000001", "winback_e2e", "Win back, 3 months at 2.99", "ONE_MONTH", "PAY_AS_YOU_GO", 3,
                             [("USA", "USD", "2.99"), ("GBR", "GBP", "2.49"), ("FRA", "EUR", "2.99"), ("JPN", "JPY", "400"), ("BRA", "BRL", "9.90")]),
                            ("7100000002", "spring_free", self.MARKUP_NAME, "ONE_MONTH", "FREE_TRIAL", 1, [("USA", "USD", None)])],
@@ -253,7 +266,19 @@ class MockAppStoreConnect:
         def resource(kind, identifier, **attributes):
             return {"type": kind, "id": identifier, "attributes": attributes}
 
-        def respond(path):
+        def points(pairs):
+            """Price points [(territory, price)] with their territories included."""
+            data, included = [], []
+            for territory, price in pairs:
+                currency = mock.TIERS[territory][0]
+                point = resource("subscriptionPricePoints", f"pp-{territory}-{price}", customerPrice=price, proceeds=f"{float(price) * 0.7:.2f}")
+                point["relationships"] = {"territory": {"data": {"type": "territories", "id": territory}}}
+                data.append(point)
+                if not any(t["id"] == territory for t in included):
+                    included.append(resource("territories", territory, currency=currency))
+            return data, included
+
+        def respond(path, query):
             if path == "/v1/apps":
                 return [resource("apps", str(APP_APPLE_ID), bundleId="com.example.app", name="Example")], []
             if path == f"/v1/apps/{APP_APPLE_ID}/subscriptionGroups":
@@ -262,6 +287,13 @@ class MockAppStoreConnect:
                 return [resource("subscriptions", i, productId=p, name=n, state="APPROVED", subscriptionPeriod=d, groupLevel=l)
                         for i, p, n, d, l in subscriptions], []
             parts = path.strip("/").split("/")
+            wanted = [t for t in query.get("filter[territory]", [""])[0].split(",") if t]
+            if len(parts) == 4 and parts[1] == "subscriptions" and parts[3] == "pricePoints" and parts[2] in offers:
+                return points([(t, price) for t in (wanted or mock.TIERS) if t in mock.TIERS for price in mock.TIERS[t][1]])
+            if len(parts) == 4 and parts[1] == "subscriptionPricePoints" and parts[3] == "equalizations":
+                _, territory, price = parts[2].split("-", 2)
+                tier = mock.TIERS[territory][1].index(price)
+                return points([(t, mock.TIERS[t][1][tier]) for t in mock.TIERS if t != territory and (not wanted or t in wanted)])
             if len(parts) == 4 and parts[1] == "subscriptions" and parts[3] == "promotionalOffers":
                 return [resource("subscriptionPromotionalOffers", i, offerCode=c, name=n, duration=d, offerMode=m, numberOfPeriods=k)
                         for i, c, n, d, m, k, _ in offers.get(parts[2], [])], []
@@ -290,33 +322,139 @@ class MockAppStoreConnect:
                 return [], []
             return None
 
+        def apple_error(status, code, title, detail):
+            return status, {"errors": [{"status": str(status), "code": code, "title": title, "detail": detail}]}
+
+        def write(method, path, body):
+            """A create, update or delete of a promotional offer: (status, answer)."""
+            parts = path.strip("/").split("/")
+            if parts[:2] != ["v1", "subscriptionPromotionalOffers"]:
+                return apple_error(404, "NOT_FOUND", "The specified resource does not exist", path)
+            if method == "DELETE" and len(parts) == 3:
+                for group in offers.values():
+                    for offer in list(group):
+                        if offer[0] == parts[2]:
+                            group.remove(offer)
+                            mock.writes.append(("DELETE", path, None))
+                            return 204, None
+                return apple_error(404, "NOT_FOUND", "The specified resource does not exist", path)
+            try:
+                parsed = mock.offer_body(json.loads(body), create=method == "POST")
+            except (ValueError, KeyError, TypeError, AttributeError) as fault:
+                mock.body_errors.append(f"{method} {path}: {fault}")
+                return apple_error(409, "ENTITY_ERROR", "The provided entity is invalid", str(fault))
+            mock.writes.append((method, path, parsed))
+            prices = [(t, mock.TIERS.get(t, ("USD",))[0], point.rsplit("-", 1)[1] if point else None) for t, point in parsed["prices"]]
+            if method == "POST" and len(parts) == 2:
+                if mock.refuse_next:
+                    mock.refuse_next = False
+                    return apple_error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID", "An attribute value is invalid.",
+                                       "The reference name is already used by another promotional offer of this subscription.")
+                group = offers.setdefault(parsed["subscription"], [])
+                if any(o[1] == parsed["offerCode"] for o in group):
+                    return apple_error(409, "ENTITY_ERROR.ATTRIBUTE.INVALID.DUPLICATE", "The offer code is already used.", parsed["offerCode"])
+                mock.next_id += 1
+                a = parsed["attributes"]
+                group.append((str(mock.next_id), a["offerCode"], a["name"], a["duration"], a["offerMode"], a["numberOfPeriods"], prices))
+                return 201, {"data": resource("subscriptionPromotionalOffers", str(mock.next_id), **a)}
+            if method == "PATCH" and len(parts) == 3 and parsed["id"] == parts[2]:
+                for group in offers.values():
+                    for index, offer in enumerate(group):
+                        if offer[0] == parts[2]:
+                            group[index] = offer[:6] + (prices,)
+                            return 200, {"data": resource("subscriptionPromotionalOffers", offer[0], offerCode=offer[1], name=offer[2])}
+            return apple_error(404, "NOT_FOUND", "The specified resource does not exist", path)
+
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
 
             def answer(self, status, body):
-                data = json.dumps(body).encode()
+                data = json.dumps(body).encode() if body is not None else b""
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                if body is not None:
+                    self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_GET(self):
+            def handle_any(self):
                 mock.requests += 1
                 url = urllib.parse.urlparse(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
                 if mock.failing or not mock.token_ok(self.headers.get("Authorization", "")):
                     return self.answer(401, {"errors": [{"status": "401", "code": "NOT_AUTHORIZED", "title": "Authentication credentials are missing or invalid.",
                                                          "detail": "Provide a properly configured and signed bearer token, and make sure that it has not expired."}]})
-                found = respond(url.path)
+                if self.command != "GET":
+                    return self.answer(*write(self.command, url.path, body))
+                found = respond(url.path, urllib.parse.parse_qs(url.query))
                 if found is None:
                     return self.answer(404, {"errors": [{"status": "404", "code": "NOT_FOUND", "title": "The specified resource does not exist", "detail": url.path}]})
                 data, included = found
                 self.answer(200, {"data": data, "included": included, "links": {"self": mock.base + self.path}})
 
+            do_GET = do_POST = do_PATCH = do_DELETE = handle_any
+
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def offer_body(root, create):
+        """A create or update body held to Apple's schemas: no member they lack, each required one with its type,
+        every relationships.prices entry matched by one included price and the other way round. Raises on a fault."""
+        def only(obj, allowed, required, where):
+            if not isinstance(obj, dict):
+                raise TypeError(f"{where} must be an object")
+            extra, missing = set(obj) - set(allowed), set(required) - set(obj)
+            if extra or missing:
+                raise KeyError(f"{where}: unknown {sorted(extra)}, missing {sorted(missing)}")
+            return obj
+
+        def identifier(obj, kind, where):
+            only(obj, ("type", "id"), ("type", "id"), where)
+            if obj["type"] != kind or not isinstance(obj["id"], str):
+                raise ValueError(f"{where} must be a {kind} identifier")
+            return obj["id"]
+
+        only(root, ("data", "included"), ("data",), "the document")
+        data = only(root["data"], ("type", "attributes", "relationships") if create else ("type", "id", "relationships"),
+                    ("type", "attributes", "relationships") if create else ("type", "id"), "data")
+        if data["type"] != "subscriptionPromotionalOffers":
+            raise ValueError("data.type must be subscriptionPromotionalOffers")
+        parsed = {"id": data.get("id")}
+        relationships = data.get("relationships", {})
+        if create:
+            attributes = only(data["attributes"], ("name", "offerCode", "duration", "offerMode", "numberOfPeriods"),
+                              ("name", "offerCode", "duration", "offerMode", "numberOfPeriods"), "data.attributes")
+            if not all(isinstance(attributes[k], str) for k in ("name", "offerCode", "duration", "offerMode")) \
+                    or type(attributes["numberOfPeriods"]) is not int:
+                raise TypeError("data.attributes: a member has the wrong type")
+            if attributes["duration"] not in MockAppStoreConnect.DURATIONS or attributes["offerMode"] not in MockAppStoreConnect.MODES:
+                raise ValueError("data.attributes: duration or offerMode outside Apple's enums")
+            parsed["attributes"], parsed["offerCode"] = attributes, attributes["offerCode"]
+            only(relationships, ("subscription", "prices"), ("subscription", "prices"), "data.relationships")
+            parsed["subscription"] = identifier(only(relationships["subscription"], ("data",), ("data",), "subscription")["data"], "subscriptions",
+                                                "data.relationships.subscription.data")
+        else:
+            only(relationships, ("prices",), (), "data.relationships")
+        ids = [identifier(item, "subscriptionPromotionalOfferPrices", "data.relationships.prices.data[]")
+               for item in only(relationships.get("prices", {"data": []}), ("data",), ("data",), "prices")["data"]]
+        included = {}
+        for item in root.get("included", []):
+            only(item, ("type", "id", "relationships"), ("type", "id", "relationships"), "included[]")
+            if item["type"] != "subscriptionPromotionalOfferPrices" or item["id"] in included:
+                raise ValueError("included[] must be subscriptionPromotionalOfferPrices, each ID once")
+            links = only(item["relationships"], ("territory", "subscriptionPricePoint"), ("territory",), "included[].relationships")
+            territory = identifier(only(links["territory"], ("data",), ("data",), "territory")["data"], "territories", "territory.data")
+            point = identifier(only(links["subscriptionPricePoint"], ("data",), ("data",), "subscriptionPricePoint")["data"], "subscriptionPricePoints",
+                               "subscriptionPricePoint.data") if "subscriptionPricePoint" in links else None
+            included[item["id"]] = (territory, point)
+        if sorted(ids) != sorted(included) or len(set(ids)) != len(ids):
+            raise ValueError("relationships.prices.data and included name different prices")
+        parsed["prices"] = [included[i] for i in ids]
+        return parsed
 
     def token_ok(self, authorization):
         parts = authorization.removeprefix("Bearer ").split(".")
@@ -1582,9 +1720,15 @@ def scenarios(service, console, facts):
 
     def catalog():
         connect, monthly, yearly = service.connect, MockAppStoreConnect.MONTHLY, MockAppStoreConnect.YEARLY
+
+        def sign_in(role):
+            """Signs in and waits until the console has left the sign-in page for the role's first page (the nav's text
+            is the previous session's until then), so that the page opened next is not replaced by that one."""
+            c.sign_in(service.tokens[role])
+            WebDriverWait(c.driver, 10).until(lambda d: "/sign-in" not in d.current_url)
+            c.wait_text("#nav", "Catalog")
         # No Team key: the editor's offer ID and products are free text, and the Catalog page says why there is none.
-        c.sign_in(service.tokens["marketing"])
-        c.wait_text("#nav", "Catalog")
+        sign_in("marketing")
         c.open("#/offers/new")
         c.wait_text("#catalog-freshness", "no Team key")
         check(c.find("#f-offerId").is_displayed() and c.find("#f-productIds").is_displayed() and not c.all("#f-offerId-pick, #f-productIds-pick"),
@@ -1602,8 +1746,7 @@ def scenarios(service, console, facts):
         while time.time() < deadline and json.loads(service.call("GET", "/v1/me", "admin")[2]).get("catalogApps") != ["com.example.app"]:
             time.sleep(0.1)
         check(json.loads(service.call("GET", "/v1/me", "admin")[2]).get("catalogApps") == ["com.example.app"], "the reloaded keys give the app a Team key")
-        c.sign_in(service.tokens["admin"])
-        c.wait_text("#nav", "Catalog")
+        sign_in("admin")
         c.open("#/catalog")
         c.wait_text("#catalog-freshness", "no sync has run")
         c.no_console_errors(allow_network=(404,))       # GET /v1/admin/catalog: 404 catalog_not_found before the first sync
@@ -1667,6 +1810,114 @@ def scenarios(service, console, facts):
         check("Has winback_e2e at Apple" in boxes and "No promotional offer winback_e2e at Apple" in boxes, f"each product says whether it has the offer ({boxes!r})")
         c.no_console_errors()
         c.shot("43-offer-terms", at="#terms")
+        c.sign_out()
+        # Create at Apple from the offer editor (marketing): an offer ID a ticked product lacks offers the form; so does "New promotional offer".
+        sign_in("marketing")
+        c.open("#/offers/new")
+        c.wait("#f-offerId-pick")
+        check(c.find("#new-at-apple").is_displayed() and not c.all(".create-at-apple"), "before an offer ID a product lacks, only the on-demand button")
+        Select(c.find("#f-offerId-pick")).select_by_visible_text("Another offer ID, typed by hand")
+        c.type("#f-offerId", "spring_half")
+        c.click(f"#f-productIds-pick input[value='{monthly}']")
+        c.wait_text("#apple-actions", "spring_half is not at Apple for this product yet")
+        c.click(f".create-at-apple[data-product='{monthly}']")
+        c.wait("#apple-offer-dialog")
+        check(Select(c.find("#ao-product")).first_selected_option.get_attribute("value") == monthly
+              and c.find("#ao-offerCode").get_attribute("value") == "spring_half", "the form starts from the editor's offer ID and product")
+        # Nothing chosen yet: refused by the console before asking, beside each field.
+        c.click("#ao-submit")
+        c.wait_text("#ao-name-error", "reference name")
+        c.wait_text("#ao-base-price-error", "Choose the price")
+        check(not connect.writes, "nothing was sent to Apple")
+        c.type("#ao-name", "Spring: half off")
+        Select(c.find("#ao-periods")).select_by_value("3")
+        c.wait("#ao-base-price option[value='4.99']", visible=False)
+        Select(c.find("#ao-base-price")).select_by_value("4.99")
+        c.wait_text("#ao-equalized", "Apple equalizes it to 3 other territories: GBP 4.49 (GBR), EUR 4.99 (FRA), JPY 700 (JPN)")
+        c.wait_text("#ao-terms", "Pay as you go: USD 4.99 a month for 3 periods (1 month each), then Pro Monthly at its regular price")
+        c.no_console_errors()
+        c.shot("44-create-at-apple", at="#ao-mode")
+        # A refusal: an offer ID the product already has with other terms, in words beside the offer ID; nothing sent.
+        c.type("#ao-offerCode", "winback_e2e")
+        c.click("#ao-submit")
+        error = c.wait_text("#ao-offerCode-error", "already has an offer winback_e2e at Apple")
+        check("Pay as you go: USD 2.99" in error.text and "offer_code_taken" not in c.find("#apple-offer-dialog").text,
+              f"the refusal names the offer's terms, in words ({error.text!r})")
+        c.wait_text("#apple-offer-dialog .error-summary", "Apple did not create the offer")
+        check(not connect.writes, "a code taken is refused before anything is sent")
+        c.no_console_errors(allow_network=(409,))
+        c.shot("45-create-at-apple-refused")
+        # Apple's own refusal comes back in Apple's words.
+        connect.refuse_next = True
+        c.type("#ao-offerCode", "spring_half")
+        c.click("#ao-submit")
+        summary = c.wait_text("#apple-offer-dialog .error-summary", "App Store Connect refused the change")
+        check("reference name is already used" in summary.text and "ENTITY_ERROR.ATTRIBUTE.INVALID" in summary.text, f"Apple's detail is shown ({summary.text!r})")
+        c.no_console_errors(allow_network=(409,))
+        # Created: the catalog synced after it, the product has the offer, its terms show.
+        c.click("#ao-submit")
+        c.wait_text("#toasts", f"Created spring_half at Apple for {monthly}")
+        check(not c.all("#apple-offer-dialog"), "the form closed")
+        c.wait_text("#f-productIds-pick", "Has spring_half at Apple")
+        c.wait_text("#offer-terms", "Pay as you go: USD 4.99 a month for 3 periods")
+        check(Select(c.find("#f-offerId-pick")).first_selected_option.get_attribute("value") == "spring_half" and not c.all(".create-at-apple"),
+              "the offer ID is now one of the catalog's, and no product lacks it")
+        posts = [write for write in connect.writes if write[0] == "POST"]
+        check(len(posts) == 2 and posts[-1][1] == "/v1/subscriptionPromotionalOffers", f"one create refused by Apple, one created ({connect.writes})")
+        sent = posts[-1][2]
+        check(sent["attributes"] == {"name": "Spring: half off", "offerCode": "spring_half", "duration": "ONE_MONTH", "offerMode": "PAY_AS_YOU_GO",
+                                     "numberOfPeriods": 3} and sent["subscription"] == "6400000001"
+              and sorted(sent["prices"]) == [("FRA", "pp-FRA-4.99"), ("GBR", "pp-GBR-4.49"), ("JPN", "pp-JPN-700"), ("USA", "pp-USA-4.99")],
+              f"Apple got the offer with the base price and its equalizations ({sent})")
+        check(not connect.body_errors, f"every body met Apple's schema ({connect.body_errors})")
+        c.no_console_errors()
+        c.shot("46-created-at-apple", at="#f-productIds-pick")
+        c.click_text("button", "Create offer")
+        c.wait_text("main h1", "Offer spring_half")
+        status, _, body = service.call("GET", "/v1/audit/appstore-changes", "auditor")
+        states = [item["after"]["state"] for item in json.loads(body)["items"] if item["ruleId"] == f"{monthly}:spring_half"]
+        check(status == 200 and "created" in states and "failed" in states, f"the refused and the created request are audited ({states})")
+        # The Catalog page: new prices for the offer, then delete it: refused in words while the rule names it, deleted once disabled.
+        c.open("#/catalog")
+        c.wait_text(".catalog-product", "spring_half")
+        c.click(".reprice[data-offer='spring_half']")
+        c.wait("#apple-offer-dialog")
+        c.click("#ao-pricing input[value='each']")
+        c.wait("#ao-p-0 option[value='3.99']", visible=False)
+        Select(c.find("#ao-p-0")).select_by_value("3.99")
+        c.wait("#ao-p-1 option[value='3.49']", visible=False)
+        Select(c.find("#ao-p-1")).select_by_value("3.49")
+        check([e.get_attribute("value") for e in c.all("#ao-prices input[type='text']")] == ["USA", "GBR"], "the rows are the product's regular territories")
+        c.shot("47-reprice-at-apple")
+        c.click("#ao-submit")
+        c.wait_text("#toasts", "Replaced the prices of spring_half")
+        c.wait_text(".catalog-product", "USD 3.99 (USA; regular USD 9.99)")
+        method, path, sent = connect.writes[-1]
+        check(method == "PATCH" and path.startswith("/v1/subscriptionPromotionalOffers/") and sent["prices"] == [("USA", "pp-USA-3.99"), ("GBR", "pp-GBR-3.49")],
+              f"Apple got the new prices ({connect.writes[-1]})")
+        c.no_console_errors()
+        c.click(".delete-at-apple[data-offer='spring_half']")
+        c.wait_text(".confirm-dialog", "Delete spring_half at Apple?")
+        c.click("#confirm-action")
+        error = c.wait_text("#catalog-action-error", f"the enabled rule spring_half names it for {monthly}. Disable it first")
+        check("offer_in_use" not in error.text and connect.writes[-1][0] == "PATCH", f"refused in words, nothing sent ({error.text!r})")
+        c.no_console_errors(allow_network=(409,))
+        c.shot("48-delete-at-apple-in-use", at="#catalog-action-error")
+        check(service.call("DELETE", "/v1/admin/offers/spring_half", "marketing")[0] in (200, 204), "the rule is disabled")
+        c.click(".delete-at-apple[data-offer='spring_half']")
+        c.wait("#confirm-action")
+        c.click("#confirm-action")
+        c.wait_text("#toasts", f"Deleted spring_half of {monthly} at Apple")
+        c.wait_text("#catalog-summary", "2 subscriptions, 3 promotional offers")
+        check(connect.writes[-1][0] == "DELETE" and not connect.body_errors, f"Apple got the delete ({connect.writes[-1]})")
+        c.no_console_errors()
+        c.sign_out()
+        # An auditor reads the catalog but changes nothing at Apple.
+        sign_in("auditor")
+        c.open("#/catalog")
+        c.wait(".catalog-product")
+        check(not c.all(".reprice, .delete-at-apple, .new-at-apple"), "an auditor sees no buttons that change Apple")
+        c.no_console_errors()
         c.sign_out()
 
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,

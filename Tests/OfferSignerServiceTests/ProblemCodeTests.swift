@@ -3,7 +3,8 @@ import Testing
 
 /// The problem codes the service answers with are the ones openapi.yaml documents, and the
 /// console has words for the refusals of issues 33 and 34 (proof_mismatch, consent_rescinded,
-/// chain_regressed…: shown in words, never as a bare code or a generic title).
+/// chain_regressed…) and of the offers created at Apple (issue 36): shown in words, never as a
+/// bare code or a generic title.
 @Suite("Problem codes: documented, and worded in the console")
 struct ProblemCodeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -51,7 +52,11 @@ struct ProblemCodeTests {
         let keys = Set(table.matches(of: try Regex(#"(?m)^  ([a-z_]+): '"#)).compactMap { $0.output[1].substring.map(String.init) })
         let documented = try Self.documentedCodes()
         for code in ["proof_required", "proof_mismatch", "invalid_signed_data", "consent_rescinded", "not_eligible", "chain_regressed",
-                     "signing_key_unavailable"] {
+                     "signing_key_unavailable",
+                     // Issue 36: creating, re-pricing and deleting offers at Apple from the console.
+                     "appstore_connect_not_configured", "product_not_at_apple", "promotional_offer_not_found", "offer_code_taken",
+                     "promotional_offer_limit", "price_not_available", "offer_in_use", "appstore_connect_conflict", "appstore_connect_refused",
+                     "appstore_connect_failed"] {
             #expect(keys.contains(code), "\(code) has no words in problems.js")
             #expect(documented.contains(code), "\(code) is not in openapi.yaml's Problem code enum")
         }

@@ -10,6 +10,7 @@ export class ApiError extends Error {
     this.problem = problem || {};
     this.code = this.problem.code || '';
     this.errors = Array.isArray(this.problem.errors) ? this.problem.errors : [];
+    this.retryAfter = null; // seconds, from a 503's or 429's Retry-After
   }
 }
 
@@ -60,6 +61,7 @@ export async function api(method, url, { params, body, upload, accept = 'applica
     let problem = null;
     try { problem = await response.json(); } catch { problem = null; }
     const error = new ApiError(response.status, problem);
+    error.retryAfter = response.headers.get('Retry-After');
     if (response.status === 401 && token && token === session.token) onUnauthorized(error);
     throw error;
   }

@@ -44,6 +44,16 @@ export const PROBLEM_WORDS = {
   method_not_allowed: 'The service does not allow this here',
   uri_too_long: 'The address is too long',
   not_implemented: 'The service does not support this',
+  appstore_connect_not_configured: 'The app has no App Store Connect Team key',
+  product_not_at_apple: 'No such subscription at App Store Connect',
+  promotional_offer_not_found: 'No such promotional offer at Apple',
+  offer_code_taken: 'The offer ID is taken',
+  promotional_offer_limit: 'Apple’s limit of promotional offers is reached',
+  price_not_available: 'Apple has no such price',
+  offer_in_use: 'Offer rules still use this offer',
+  appstore_connect_conflict: 'App Store Connect refused the change',
+  appstore_connect_refused: 'App Store Connect refused the request',
+  appstore_connect_failed: 'App Store Connect failed',
 };
 
 /** The words for a refusal's code (`error` an ApiError or a problem), else the service's title. */

@@ -9,7 +9,8 @@
 // A field may be `virtual` (not a rule field: `derive(rule)` gives its value, and `finish`
 // reads it), may be shown only `when` another field has one of some values, and may be
 // `needed` (the message when it is shown and left empty).
-import { h, field, setFieldError } from './dom.js';
+import { h, field } from './dom.js';
+import { clearErrorSummary, showErrorSummary } from './error-summary.js';
 import { dateTime } from './format.js';
 
 export function getPath(object, path) {
@@ -216,9 +217,7 @@ export function wireForm(form, schema, { choices = {}, onChange } = {}) {
 
 /** Clears every field error and the summary. */
 export function clearErrors(form, summary, schema) {
-  for (const spec of schema.fields) setFieldError(form, fieldId(spec), '');
-  summary.replaceChildren();
-  summary.hidden = true;
+  clearErrorSummary(form, summary, schema.fields.map(fieldId));
 }
 
 /** The service's message with each quoted field path ('eligibility.minPaidDays') named as the form names it. */
@@ -231,28 +230,13 @@ export function humanize(message, schema) {
 
 /**
  * Shows the service's messages: each next to the field it names, and all of them in the
- * summary at the top with links to the fields. Focuses the summary.
+ * summary at the top with links to the fields (error-summary.js). Focuses the summary.
  */
 export function showErrors(form, summary, messages, title, schema) {
-  clearErrors(form, summary, schema);
-  const byField = new Map();
-  const items = messages.map(message => {
+  showErrorSummary(form, summary, { title, messages, ids: schema.fields.map(fieldId), resolve: message => {
     const spec = fieldForMessage(message, schema);
-    if (spec) {
-      const id = fieldId(spec);
-      byField.set(id, [...(byField.get(id) || []), message]);
-      return h('li', null, h('a', { href: `#${id}`, onclick: event => {
-        event.preventDefault();
-        const target = form.querySelector(`#${id}`);
-        (target.matches('fieldset') ? target.querySelector('input, select, button:not(:disabled)') : target)?.focus();
-      } }, humanize(message, schema)));
-    }
-    return h('li', null, humanize(message, schema));
-  });
-  for (const [id, list] of byField) setFieldError(form, id, list.map(message => humanize(message, schema)).join(' '));
-  summary.append(h('h2', null, title), h('ul', null, items));
-  summary.hidden = false;
-  summary.focus();
+    return { id: spec ? fieldId(spec) : null, words: humanize(message, schema) };
+  } });
 }
 
 /** A readable value of a rule field, for diffs and summaries. */

@@ -1,8 +1,10 @@
 // The App Store Connect catalog of an app, as the service last synced it: how fresh it is (and
 // "Sync now" for administrators), each subscription with its promotional offers' terms at Apple,
 // and which offer rules name them.
-import { api } from './api.js';
+import { api, path } from './api.js';
 import { h, replace, table, toast } from './dom.js';
+import { confirmDialog } from './confirm-dialog.js';
+import { APPLE_OFFERS_API, openCreateAtApple, openReprice, appleRefusal, canChangeAtApple } from './apple-offer-dialog.js';
 import { plural } from './format.js';
 import { problemTitle } from './problems.js';
 import { CATALOG_API, loadCatalog, hasCatalog, hasTeamKey, freshnessNotice, termsText, mainPrices, priceText, everyText } from './catalog-fields.js';
@@ -15,11 +17,13 @@ function pricesCell(offer, subscription) {
     prices.length > shown.length ? h('span', { class: 'muted' }, `and ${plural(prices.length - shown.length, 'other territory', 'other territories')}`) : null];
 }
 
-function subscriptionPanel(subscription, groups, rules, href) {
+function subscriptionPanel(subscription, groups, rules, href, actions) {
   const group = groups.find(g => g.id === subscription.groupId);
   const ruleFor = offerCode => rules?.find(rule => rule.offerId === offerCode);
   return h('section', { class: 'panel catalog-product', 'aria-label': subscription.productId },
-    h('h2', null, subscription.name, ' ', h('code', null, subscription.productId)),
+    h('div', { class: 'page-head' }, h('h2', null, subscription.name, ' ', h('code', null, subscription.productId)),
+      actions ? h('button', { type: 'button', class: 'button button-small new-at-apple', dataset: { product: subscription.productId },
+        onclick: () => actions.create(subscription) }, 'New promotional offer…') : null),
     h('p', { class: 'muted' }, [
       group ? `Group ${group.referenceName}` : null,
       subscription.subscriptionPeriod ? `renews ${everyText(subscription.subscriptionPeriod)}` : null,
@@ -38,6 +42,11 @@ function subscriptionPanel(subscription, groups, rules, href) {
           const rule = ruleFor(offer.offerCode);
           return rule ? h('a', { href: href(['offers', 'edit', rule.offerId]) }, `rule ${rule.offerId}`) : h('span', { class: 'muted' }, 'no rule');
         } } : null,
+        actions ? { label: 'At Apple', class: 'col-actions', value: offer => h('div', { class: 'row-actions' },
+          h('button', { type: 'button', class: 'button button-small reprice', dataset: { offer: offer.offerCode }, 'aria-label': `New prices for ${offer.offerCode}`,
+            onclick: () => actions.reprice(subscription, offer) }, 'New prices…'),
+          h('button', { type: 'button', class: 'button button-small button-quiet delete-at-apple', dataset: { offer: offer.offerCode }, 'aria-label': `Delete ${offer.offerCode} at Apple`,
+            onclick: () => actions.remove(subscription, offer) }, 'Delete…')) } : null,
       ].filter(Boolean),
     }),
     subscription.winBackOffers?.length ? h('p', { class: 'muted' }, `Win-back offers at Apple: ${subscription.winBackOffers.map(offer => offer.offerId).join(', ')}.`) : null);
@@ -84,6 +93,42 @@ export async function renderCatalog(main, { me, href, query, navigate }) {
     }
   } }, 'Sync now') : null;
 
+  // Creating, re-pricing and deleting offers at Apple: for marketing and admin, with a Team key.
+  const reload = () => navigate(['catalog'], apps.length > 1 ? { bundleId: app } : undefined);
+  const failed = (error, words) => {
+    if (error.status === 401) return;
+    replace(result, h('div', { class: 'notice notice-error', role: 'alert', id: 'catalog-action-error' },
+      h('strong', null, words), ' ', appleRefusal(error, null, error.context).map(item => item.words).join(' ')));
+    result.scrollIntoView({ block: 'center' });
+  };
+  const actions = teamKey && hasCatalog(catalog) && canChangeAtApple(me) ? {
+    create: subscription => openCreateAtApple({ bundleId: app, catalog, productId: subscription.productId, onCreated: answer => {
+      toast(`Created ${answer.offerCode} at Apple for ${answer.productId}.`, 'success');
+      reload();
+    } }),
+    reprice: (subscription, offer) => openReprice({ bundleId: app, catalog, subscription, offer, onRepriced: answer => {
+      toast(`Replaced the prices of ${answer.offerCode} at Apple.`, 'success');
+      reload();
+    } }),
+    remove: (subscription, offer) => confirmDialog({
+      title: `Delete ${offer.offerCode} at Apple?`,
+      body: [`The promotional offer ${offer.offerCode} (${offer.name || 'no name'}: ${termsText(offer)}) of ${subscription.productId} is deleted in App Store Connect now.`,
+        'Customers can no longer redeem it. It is refused while an enabled offer rule names it for this product.'],
+      confirm: 'Delete at Apple', danger: true,
+      action: async () => {
+        replace(result);
+        try {
+          await api('DELETE', path(APPLE_OFFERS_API, offer.offerCode), { params: { bundleId: app, productId: subscription.productId } });
+          toast(`Deleted ${offer.offerCode} of ${subscription.productId} at Apple.`, 'success');
+          reload();
+        } catch (error) {
+          error.context = { productId: subscription.productId, offerCode: offer.offerCode, catalog };
+          failed(error, `${offer.offerCode} was not deleted.`);
+        }
+      },
+    }),
+  } : null;
+
   let notice = freshnessNotice(catalog, { teamKey });
   const groups = catalog?.subscriptionGroups || [];
   const subscriptions = hasCatalog(catalog) ? [...catalog.subscriptions].sort((a, b) =>
@@ -99,7 +144,7 @@ export async function renderCatalog(main, { me, href, query, navigate }) {
     result,
     hasCatalog(catalog) ? [
       h('p', { class: 'summary', id: 'catalog-summary' }, `${plural(subscriptions.length, 'subscription')}, ${plural(offers, 'promotional offer')}`),
-      subscriptions.length ? subscriptions.map(subscription => subscriptionPanel(subscription, groups, rules, href))
+      subscriptions.length ? subscriptions.map(subscription => subscriptionPanel(subscription, groups, rules, href, actions))
         : h('p', { class: 'empty' }, 'The app has no subscriptions at App Store Connect.'),
     ] : null));
 }

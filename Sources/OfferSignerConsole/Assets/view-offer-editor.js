@@ -10,6 +10,7 @@ import { outcomesPanel } from './view-outcomes.js';
 import { problemTitle } from './problems.js';
 import { loadCatalog, hasCatalog, hasTeamKey, freshnessNotice } from './catalog-fields.js';
 import { attachCatalogPickers, termsList } from './catalog-pickers.js';
+import { openCreateAtApple, canChangeAtApple } from './apple-offer-dialog.js';
 
 function blankRule(apps) {
   return { offerId: '', bundleId: apps[0] || '', productIds: [], enabled: true, priority: 0, startsAt: null, endsAt: null, eligibility: {}, limits: {} };
@@ -56,9 +57,40 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
   form.querySelector('[data-section="basics"] .section-intro')?.after(catalogSlot);
   let pickers = null;
   let catalog = null;
+  let catalogApp = original.bundleId;
+  // "Create at Apple": for each ticked product that lacks the offer ID, and on demand, for whoever
+  // may change offers at Apple (marketing, admin) when the app has a Team key and a catalog.
+  const appleActions = h('div', { class: 'apple-actions', id: 'apple-actions', hidden: true });
+  function drawAppleActions() {
+    if (!pickers || !canChangeAtApple(me) || !hasTeamKey(me, catalogApp)) {
+      appleActions.hidden = true;
+      return;
+    }
+    const offerId = form.querySelector('#f-offerId').value.trim();
+    const ticked = form.querySelector('#f-productIds').value.split(/[\s,]+/).filter(Boolean);
+    const lacking = offerId ? catalog.subscriptions.filter(s => ticked.includes(s.productId) && !s.promotionalOffers.some(o => o.offerCode === offerId)) : [];
+    const open = productId => openCreateAtApple({ bundleId: catalogApp, catalog, productId, offerCode: productId ? offerId : '', onCreated: created });
+    replace(appleActions,
+      lacking.length ? h('p', { class: 'apple-actions-lead' }, `${offerId} is not at Apple for ${lacking.length === 1 ? 'this product' : 'these products'} yet: create it there, then save the rule.`) : null,
+      lacking.map(s => h('button', { type: 'button', class: 'button button-primary create-at-apple', dataset: { product: s.productId }, onclick: () => open(s.productId) },
+        `Create ${offerId} at Apple for ${s.name}…`)),
+      h('button', { type: 'button', class: 'button button-quiet', id: 'new-at-apple', onclick: () => open(lacking[0]?.productId || ticked.find(id => catalog.subscriptions.some(s => s.productId === id)) || catalog.subscriptions[0]?.productId) },
+        'New promotional offer at Apple…'));
+    appleActions.hidden = !catalog.subscriptions.length;
+  }
+  async function created(answer) {
+    toast(`Created ${answer.offerCode} at Apple for ${answer.productId}${answer.catalog?.outcome === 'failed' ? ': the catalog sync after it failed, sync again' : ''}.`, 'success');
+    if (!saved) form.querySelector('#f-offerId').value = answer.offerCode;
+    await useCatalog(catalogApp);
+    if (terms) replace(terms, termsContent());
+  }
+  form.addEventListener('input', drawAppleActions);
+  form.addEventListener('change', drawAppleActions);
   async function useCatalog(app) {
     pickers?.detach();
     pickers = null;
+    catalogApp = app;
+    appleActions.hidden = true;
     try {
       catalog = await loadCatalog(me, app);
     } catch (error) {
@@ -68,16 +100,22 @@ export async function renderOfferEditor(main, { me, offerId, query, navigate, hr
       return;
     }
     replace(catalogSlot, freshnessNotice(catalog, { teamKey: hasTeamKey(me, app) }));
-    if (hasCatalog(catalog)) pickers = attachCatalogPickers(form, { catalog, saved, showTerms: !saved });
+    if (hasCatalog(catalog)) {
+      pickers = attachCatalogPickers(form, { catalog, saved, showTerms: !saved });
+      const productsField = form.querySelector('#f-productIds').closest('.field');
+      (form.querySelector('#offer-terms') || productsField).after(appleActions);
+    }
+    drawAppleActions();
   }
   await useCatalog(original.bundleId);
   form.querySelector('#f-bundleId')?.addEventListener('change', event => useCatalog(event.target.value));
-  const terms = saved ? h('section', { class: 'panel', id: 'terms', 'aria-labelledby': 'terms-title' },
-    h('h2', { id: 'terms-title' }, 'Terms at Apple'),
-    hasCatalog(catalog)
-      ? [h('p', { class: 'muted' }, 'What the offer gives in each of its products, as the App Store Connect catalog has it; the outcomes below are what it did.'),
-        termsList(catalog, stored.offerId, stored.productIds)]
-      : h('p', { class: 'muted' }, 'Unknown: the app has no App Store Connect catalog. With the app’s Team key in the keys file, the catalog says what each offer gives.')) : null;
+  const termsContent = () => (hasCatalog(catalog)
+    ? [h('h2', { id: 'terms-title' }, 'Terms at Apple'),
+      h('p', { class: 'muted' }, 'What the offer gives in each of its products, as the App Store Connect catalog has it; the outcomes below are what it did.'),
+      termsList(catalog, stored.offerId, stored.productIds)]
+    : [h('h2', { id: 'terms-title' }, 'Terms at Apple'),
+      h('p', { class: 'muted' }, 'Unknown: the app has no App Store Connect catalog. With the app’s Team key in the keys file, the catalog says what each offer gives.')]);
+  const terms = saved ? h('section', { class: 'panel', id: 'terms', 'aria-labelledby': 'terms-title' }, termsContent()) : null;
 
   const params = () => ({ bundleId: readRule(form, original, OFFER_SCHEMA).bundleId || bundleId });
 

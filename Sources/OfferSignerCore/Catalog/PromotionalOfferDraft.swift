@@ -41,19 +41,19 @@ public struct PromotionalOfferDraft: Codable, Hashable, Sendable {
     public static let offerModes = ["PAY_AS_YOU_GO", "PAY_UP_FRONT", "FREE_TRIAL"]
     /// Apple allows at most this many promotional offers per subscription.
     public static let maxOffersPerSubscription = 10
-    /// The longest reference name.
-    public static let maxNameLength = 64
-    /// What an `offerCode` may hold (the service's rule: it must also serve as an offer rule's
-    /// `offerId` and in a URL path).
-    public static let offerCodeRequirement = "1–100 letters, digits, '.', '_' or '-'"
+    /// The longest reference name the service sends: its own bound on free text. Apple publishes
+    /// no limit for a promotional offer's reference name (the 64 characters of App Store Connect
+    /// Help are an in-app purchase's), so a longer name Apple refuses comes back as its refusal.
+    public static let maxNameLength = 1_000
+    /// What an `offerCode` may hold: what an offer rule's `offerId` may hold (the service's own
+    /// rule, ``Identifier/isValidRuleId(_:)``: it names the rule and a URL path segment). Apple
+    /// documents the identifier only as alphanumeric (StoreKit's `Product.SubscriptionOffer.id`)
+    /// and its API as a plain string, so nothing stricter is assumed here.
+    public static let offerCodeRequirement = Identifier.ruleIdRequirement
 
     /// Whether `code` meets ``offerCodeRequirement``.
     public static func isOfferCode(_ code: String) -> Bool {
-        (1...100).contains(code.utf8.count) && code.utf8.allSatisfy {
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
-                || $0 == UInt8(ascii: "-")
-        }
+        Identifier.isValidRuleId(code)
     }
 
     /// Every reason the draft cannot be sent to Apple, naming the field; empty when it can.
@@ -71,6 +71,8 @@ public struct PromotionalOfferDraft: Codable, Hashable, Sendable {
             problems.append("'offerMode' must be one of \(Self.offerModes.joined(separator: ", "))")
             return problems
         }
+        // Confirmed in Apple's documentation: "The period count is 1 for offers with payment modes
+        // freeTrial and payUpFront" (StoreKit, Product.SubscriptionOffer.periodCount).
         if !(1...12).contains(numberOfPeriods) {
             problems.append("'numberOfPeriods' must be 1 to 12")
         } else if offerMode != "PAY_AS_YOU_GO" && numberOfPeriods != 1 {

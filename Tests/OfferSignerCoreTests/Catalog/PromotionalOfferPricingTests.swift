@@ -41,9 +41,15 @@ struct PromotionalOfferPricingTests {
                                   numberOfPeriods: periods, pricing: PromotionalOfferPricing(prices: [.init(territory: "USA", customerPrice: "4.99")]))
         }
         #expect(draft().problems().isEmpty)
-        #expect(draft(code: "a/b").problems() == ["'offerCode' must be 1–100 letters, digits, '.', '_' or '-'"])
+        // The offer code: what an offer rule's offerId may be (Apple documents no stricter set).
+        #expect(draft(code: "a/b").problems() == ["'offerCode' must be 1–256 visible ASCII characters other than /"])
+        #expect(draft(code: "a b").problems().count == 1 && draft(code: "").problems().count == 1
+                && draft(code: String(repeating: "x", count: 257)).problems().count == 1)
+        #expect(draft(code: "spring+half:50%").problems().isEmpty && draft(code: String(repeating: "x", count: 256)).problems().isEmpty)
+        // The name: Apple publishes no limit for a promotional offer's (64 is an in-app purchase's); the service's bound is 1,000.
         #expect(draft(name: "   ").problems().count == 1 && draft(name: "a\u{202E}b").problems().count == 1)
-        #expect(draft(name: String(repeating: "x", count: 65)).problems().count == 1)
+        #expect(draft(name: String(repeating: "x", count: 65)).problems().isEmpty && draft(name: String(repeating: "é", count: 1_000)).problems().isEmpty)
+        #expect(draft(name: String(repeating: "x", count: 1_001)).problems() == ["'name' must be 1–1000 characters, not only spaces"])
         #expect(draft(duration: "TEN_DAYS").problems().count == 1)
         #expect(draft(mode: "PAY_UP_FRONT").problems() == ["'numberOfPeriods' must be 1 for a PAY_UP_FRONT offer (its duration is the whole offer)"])
         #expect(draft(periods: 13).problems() == ["'numberOfPeriods' must be 1 to 12"])
