@@ -1918,6 +1918,14 @@ def scenarios(service, console, facts):
         c.wait(".catalog-product")
         check(not c.all(".reprice, .delete-at-apple, .new-at-apple"), "an auditor sees no buttons that change Apple")
         c.no_console_errors()
+        # The auditor reads each step at Apple in the audit: sent, refused by Apple, created, re-priced, deleted.
+        c.open("#/audit/changes?rules=appstore-offers")
+        c.wait_text("main", "Promotional offers at Apple: oldest first")
+        text = c.main_text()
+        for words in (f"{monthly}:spring_half", "sending", "failed", "created", "repriced", "deleted", "ENTITY_ERROR.ATTRIBUTE.INVALID", "pp-USA-3.99"):
+            check(words in text, f"the audit of offers at Apple shows {words!r}")
+        c.no_console_errors()
+        c.shot("49-audit-offers-at-apple")
         c.sign_out()
 
     return [headers_on_console_responses, sign_in_marketing, phone_menu, create_offer_with_error_then_fix, simulate, change_and_diff,

@@ -220,13 +220,32 @@ function verify(body) {
     form, result);
 }
 
-/** The three kinds of audited rules: their change routes, the filter's name and the form that reads them. */
+/** How the objects of an App Store Connect change read: prices, Apple's errors, the JSON body sent. */
+const APPSTORE_FORMATS = {
+  prices: prices => prices.map(p => `${p.territory} ${p.customerPrice ? `${p.currency || ''} ${p.customerPrice}`.trim() : 'free'}${p.pricePointId ? ` (${p.pricePointId})` : ''}`).join(', '),
+  appleErrors: errors => errors.map(e => `${e.status} ${e.code}: ${e.title}${e.detail ? ` — ${e.detail}` : ''}`).join('; '),
+  json: value => JSON.stringify(value),
+};
+
+/** A promotional offer created, re-priced or deleted at App Store Connect (`GET /v1/audit/appstore-changes`): each step's record. */
+const APPSTORE_OFFER_SCHEMA = {
+  sections: [],
+  fields: [
+    ['ruleId', 'Record'], ['bundleId', 'App'], ['productId', 'Product'], ['offerCode', 'Offer ID'], ['state', 'Step'], ['enabled', 'At Apple', 'bool'],
+    ['name', 'Reference name'], ['offerMode', 'Offer type'], ['duration', 'Duration'], ['numberOfPeriods', 'Periods'], ['prices', 'Prices'],
+    ['subscriptionAppleId', 'Subscription (Apple ID)'], ['offerAppleId', 'Offer (Apple ID)'], ['request.method', 'Sent'], ['request.path', 'To'],
+    ['request.body', 'Body sent', 'json'], ['appleStatus', 'Apple’s status'], ['appleErrors', 'Apple’s errors', 'appleErrors'],
+  ].map(([path, label, kind = 'text']) => ({ path, label, kind: 'text', format: APPSTORE_FORMATS[path] || APPSTORE_FORMATS[kind] })),
+};
+
+/** The kinds of audited rules: their change routes, the filter's name and the form that reads them. */
 const RULE_KINDS = [
   { id: 'offers', label: 'Offers', api: '/v1/audit/offer-changes', idParam: 'offerId', schema: OFFER_SCHEMA },
   { id: 'retention', label: 'Retention rules', api: '/v1/audit/retention-rule-changes', idParam: 'ruleId', schema: RETENTION_SCHEMA },
   { id: 'introductory', label: 'Introductory-offer rules', api: '/v1/audit/introductory-offer-rule-changes', idParam: 'ruleId', schema: INTRODUCTORY_SCHEMA },
   { id: 'retention-messaging', label: 'Retention Messaging at Apple', api: '/v1/audit/retention-messaging-changes', idParam: 'ruleId',
     schema: RETENTION_MESSAGING_SCHEMA },
+  { id: 'appstore-offers', label: 'Promotional offers at Apple', api: '/v1/audit/appstore-changes', idParam: 'ruleId', schema: APPSTORE_OFFER_SCHEMA },
 ];
 
 async function changes(body, { query, navigate, href }) {
