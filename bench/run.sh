@@ -461,10 +461,19 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         self.send_response(204); self.send_header("Content-Length", "0"); self.end_headers()
+        with open(sys.argv[2], "a") as f: f.write("1\n")
     def log_message(self, *a): pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$RECEIVER_PORT" &
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$RECEIVER_PORT" "$WORK/received.txt" &
     RECEIVER_PID=$!
+    # outbox_count SQL: one number read from the bench database (read-only, beside the running service).
+    outbox_count() {
+        python3 -c 'import sqlite3, sys
+db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True, timeout=30)
+print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
+    }
     WEBHOOK_PAIRS=()
+    WEBHOOK_SIGNED_TOTAL=0
+    WEBHOOK_DELIVERED_TOTAL=0
     for round in $(seq 1 "$BENCH_WEBHOOK_ROUNDS"); do
         sign_load "$BENCH_USERS" "$BENCH_DURATION" "$WORK/wrk-sign-nowebhook-$round.txt"
         NOWEBHOOK_RPS=$(wrk_value "$WORK/wrk-sign-nowebhook-$round.txt" rps)
@@ -473,21 +482,34 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_foreve
             -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
             -d '{"url": "http://127.0.0.1:'$RECEIVER_PORT'/hook", "events": ["offer.signed"]}')
         case $status in 201) ;; *) cat "$WORK/webhook.json" >&2; kill "$RECEIVER_PID"; die "PUT /v1/admin/webhooks/bench answered $status" ;; esac
+        SIGNED_BEFORE=$(outbox_count "SELECT COUNT(*) FROM signatures")
         sign_load "$BENCH_USERS" "$BENCH_DURATION" "$WORK/wrk-sign-webhook-$round.txt"
+        SIGNED_WITH=$(( $(outbox_count "SELECT COUNT(*) FROM signatures") - SIGNED_BEFORE ))
         WEBHOOK_RPS=$(wrk_value "$WORK/wrk-sign-webhook-$round.txt" rps)
         WEBHOOK_P99=$(wrk_value "$WORK/wrk-sign-webhook-$round.txt" p99_ms)
         WEBHOOK_CPU_US=$SIGN_CPU_US
-        sleep 2
-        PENDING=$(curl -s --max-time 10 -H "Authorization: Bearer $ADMIN_TOKEN" "$URL/v1/admin/webhooks/bench/deliveries?status=pending&limit=1000" \
-            | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))' 2>/dev/null || echo "?")
-        DELIVERED=$(curl -s --max-time 10 -H "Authorization: Bearer $ADMIN_TOKEN" "$URL/metrics" \
-            | sed -n 's/^offer_signer_webhook_deliveries_total{result="delivered"} //p')
+        # Every signature made while the webhook existed must reach the receiver: wait (up to
+        # 300 s) for the webhook's outbox to hold nothing undelivered, then count what was delivered.
+        PENDING_AFTER_LOAD=$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")
+        DRAIN_T0=$(date +%s%N)
+        until [ "$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")" = 0 ]; do
+            [ $(( ($(date +%s%N) - DRAIN_T0) / 1000000000 )) -lt 300 ] || break
+            sleep 0.2
+        done
+        DRAIN_S=$(awk -v a="$DRAIN_T0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+        DELIVERED=$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state = 'delivered'")
+        UNDELIVERED=$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")
+        RECEIVED=$(cat "$WORK/received.txt" 2>/dev/null | wc -l)
         curl -s -o /dev/null --max-time 60 -X DELETE "$URL/v1/admin/webhooks/bench" -H "Authorization: Bearer $ADMIN_TOKEN"
+        [ "$DELIVERED" = "$SIGNED_WITH" ] && [ "$UNDELIVERED" = 0 ] \
+            || die "round $round: $SIGNED_WITH signatures were made with the webhook subscribed, $DELIVERED delivered, $UNDELIVERED not (after ${DRAIN_S} s)"
+        WEBHOOK_SIGNED_TOTAL=$(( WEBHOOK_SIGNED_TOTAL + SIGNED_WITH ))
+        WEBHOOK_DELIVERED_TOTAL=$(( WEBHOOK_DELIVERED_TOTAL + DELIVERED ))
         WEBHOOK_RATIO=$(ratio "$WEBHOOK_RPS" "$NOWEBHOOK_RPS")
         WEBHOOK_PAIRS+=("$WEBHOOK_RATIO")
-        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); pending 2 s after the load: $PENDING (up to 1000 shown); delivered so far: $DELIVERED"
+        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); signed with the webhook: $SIGNED_WITH, delivered: $DELIVERED (undelivered when the load ended: $PENDING_AFTER_LOAD, all delivered ${DRAIN_S} s later); requests the receiver got so far: $RECEIVED"
         WEBHOOK_ROWS+=("| round $round, signing without a webhook: requests/s; service CPU µs per signature | $NOWEBHOOK_RPS; $NOWEBHOOK_CPU_US | | |")
-        WEBHOOK_ROWS+=("| round $round, with one webhook subscribed to offer.signed: requests/s; p99 (ms); service CPU µs per signature (delivery included); pending 2 s after | $WEBHOOK_RPS; $WEBHOOK_P99; $WEBHOOK_CPU_US; $PENDING | | |")
+        WEBHOOK_ROWS+=("| round $round, with one webhook subscribed to offer.signed: requests/s; p99 (ms); service CPU µs per signature (delivery included); signed = delivered (undelivered when the load ended, drained in s) | $WEBHOOK_RPS; $WEBHOOK_P99; $WEBHOOK_CPU_US; $SIGNED_WITH = $DELIVERED ($PENDING_AFTER_LOAD, $DRAIN_S) | | |")
     done
     kill "$RECEIVER_PID" 2>/dev/null || true
     WEBHOOK_MEDIAN=$(printf '%s\n' "${WEBHOOK_PAIRS[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')

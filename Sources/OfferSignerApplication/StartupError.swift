@@ -24,6 +24,10 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
     case appStoreAPI(AppStoreServerAPIConfigurationError)
     /// The App Store Connect API client cannot be made from the settings.
     case appStoreConnect(AppStoreConnectConfigurationError)
+    /// The key file of `OFFER_SIGNER_WEBHOOK_SECRETS_KEY` cannot be read or holds no key.
+    case webhookSecretsKey(path: String, reason: String)
+    /// A webhook's stored secret cannot be read: encrypted, and no key (or another) configured.
+    case webhookSecrets(WebhookSecretError)
 
     public var description: String {
         switch self {
@@ -38,6 +42,8 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
         case .cannotWrite(let path, let what): "\(path): cannot write \(what)"
         case .appStoreAPI(let error): "\(error) (OFFER_SIGNER_APPSTORE_API_URL, OFFER_SIGNER_APPSTORE_API_RATE)"
         case .appStoreConnect(let error): "\(error) (OFFER_SIGNER_APPSTORE_CONNECT_URL)"
+        case .webhookSecretsKey(let path, let reason): "\(path): cannot use this webhook secrets key (OFFER_SIGNER_WEBHOOK_SECRETS_KEY): \(reason)"
+        case .webhookSecrets(let error): "refusing to start: \(error)"
         }
     }
 }

@@ -68,10 +68,27 @@ public final class ServiceRuntime: Sendable {
         } catch {
             throw .database(path: DatabaseLocation.redacted(settings.database), reason: error.description)
         }
+        var webhookSecrets: WebhookSecretSealer?
+        if let path = settings.webhookSecretsKey {
+            let loaded = try WebhookSecretsKeyFile.load(path: path)
+            webhookSecrets = loaded.sealer
+            if let warning = loaded.warning { logger.log(.warning, warning) }
+        }
         let database: Stores
         do {
-            database = try Stores.open(location, requireSynchronousStandby: settings.requireSyncReplica)
+            database = try Stores.open(location, requireSynchronousStandby: settings.requireSyncReplica, webhookSecrets: webhookSecrets)
         } catch {
+            throw .database(path: location.description, reason: "\(error)")
+        }
+        do {
+            // Every stored secret readable before anything is delivered; plain ones sealed once a key is configured.
+            let sealed = try database.webhooks.sealSecrets()
+            if sealed > 0 { logger.log(.info, "webhook secrets encrypted in the database", ["webhooks": .int(sealed)]) }
+        } catch let error as WebhookSecretError {
+            database.close()
+            throw .webhookSecrets(error)
+        } catch {
+            database.close()
             throw .database(path: location.description, reason: "\(error)")
         }
         if settings.requireSyncReplica {

@@ -91,13 +91,16 @@ public final class Stores: Sendable {
     ///     (what `serve` needs; a one-shot command does not).
     ///   - requireSynchronousStandby: PostgreSQL only: appends to the signature log wait for a
     ///     synchronous standby attached to the primary (`OFFER_SIGNER_REQUIRE_SYNC_REPLICA`).
+    ///   - webhookSecrets: seals the webhooks' secrets written and opens those read
+    ///     (`OFFER_SIGNER_WEBHOOK_SECRETS_KEY`); nil: secrets are written in plain text, and a
+    ///     sealed one cannot be read (see ``WebhookStore/sealSecrets()``).
     public static func open(_ location: DatabaseLocation, creating: Bool = true, followOfferChanges: Bool = true,
-                            requireSynchronousStandby: Bool = false) throws -> Stores {
+                            requireSynchronousStandby: Bool = false, webhookSecrets: WebhookSecretSealer? = nil) throws -> Stores {
         switch location {
         case .sqlite(let path):
             let database = try SQLiteDatabase(path: path, creating: creating)
             let outbox = WebhookOutbox()
-            let webhooks = try SQLWebhookStore(database: database, outbox: outbox)
+            let webhooks = try SQLWebhookStore(database: database, outbox: outbox, secrets: webhookSecrets)
             let signatures = try SQLiteSignatureLog(database: database, outbox: outbox)
             let history = SQLiteHistoryStore(database: database, outbox: outbox)
             let retentionRequests = SQLiteRetentionRequestStore(database: database)
@@ -121,7 +124,7 @@ public final class Stores: Sendable {
             let database = try PostgreSQLDatabase(url: url, creating: creating, requireSynchronousStandby: requireSynchronousStandby)
             let offers = try PostgreSQLOfferStore(database: database, followChanges: followOfferChanges)
             let outbox = WebhookOutbox()
-            let webhooks = try SQLWebhookStore(database: database, outbox: outbox)
+            let webhooks = try SQLWebhookStore(database: database, outbox: outbox, secrets: webhookSecrets)
             let signatures = try PostgreSQLSignatureLog(database: database, outbox: outbox)
             let history = PostgreSQLHistoryStore(database: database, outbox: outbox)
             let retentionRequests = PostgreSQLRetentionRequestStore(database: database)

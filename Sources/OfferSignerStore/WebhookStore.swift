@@ -14,6 +14,11 @@ public protocol WebhookStore: Sendable {
     func put(_ webhook: StoredWebhook, change: WebhookChange) throws
     /// Deletes the webhook and its deliveries, recording `change`; false when there was none.
     func delete(id: String, change: WebhookChange) throws -> Bool
+    /// Makes every stored secret readable with the store's key before the service starts: with a
+    /// key, seals each secret still in plain text (a row changed only if still as read, so
+    /// instances starting together seal it once); how many webhooks were sealed. Throws
+    /// ``WebhookSecretError`` when a sealed secret does not open: no key configured, or another.
+    func sealSecrets() throws -> Int
     /// The webhook's changes, oldest first, after the one with ID `afterId`.
     func changes(webhookId: String, afterId: Int64, limit: Int) throws -> [WebhookChange]
 
@@ -38,9 +43,10 @@ public protocol WebhookStore: Sendable {
     /// `webhookId`, only that webhook's (each webhook has its own lane of deliveries, so a slow
     /// receiver holds up no other).
     func claim(limit: Int, now: Date, lease: Duration, webhookId: String?) throws -> [ClaimedDelivery]
-    /// Records a try of a claimed delivery; false when the claim had lapsed and another took it.
+    /// Records tries of claimed deliveries in one transaction (one durable commit for a run of
+    /// deliveries); for each, false when its claim had lapsed and another took it.
     @discardableResult
-    func record(_ attempt: DeliveryAttempt) throws -> Bool
+    func record(_ attempts: [DeliveryAttempt]) throws -> [Bool]
     /// The webhook's deliveries, newest first, before the one with ID `beforeId` (nil: from the newest).
     func deliveries(webhookId: String, state: WebhookDelivery.State?, beforeId: Int64?, limit: Int) throws -> [WebhookDelivery]
     /// Queues the event's delivery to the webhook again now (whatever its state), with a new
@@ -56,6 +62,12 @@ public protocol WebhookStore: Sendable {
 }
 
 extension WebhookStore {
+    /// Records a try of a claimed delivery; false when the claim had lapsed and another took it.
+    @discardableResult
+    public func record(_ attempt: DeliveryAttempt) throws -> Bool {
+        try record([attempt]).first ?? false
+    }
+
     /// Reserves up to `limit` due deliveries of any webhook (see ``claim(limit:now:lease:webhookId:)``).
     public func claim(limit: Int, now: Date, lease: Duration) throws -> [ClaimedDelivery] {
         try claim(limit: limit, now: now, lease: lease, webhookId: nil)
@@ -70,7 +82,8 @@ public struct StoredWebhook: Sendable, Hashable {
     /// Only events of these apps; nil: of every app (and those of none).
     public var bundleIds: [String]?
     public var enabled: Bool
-    /// The signing secret (never shown after it is made, but for its last four characters).
+    /// The signing secret (never shown after it is made, but for its last four characters; sealed
+    /// in the database when a key is configured, see ``WebhookSecretSealer``).
     public var secret: String
     /// The secret before the last rotation, also signed with until ``previousSecretExpiresAt``.
     public var previousSecret: String?

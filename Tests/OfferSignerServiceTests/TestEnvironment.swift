@@ -69,9 +69,10 @@ final class TestEnvironment {
     ///   - secondApp: also configure ``otherBundleId`` (appAppleId 5678), with its own key.
     ///   - environments: the App Store environments accepted (`OFFER_SIGNER_ENVIRONMENTS`).
     ///   - readers, auditReaders: the sizes of the serving and audit reader pools.
+    ///   - webhookSecrets: the key the webhooks' secrets are sealed with in the database (nil: plain text).
     init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), signatures: (any SignatureLog)? = nil,
          secondApp: Bool = false, environments: Set<String> = ["Production", "Sandbox"],
-         readers: Int = 16, auditReaders: Int = 4) throws {
+         readers: Int = 16, auditReaders: Int = 4, webhookSecrets: WebhookSecretSealer? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("offer-signer-service-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("testSigningKey.p8"),
@@ -85,7 +86,7 @@ final class TestEnvironment {
         try Self.keysFile(secondApp: secondApp).write(to: folder.appendingPathComponent("keys.json"))
         database = try SQLiteDatabase(path: folder.appendingPathComponent("db.sqlite").path, maxReaders: readers, maxAuditReaders: auditReaders)
         let outbox = WebhookOutbox()
-        webhookStore = try SQLWebhookStore(database: database, outbox: outbox)
+        webhookStore = try SQLWebhookStore(database: database, outbox: outbox, secrets: webhookSecrets)
         signatureLog = try SQLiteSignatureLog(database: database, outbox: outbox)
         historyStore = SQLiteHistoryStore(database: database, outbox: outbox)
         retentionRequestStore = SQLiteRetentionRequestStore(database: database)

@@ -138,6 +138,30 @@ struct WebhookEventTests {
         #expect(control["experimentId"] as? String == "exp1" && control["armId"] as? String == "control" && control["userId"] as? String == "user-2")
     }
 
+    @Test("a user held out of a placement's offer (no experiment) is announced naming that offer, with the holdout's reason")
+    func placementHoldoutNamesItsOffer() throws {
+        let env = try environment()
+        var held = TestEnvironment.demoRule("held")
+        held.holdoutPercent = 50
+        try env.putOffer(held)
+        #expect(env.send("PUT", "/v1/admin/placements/p", role: .marketing, json: #"{"offerIds": ["lapsed_only", "held", "winback"]}"#).status == 201)
+        let receiver = try WebhookReceiver()
+        _ = try hooks.create(env, url: receiver.url, events: ["offer.refused"])
+        let heldOut = try #require((0..<200).map { "user-\($0)" }.first {
+            OfferHoldout.isHeldOut(bundleId: TestEnvironment.bundleId, offerId: "held", user: $0, percent: 50)
+        })
+        let refused = PlacementSignTests.ask(env, placement: "p", user: heldOut)
+        #expect(refused.status == 403 && refused.code == "not_eligible", "\(refused.text)")
+        let events = delivered(env, receiver)
+        #expect(events.count == 1)
+        let data = try #require(events.first?["data"] as? [String: Any])
+        #expect(data["code"] as? String == "not_eligible" && data["placementId"] as? String == "p" && data["userId"] as? String == heldOut)
+        #expect(data["offerId"] as? String == "held", "the offer the user is held out of: \(data)")
+        #expect(data["experimentId"] is NSNull && data["armId"] is NSNull)
+        let reasons = try #require(data["reasons"] as? [[String: Any]])
+        #expect(reasons.map { $0["criterion"] as? String } == ["holdout"] && reasons.first?["offerId"] as? String == "held")
+    }
+
     @Test("experiment.started and experiment.stopped (with the winner), in the lifecycle's transaction; nothing for a weight change or a refused stop")
     func experiments() throws {
         let env = try ExperimentAdminTests.environment()

@@ -1,4 +1,5 @@
 import Foundation
+import OfferSignerCore
 import OfferSignerTestSupport
 import Testing
 @testable import OfferSignerStore
@@ -20,6 +21,7 @@ final class EngineDatabase {
     let location: DatabaseLocation
     private let remove: () -> Void
     private let runSQL: (String) throws -> Void
+    private let queryText: (String) throws -> String
 
     init(_ engine: Engine) throws {
         self.engine = engine
@@ -29,18 +31,27 @@ final class EngineDatabase {
             location = .sqlite(path: temp.path)
             remove = { temp.cleanup() }
             runSQL = { sql in try SQLiteDatabase(path: temp.path).write { db in try db.execute(sql) } }
+            queryText = { sql in
+                try SQLiteDatabase(path: temp.path).read { db in try db.select(sql) { row in row.text(0) } }.joined(separator: "\n")
+            }
         case .postgreSQL:
             let cluster = try TestPostgreSQLCluster.shared.get()
             let name = try cluster.createDatabase()
             location = .postgreSQL(url: cluster.url(database: name))
             remove = { cluster.dropDatabase(name) }
             runSQL = { sql in try cluster.psql(name, sql) }
+            queryText = { sql in try cluster.psql(name, sql).trimmingCharacters(in: .newlines) }
         }
     }
 
     /// The stores of the database (creating its schema on first open).
-    func open(followOfferChanges: Bool = true) throws -> Stores {
-        try Stores.open(location, followOfferChanges: followOfferChanges)
+    func open(followOfferChanges: Bool = true, webhookSecrets: WebhookSecretSealer? = nil) throws -> Stores {
+        try Stores.open(location, followOfferChanges: followOfferChanges, webhookSecrets: webhookSecrets)
+    }
+
+    /// The text column of each row `sql` selects, one a line, read behind the stores' back.
+    func text(_ sql: String) throws -> String {
+        try queryText(sql)
     }
 
     /// Runs `sql` on the database behind the stores' back (to tamper with it, say).

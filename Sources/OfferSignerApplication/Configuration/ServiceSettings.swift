@@ -62,6 +62,9 @@ public struct ServiceSettings: Sendable, Equatable {
     public var webhookAllowPrivate = false
     /// Days delivered webhook events are kept before they are pruned.
     public var webhookKeepDays = 30
+    /// The file of the key that encrypts the webhooks' secrets in the database (nil: stored in
+    /// plain text; see ``WebhookSecretsKeyFile``).
+    public var webhookSecretsKey: String?
 
     public init() {}
 
@@ -143,6 +146,7 @@ public struct ServiceSettings: Sendable, Equatable {
         },
         Setting(variable: "OFFER_SIGNER_WEBHOOK_ALLOW_PRIVATE", flag: "--webhook-allow-private") { $0.webhookAllowPrivate = try onOff($1) },
         Setting(variable: "OFFER_SIGNER_WEBHOOK_KEEP_DAYS", flag: "--webhook-keep-days") { $0.webhookKeepDays = try positive($1) },
+        Setting(variable: "OFFER_SIGNER_WEBHOOK_SECRETS_KEY", flag: "--webhook-secrets-key") { $0.webhookSecretsKey = $1.isEmpty ? nil : $1 },
     ]
 
     /// The flags of every setting (`--listen`, `--database`, …).

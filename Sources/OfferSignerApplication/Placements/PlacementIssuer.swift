@@ -75,8 +75,13 @@ public struct PlacementIssuer: Sendable {
                 passedOver.append(PlacementOfferDecision(offerId: offerId, reasons: [.productNotInOffer(productId)]))
             } catch .offerNotAtApple(let offerId, let gap, _) {
                 passedOver.append(PlacementOfferDecision(offerId: offerId, reasons: [.notAtApple(gap, offerId: offerId)]))
-            } catch .notEligible(let decision) where !decision.reasons.contains(where: { $0.criterion == OfferHoldout.criterion }) {
-                passedOver.append(PlacementOfferDecision(offerId: offerId, reasons: decision.reasons))
+            } catch .notEligible(let decision) {
+                guard decision.reasons.contains(where: { $0.criterion == OfferHoldout.criterion }) else {
+                    passedOver.append(PlacementOfferDecision(offerId: offerId, reasons: decision.reasons))
+                    continue
+                }
+                // Held out of the offer chosen: no other offer is tried, and the refusal names it.
+                throw .refused(.notEligible(decision), offerId: offerId)
             } catch {
                 throw .refused(error)
             }

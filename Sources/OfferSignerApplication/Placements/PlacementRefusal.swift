@@ -15,6 +15,7 @@ public enum PlacementRefusal: Error, Sendable {
     /// an experiment no other offer of the placement is tried.
     case armNotEligible(placementId: String, experimentId: String, armId: String, offer: PlacementOfferDecision)
     /// The request was refused as a sign request would be (binding, limit, consent, holdout,
-    /// quota, the log).
-    case refused(SignRefusal)
+    /// quota, the log); `offerId` names the placement's offer it was about when it was about
+    /// one (the offer the user is held out of), nil when it came before any offer.
+    case refused(SignRefusal, offerId: String? = nil)
 }

@@ -64,8 +64,10 @@ struct OfferRefusalAnnouncer: Sendable {
             counted = ("experiment_control", [Self.reason(
                 criterion: "experimentArm", required: .string("an arm with an offer"), actual: .string(armId),
                 message: "The user's arm '\(armId)' of experiment '\(experimentId)' shows no offer.", offerId: nil)])
-        case .refused(let sign):
-            // Consent is checked before any offer of the placement; the quota names its offer.
+        case .refused(let sign, let refusedOffer):
+            // Consent is checked before any offer of the placement; a holdout names the offer the
+            // user is held out of, the quota its offer.
+            offerId = refusedOffer
             if case .quotaExceeded(let id, _, _) = sign { offerId = id }
             guard let signCounted = Self.counted(sign, offerId: offerId) else { return refusal }
             counted = signCounted

@@ -18,4 +18,12 @@ enum FetchedAlgorithms {
         }
         return digest
     }()
+
+    /// AES-256-GCM from the default provider (webhook secrets sealed at rest).
+    nonisolated(unsafe) static let aes256GCM: OpaquePointer = {
+        guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) else {
+            fatalError("OpenSSL has no AES-256-GCM: \(OpenSSLError.drain("fetching AES-256-GCM"))")
+        }
+        return cipher
+    }()
 }

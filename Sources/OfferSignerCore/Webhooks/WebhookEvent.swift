@@ -4,7 +4,9 @@ import Foundation
 /// (`{"id","type","occurredAt","bundleId","environment","data"}`). It names users by the IDs
 /// the app gave and never carries a secret, a proof JWS or a signature a customer could replay.
 public struct WebhookEvent: Sendable, Hashable {
-    /// A random UUID, lowercased: receivers deduplicate by it.
+    /// A time-ordered (version 7) UUID, lowercased: receivers deduplicate by it. Time-ordered so
+    /// that the outbox's index of events grows at its end (inside the signature batch's commit)
+    /// instead of touching a random page for every event.
     public let id: String
     public let type: WebhookEventType
     public let occurredAt: Date
@@ -18,7 +20,7 @@ public struct WebhookEvent: Sendable, Hashable {
     /// The event's own fields.
     public let data: [String: JSONValue]
 
-    public init(id: String = SecureRandom.lowercasedString(SecureRandom.uuid()), type: WebhookEventType, occurredAt: Date,
+    public init(id: String = SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID()), type: WebhookEventType, occurredAt: Date,
                 bundleId: String?, environment: String?, orderingKey: String, data: [String: JSONValue]) {
         self.id = id
         self.type = type

@@ -25,13 +25,13 @@ extension PlacementRefusal: HTTPResponseError {
                             + offer.reasons.map(\.criterion).joined(separator: ", ") + ")",
                         extensions: ["placement": placementId, "experimentId": experimentId, "armId": armId, "offers": [offer],
                                      "reasons": offer.reasons])
-        case .refused(let refusal):
+        case .refused(let refusal, _):
             refusal.problem
         }
     }
 
     public var unexpectedCause: (any Error)? {
-        guard case .refused(let refusal) = self else { return nil }
+        guard case .refused(let refusal, _) = self else { return nil }
         return refusal.unexpectedCause
     }
 }

@@ -11,19 +11,36 @@ enum SQLWebhookRows {
         last_status, last_answer, last_error, delivered_at_ms
         """
 
-    /// Every webhook, by ID.
-    static func webhooks(_ db: some SQLConnection) throws -> [StoredWebhook] {
-        try db.select("SELECT \(webhookColumns) FROM webhooks ORDER BY webhook_id") { try webhook($0) }
+    /// The columns of a webhook without its secrets (empty in what is read): what the outbox's
+    /// subscriptions need, readable with no key configured.
+    static let subscriptionColumns = """
+        webhook_id, url, events, bundle_ids, enabled, '', NULL, NULL, created_at_ms, updated_at_ms
+        """
+
+    /// Every webhook, by ID, its secrets opened with `secrets` (nil: no key, plain text only).
+    static func webhooks(_ db: some SQLConnection, secrets: WebhookSecretSealer?) throws -> [StoredWebhook] {
+        try db.select("SELECT \(webhookColumns) FROM webhooks ORDER BY webhook_id") { try webhook($0, secrets: secrets) }
     }
 
-    static func webhook(_ row: some StoreRow) throws -> StoredWebhook {
+    /// Every webhook, by ID, without its secrets (``subscriptionColumns``).
+    static func subscriptions(_ db: some SQLConnection) throws -> [StoredWebhook] {
+        try db.select("SELECT \(subscriptionColumns) FROM webhooks ORDER BY webhook_id") { try webhook($0, secrets: nil) }
+    }
+
+    /// The webhook of `row`, its secrets opened with `secrets` (sealed ones refused without it).
+    static func webhook(_ row: some StoreRow, secrets: WebhookSecretSealer?) throws -> StoredWebhook {
+        let id = row.text(0)
         let events = try row.text(2).split(separator: ",").map { name in
             guard let type = WebhookEventType(rawValue: String(name)) else { throw UnreadableWebhook(id: row.text(0)) }
             return type
         }
-        return StoredWebhook(id: row.text(0), url: row.text(1), events: events,
+        let secret = try WebhookSecretSealer.open(row.text(5), webhookId: id, with: secrets)
+        let previousSecret = try row.optionalText(6).map { stored throws(WebhookSecretError) in
+            try WebhookSecretSealer.open(stored, webhookId: id, with: secrets)
+        }
+        return StoredWebhook(id: id, url: row.text(1), events: events,
                              bundleIds: row.optionalText(3).map { $0.split(separator: ",").map(String.init) },
-                             enabled: row.int64(4) != 0, secret: row.text(5), previousSecret: row.optionalText(6),
+                             enabled: row.int64(4) != 0, secret: secret, previousSecret: previousSecret,
                              previousSecretExpiresAt: row.optionalInt64(7).map(Date.init(milliseconds:)),
                              createdAt: Date(milliseconds: row.int64(8)), updatedAt: Date(milliseconds: row.int64(9)))
     }

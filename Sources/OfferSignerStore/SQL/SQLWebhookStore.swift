@@ -5,30 +5,68 @@ import OfferSignerCore
 final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
     private let database: Database
     let outbox: WebhookOutbox
+    /// Seals the secrets written and opens those read (nil: no key, secrets written in plain text).
+    private let secrets: WebhookSecretSealer?
 
-    init(database: Database, outbox: WebhookOutbox) throws {
+    init(database: Database, outbox: WebhookOutbox, secrets: WebhookSecretSealer? = nil) throws {
         self.database = database
         self.outbox = outbox
+        self.secrets = secrets
         try reloadSubscriptions()
     }
 
     func webhook(id: String) throws -> StoredWebhook? {
         try database.withReader { db in
             try db.first("SELECT \(SQLWebhookRows.webhookColumns) FROM webhooks WHERE webhook_id = ?", [.text(id)]) {
-                try SQLWebhookRows.webhook($0)
+                try SQLWebhookRows.webhook($0, secrets: secrets)
             }
         }
     }
 
     func webhooks() throws -> [StoredWebhook] {
-        try database.withReader { db in try SQLWebhookRows.webhooks(db) }
+        try database.withReader { db in try SQLWebhookRows.webhooks(db, secrets: secrets) }
+    }
+
+    /// `secret` as it is written: sealed when a key is configured.
+    private func stored(_ secret: String, _ webhookId: String) -> String {
+        secrets.map { $0.seal(secret, webhookId: webhookId) } ?? secret
+    }
+
+    func sealSecrets() throws -> Int {
+        let rows = try database.withReader { db in
+            try db.select("SELECT webhook_id, secret, previous_secret FROM webhooks ORDER BY webhook_id") { row in
+                (id: row.text(0), secret: row.text(1), previous: row.optionalText(2))
+            }
+        }
+        var sealed = 0
+        for row in rows {
+            // Refused without the key (or with another): every secret must be readable before the service starts.
+            _ = try WebhookSecretSealer.open(row.secret, webhookId: row.id, with: secrets)
+            if let previous = row.previous { _ = try WebhookSecretSealer.open(previous, webhookId: row.id, with: secrets) }
+            guard secrets != nil, !WebhookSecretSealer.isSealed(row.secret) || row.previous.map(WebhookSecretSealer.isSealed) == false else {
+                continue
+            }
+            let secret = WebhookSecretSealer.isSealed(row.secret) ? row.secret : stored(row.secret, row.id)
+            let previous = row.previous.map { WebhookSecretSealer.isSealed($0) ? $0 : stored($0, row.id) }
+            // Changed only if still as read (another instance may seal it, or a rotation replace it, meanwhile).
+            sealed += try database.inTransaction { db -> Int in
+                if let old = row.previous {
+                    return try db.change("""
+                        UPDATE webhooks SET secret = ?, previous_secret = ? WHERE webhook_id = ? AND secret = ? AND previous_secret = ?
+                        """, [.text(secret), .optional(previous), .text(row.id), .text(row.secret), .text(old)])
+                }
+                return try db.change("UPDATE webhooks SET secret = ? WHERE webhook_id = ? AND secret = ? AND previous_secret IS NULL",
+                                     [.text(secret), .text(row.id), .text(row.secret)])
+            }
+        }
+        return sealed
     }
 
     func put(_ w: StoredWebhook, change: WebhookChange) throws {
         try database.inTransaction { db in
             let values: [SQLValue] = [
                 .text(w.url), .text(w.events.map(\.rawValue).joined(separator: ",")), .optional(w.bundleIds?.joined(separator: ",")),
-                .integer(w.enabled ? 1 : 0), .text(w.secret), .optional(w.previousSecret),
+                .integer(w.enabled ? 1 : 0), .text(stored(w.secret, w.id)), .optional(w.previousSecret.map { stored($0, w.id) }),
                 .optional(w.previousSecretExpiresAt?.milliseconds), .integer(w.updatedAt.milliseconds),
             ]
             let updated = try db.change("""
@@ -117,21 +155,24 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
         }
     }
 
-    func record(_ attempt: DeliveryAttempt) throws -> Bool {
-        let state: String, next: Int64, delivered: Int64?
-        switch attempt.outcome {
-        case .delivered: (state, next, delivered) = ("delivered", attempt.at.milliseconds, attempt.at.milliseconds)
-        case .retry(let at): (state, next, delivered) = ("pending", at.milliseconds, nil)
-        case .dead: (state, next, delivered) = ("dead", attempt.at.milliseconds, nil)
-        }
+    func record(_ attempts: [DeliveryAttempt]) throws -> [Bool] {
+        guard !attempts.isEmpty else { return [] }
         return try database.inTransaction { db in
-            try db.change("""
-                UPDATE webhook_outbox SET state = ?, attempts = attempts + 1, next_attempt_ms = ?, lease_until_ms = NULL, claim = NULL,
-                    last_attempt_ms = ?, last_status = ?, last_answer = ?, last_error = ?, delivered_at_ms = ?
-                WHERE id = ? AND claim = ?
-                """, [.text(state), .integer(next), .integer(attempt.at.milliseconds), .optional(attempt.status.map(Int64.init)),
-                      .optional(attempt.answer), .optional(attempt.error), .optional(delivered), .integer(attempt.delivery.id),
-                      .text(attempt.delivery.claim)]) == 1
+            try attempts.map { attempt in
+                let state: String, next: Int64, delivered: Int64?
+                switch attempt.outcome {
+                case .delivered: (state, next, delivered) = ("delivered", attempt.at.milliseconds, attempt.at.milliseconds)
+                case .retry(let at): (state, next, delivered) = ("pending", at.milliseconds, nil)
+                case .dead: (state, next, delivered) = ("dead", attempt.at.milliseconds, nil)
+                }
+                return try db.change("""
+                    UPDATE webhook_outbox SET state = ?, attempts = attempts + 1, next_attempt_ms = ?, lease_until_ms = NULL, claim = NULL,
+                        last_attempt_ms = ?, last_status = ?, last_answer = ?, last_error = ?, delivered_at_ms = ?
+                    WHERE id = ? AND claim = ?
+                    """, [.text(state), .integer(next), .integer(attempt.at.milliseconds), .optional(attempt.status.map(Int64.init)),
+                          .optional(attempt.answer), .optional(attempt.error), .optional(delivered), .integer(attempt.delivery.id),
+                          .text(attempt.delivery.claim)]) == 1
+            }
         }
     }
 

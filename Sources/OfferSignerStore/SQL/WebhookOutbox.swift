@@ -21,9 +21,9 @@ final class WebhookOutbox: Sendable {
         subscribed.read { webhooks in webhooks.contains { $0.subscribes(to: type, bundleId: bundleId) } }
     }
 
-    /// Reads the enabled webhooks from `db`.
+    /// Reads the enabled webhooks' subscriptions from `db` (not their secrets: the outbox signs nothing).
     func reload(_ db: some SQLConnection) throws {
-        let enabled = try SQLWebhookRows.webhooks(db).filter(\.enabled)
+        let enabled = try SQLWebhookRows.subscriptions(db).filter(\.enabled)
         subscribed.write { $0 = enabled }
     }
 
