@@ -104,7 +104,41 @@ class Service_:
             return error.code, dict(error.headers), error.read()
 
 
-class MockAppleMessaging:
+class MockAppleAPI:
+    """What the mocks of Apple's APIs share: a threaded HTTP server on a free loopback port (`serve`, `stop`) and the
+    check of the JWT Apple's APIs take (ES256 with a kid, aud appstoreconnect-v1, an iss; its signature is not verified
+    here, the Swift mocks verify it). Each mock pins what its API requires beyond that: `pinned()` gives the header
+    and claim values it must carry."""
+
+    def pinned(self):
+        """({header: value}, {claim: value}) every request's token must carry."""
+        return {}, {}
+
+    def token_ok(self, authorization):
+        parts = authorization.removeprefix("Bearer ").split(".")
+        if len(parts) != 3:
+            return False
+        decode = lambda part: json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+        try:
+            header, claims = decode(parts[0]), decode(parts[1])
+        except ValueError:
+            return False
+        pinned_header, pinned_claims = self.pinned()
+        return header.get("alg") == "ES256" and bool(header.get("kid")) and claims.get("aud") == "appstoreconnect-v1" \
+            and bool(claims.get("iss")) and all(header.get(k) == v for k, v in pinned_header.items()) \
+            and all(claims.get(k) == v for k, v in pinned_claims.items())
+
+    def serve(self, handler):
+        import http.server, threading
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+
+
+class MockAppleMessaging(MockAppleAPI):
     """Apple's Retention Messaging API for the service (`--appstore-api-url`), in memory: messages and
     images (PENDING after an upload, as in Production), defaults of approved messages, the real-time URL
     (after a passed performance test), Apple's error bodies. Requests need an ES256 JWT with kid, aud
@@ -142,18 +176,10 @@ class MockAppleMessaging:
 
             do_GET = do_PUT = do_POST = do_DELETE = handle_any
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.serve(Handler)
 
-    def token_ok(self, authorization):
-        parts = authorization.removeprefix("Bearer ").split(".")
-        if len(parts) != 3:
-            return False
-        decode = lambda part: json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-        header, claims = decode(parts[0]), decode(parts[1])
-        return header.get("alg") == "ES256" and bool(header.get("kid")) and claims.get("aud") == "appstoreconnect-v1" \
-            and claims.get("bid") == self.bundle_id and bool(claims.get("iss"))
+    def pinned(self):
+        return {}, {"bid": self.bundle_id}                     # the App Store Server API's token names the app
 
     @staticmethod
     def error(status, code, message):
@@ -221,11 +247,8 @@ class MockAppleMessaging:
                          "numPending": 0, "responseTimes": {"average": 118, "p50": 96, "p90": 175, "p95": 230, "p99": 410}, "failures": {}}
         return 404, None
 
-    def stop(self):
-        self.server.shutdown()
 
-
-class MockAppStoreConnect:
+class MockAppStoreConnect(MockAppleAPI):
     """App Store Connect's API (`--appstore-connect-url`) for the catalog sync, in memory: the app of
     dev-setup with one subscription group, two subscriptions with their regular prices, and their promotional offers with prices
     (Apple's JSON:API shapes: `included` territories and price points). Requests need an ES256 JWT with
@@ -396,9 +419,7 @@ class MockAppStoreConnect:
 
             do_GET = do_POST = do_PATCH = do_DELETE = handle_any
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.serve(Handler)
 
     @staticmethod
     def offer_body(root, create):
@@ -456,14 +477,8 @@ class MockAppStoreConnect:
         parsed["prices"] = [included[i] for i in ids]
         return parsed
 
-    def token_ok(self, authorization):
-        parts = authorization.removeprefix("Bearer ").split(".")
-        if len(parts) != 3:
-            return False
-        decode = lambda part: json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-        header, claims = decode(parts[0]), decode(parts[1])
-        return header.get("alg") == "ES256" and header.get("kid") == self.KEY_ID and claims.get("aud") == "appstoreconnect-v1" \
-            and claims.get("iss") == self.ISSUER
+    def pinned(self):
+        return {"kid": self.KEY_ID}, {"iss": self.ISSUER}      # the Team key given to the app, and no bid
 
     def give_team_key(self, keys_path):
         """Writes a Team key (P-256, PKCS#8) beside the keys file and names it as the app's appStoreConnect."""
@@ -481,9 +496,6 @@ class MockAppStoreConnect:
             app["appStoreConnect"] = {"issuerId": self.ISSUER, "keyId": self.KEY_ID, "privateKeyPath": f"AuthKey_{self.KEY_ID}.p8"}
         with open(keys_path, "w") as f:
             json.dump(keys, f, indent=2)
-
-    def stop(self):
-        self.server.shutdown()
 
 
 class WebhookReceiver:

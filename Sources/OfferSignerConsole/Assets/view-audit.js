@@ -224,7 +224,7 @@ function verify(body) {
 const APPSTORE_FORMATS = {
   prices: prices => prices.map(p => `${p.territory} ${p.customerPrice ? `${p.currency || ''} ${p.customerPrice}`.trim() : 'free'}${p.pricePointId ? ` (${p.pricePointId})` : ''}`).join(', '),
   appleErrors: errors => errors.map(e => `${e.status} ${e.code}: ${e.title}${e.detail ? ` — ${e.detail}` : ''}`).join('; '),
-  json: value => JSON.stringify(value),
+  json: value => JSON.stringify(value).replace(/([,:])(?=["{\[])/g, '$1 '), // spaced, so that it wraps
 };
 
 /** A promotional offer created, re-priced or deleted at App Store Connect (`GET /v1/audit/appstore-changes`): each step's record. */
@@ -235,7 +235,7 @@ const APPSTORE_OFFER_SCHEMA = {
     ['name', 'Reference name'], ['offerMode', 'Offer type'], ['duration', 'Duration'], ['numberOfPeriods', 'Periods'], ['prices', 'Prices'],
     ['subscriptionAppleId', 'Subscription (Apple ID)'], ['offerAppleId', 'Offer (Apple ID)'], ['request.method', 'Sent'], ['request.path', 'To'],
     ['request.body', 'Body sent', 'json'], ['appleStatus', 'Apple’s status'], ['appleErrors', 'Apple’s errors', 'appleErrors'],
-  ].map(([path, label, kind = 'text']) => ({ path, label, kind: 'text', format: APPSTORE_FORMATS[path] || APPSTORE_FORMATS[kind] })),
+  ].map(([path, label, kind = 'text']) => ({ path, label, kind: kind === 'bool' ? 'bool' : 'text', format: APPSTORE_FORMATS[path] || APPSTORE_FORMATS[kind] })),
 };
 
 /** The kinds of audited rules: their change routes, the filter's name and the form that reads them. */

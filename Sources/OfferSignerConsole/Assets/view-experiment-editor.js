@@ -3,7 +3,8 @@
 // its results, the experiment in plain words and its history. The service's refusals appear
 // as it words them, beside the fields they concern.
 import { api, path, ApiError } from './api.js';
-import { h, replace, toast, field, setFieldError } from './dom.js';
+import { h, replace, toast, field } from './dom.js';
+import { clearErrorSummary, showErrorSummary } from './error-summary.js';
 import { dateTime, number } from './format.js';
 import { historyList } from './rule-history.js';
 import { offerState } from './offer-fields.js';
@@ -166,45 +167,10 @@ export async function renderExperimentEditor(main, { me, experimentId, query, na
     replace(plain, describe(read(), stored));
   }
 
-  function clear() {
-    for (const element of form.querySelectorAll('.field-error')) {
-      const id = element.id.replace(/-error$/, '');
-      if (!setFieldError(form, id, '')) { element.textContent = ''; element.hidden = true; }
-    }
-    for (const element of form.querySelectorAll('[aria-invalid]')) element.removeAttribute('aria-invalid');
-    summary.replaceChildren();
-    summary.hidden = true;
-  }
-
+  // Refusals beside their fields (an arm's too) and in the summary (error-summary.js): every error slot of the form is cleared.
+  const clear = () => clearErrorSummary(form, summary);
   /** The service's messages beside the fields they name, and all of them in the summary. */
-  function showErrors(messages, title) {
-    clear();
-    const byField = new Map();
-    const items = messages.map(message => {
-      const id = targetOf(message);
-      const text = humanize(message);
-      if (id && form.querySelector(`#${id}-error`)) {
-        byField.set(id, [...(byField.get(id) || []), text]);
-        return h('li', null, h('a', { href: `#${id}`, onclick: event => {
-          event.preventDefault();
-          const target = form.querySelector(`#${id}`);
-          (target.matches('fieldset') ? target.querySelector('input:not([readonly]), select:not(:disabled), button:not(:disabled)') : target)?.focus();
-        } }, text));
-      }
-      return h('li', null, text);
-    });
-    for (const [id, list] of byField) {
-      if (!setFieldError(form, id, list.join(' '))) {
-        const slot = form.querySelector(`#${id}-error`);
-        slot.textContent = list.join(' ');
-        slot.hidden = false;
-        form.querySelector(`#${id}`)?.setAttribute('aria-invalid', 'true');
-      }
-    }
-    summary.append(h('h2', null, title), h('ul', null, items));
-    summary.hidden = false;
-    summary.focus();
-  }
+  const showErrors = (messages, title) => showErrorSummary(form, summary, { title, messages, resolve: message => ({ id: targetOf(message), words: humanize(message) }) });
 
   function handleError(error, title) {
     if (error instanceof ApiError && error.status === 401) throw error;

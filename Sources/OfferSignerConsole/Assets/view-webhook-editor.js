@@ -3,7 +3,8 @@
 // rotate the secret, delete the webhook (each confirmed first), its deliveries with retry and
 // replay, and its recorded changes.
 import { api, path, ApiError } from './api.js';
-import { h, replace, toast, field, setFieldError } from './dom.js';
+import { h, replace, toast, field } from './dom.js';
+import { clearErrorSummary, showErrorSummary } from './error-summary.js';
 import { dateTime, relative } from './format.js';
 import { problemTitle } from './problems.js';
 import { confirmDialog } from './confirm-dialog.js';
@@ -130,30 +131,10 @@ export async function renderWebhookEditor(main, { me, webhookId, navigate, href 
     };
   }
 
-  function clear() {
-    for (const id of ['f-id', 'f-url', 'f-events', 'f-bundleIds']) setFieldError(form, id, '');
-    summary.replaceChildren();
-    summary.hidden = true;
-  }
-
-  function showErrors(messages, title) {
-    clear();
-    const byField = new Map();
-    const items = messages.map(message => {
-      const id = fieldOf(message);
-      if (!id) return h('li', null, message);
-      byField.set(id, [...(byField.get(id) || []), message]);
-      return h('li', null, h('a', { href: `#${id}`, onclick: event => {
-        event.preventDefault();
-        const target = form.querySelector(`#${id}`);
-        (target.matches('fieldset') ? target.querySelector('input:not(:disabled)') : target)?.focus();
-      } }, message));
-    });
-    for (const [id, list] of byField) setFieldError(form, id, list.join(' '));
-    summary.append(h('h2', null, title), h('ul', null, items));
-    summary.hidden = false;
-    summary.focus();
-  }
+  // Refusals beside their fields and in the summary (error-summary.js); fieldOf says which field.
+  const ERROR_FIELDS = ['f-id', 'f-url', 'f-events', 'f-bundleIds'];
+  const clear = () => clearErrorSummary(form, summary, ERROR_FIELDS);
+  const showErrors = (messages, title) => showErrorSummary(form, summary, { title, messages, ids: ERROR_FIELDS, resolve: message => ({ id: fieldOf(message) }) });
 
   function handleError(error, title) {
     if (error instanceof ApiError && error.status === 401) throw error;
