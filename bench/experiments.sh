@@ -4,11 +4,29 @@
 # BENCH_ASSIGNED (1,000,000) assigned users (target < 2 s). `make bench` runs it after the
 # main benchmark; alone: `bash bench/experiments.sh` after `swift build -c release`.
 # Prints a Markdown section on standard output.
+#
+# BENCH_EXPERIMENTS_BINS="old=/path/offer-signer new=.build/release/offer-signer" measures several
+# builds alternately in the same minutes: the set-up is made once (with the first build), each
+# build gets its own copy of the database (brought to its schema by its own `db migrate`, timed),
+# then round after round each build's sign and placement loads, then the report timed build after
+# build, three times; the reports must be identical but for `generatedAt`.
+# BENCH_EXPERIMENTS_PROFILE=NAME: one more sign and placement load of that build under
+# `perf record -g` (profiles in the work folder).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 BIN=${BENCH_BIN:-$ROOT/.build/release/offer-signer}
+# NAME=PATH pairs; the default is the one build BENCH_BIN names.
+read -r -a BUILDS <<<"${BENCH_EXPERIMENTS_BINS:-build=$BIN}"
+declare -A BIN_OF=()
+NAMES=()
+for build in "${BUILDS[@]}"; do
+    NAMES+=("${build%%=*}")
+    BIN_OF[${build%%=*}]=${build#*=}
+done
+BIN=${BIN_OF[${NAMES[0]}]}
+PROFILE=${BENCH_EXPERIMENTS_PROFILE:-}
 BENCH=$ROOT/bench
 BENCH_USERS=${BENCH_USERS:-100000}
 BENCH_DURATION=${BENCH_EXPERIMENT_DURATION:-10}   # seconds of each measured load
@@ -25,7 +43,9 @@ GROUP=21000001
 die() { printf 'bench/experiments: %s\n' "$*" >&2; exit 1; }
 log() { printf '%s\n' "$*" >&2; }
 for tool in wrk python3 curl; do command -v "$tool" >/dev/null || die "$tool is missing"; done
-[ -x "$BIN" ] || die "$BIN is missing: run 'swift build -c release' first"
+for name in "${NAMES[@]}"; do
+    [ -x "${BIN_OF[$name]}" ] || die "${BIN_OF[$name]} is missing: run 'swift build -c release' first"
+done
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT
 
@@ -53,13 +73,30 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$W
     -days 7 -out "$WORK/chain/root.pem" 2>/dev/null || die "could not make a root certificate"
 sync
 
-OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$WORK/db.sqlite OFFER_SIGNER_LISTEN=127.0.0.1:$PORT \
-OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_RATE_SIGN_PER_KEY=off \
-OFFER_SIGNER_RATE_SIGN_PER_USER=off OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=off \
-    "$BIN" serve >"$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 1 600); do curl -fs --max-time 1 "$URL/readyz" >/dev/null 2>&1 && break; sleep 0.05; done
-curl -fs --max-time 1 "$URL/readyz" >/dev/null || die "the server did not become ready"
+# start_server BINARY DATABASE: serves on $PORT until stop_server.
+start_server() {
+    OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$2 OFFER_SIGNER_LISTEN=127.0.0.1:$PORT \
+    OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_RATE_SIGN_PER_KEY=off \
+    OFFER_SIGNER_RATE_SIGN_PER_USER=off OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=off \
+        "$1" serve >>"$WORK/server.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 1 600); do curl -fs --max-time 1 "$URL/readyz" >/dev/null 2>&1 && break; sleep 0.05; done
+    curl -fs --max-time 1 "$URL/readyz" >/dev/null || die "the server did not become ready"
+}
+# copy_database FROM TO: a copy of a SQLite database no process has open.
+copy_database() {
+    rm -f "$2" "$2-wal" "$2-shm"
+    cp "$1" "$2"
+    [ ! -e "$1-wal" ] || cp "$1-wal" "$2-wal"
+}
+# migrate NAME DATABASE: the build's `db migrate`; prints the seconds it took.
+migrate() {
+    local t0
+    t0=$(date +%s%N)
+    OFFER_SIGNER_DATABASE=$2 "${BIN_OF[$1]}" db migrate >>"$WORK/migrate.log" 2>&1 || die "$1: db migrate failed ($WORK/migrate.log)"
+    awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'
+}
+start_server "$BIN" "$WORK/db.sqlite"
 
 # api METHOD PATH BODY: a marketing call that must answer 200 or 201.
 api() {
@@ -92,41 +129,77 @@ load() {
     [ "$(value "$WORK/$name.txt" non200)" = 0 ] || die "$name: some answers were not 200 ($WORK/$name.txt)"
     value "$WORK/$name.txt" rps
 }
-log "sign, then placement, then sign and placement again (${BENCH_DURATION} s each, ${BENCH_CONNECTIONS} connections)"
-SIGN1=$(load sign.lua sign1); PLACE1=$(load placement.lua place1)
-SIGN2=$(load sign.lua sign2); PLACE2=$(load placement.lua place2)
-ASSIGNED_BY_LOAD=$(curl -s "$URL/metrics" | sed -n 's/^offer_signer_experiment_assignments_total{.*arm_id="treatment"} //p')
 stop_server
+declare -A SIGN=() PLACE=() ASSIGNED_BY_LOAD=() MIGRATE_S=()
+for name in "${NAMES[@]}"; do
+    copy_database "$WORK/db.sqlite" "$WORK/db-$name.sqlite"
+    MIGRATE_S[$name]=$(migrate "$name" "$WORK/db-$name.sqlite")
+done
+log "builds ${NAMES[*]} alternately: sign, then placement, twice (${BENCH_DURATION} s each, ${BENCH_CONNECTIONS} connections)"
+for round in 1 2; do
+    for name in "${NAMES[@]}"; do
+        start_server "${BIN_OF[$name]}" "$WORK/db-$name.sqlite"
+        SIGN[$name]+="${SIGN[$name]:+, }$(load sign.lua "sign-$name-$round")"
+        PLACE[$name]+="${PLACE[$name]:+, }$(load placement.lua "place-$name-$round")"
+        ASSIGNED_BY_LOAD[$name]+="${ASSIGNED_BY_LOAD[$name]:+, }$(curl -s "$URL/metrics" | sed -n 's/^offer_signer_experiment_assignments_total{.*arm_id="treatment"} //p')"
+        if [ "$round" = 2 ] && [ "$name" = "$PROFILE" ]; then
+            command -v perf >/dev/null || die "perf is missing (linux-perf) for BENCH_EXPERIMENTS_PROFILE"
+            for script in sign placement; do
+                perf record -F 999 -g -o "$WORK/perf-$name-$script.data" -p "$SERVER_PID" -- sleep $((BENCH_WARMUP + BENCH_DURATION)) >/dev/null 2>&1 &
+                perf_pid=$!
+                log "profiling $name under the $script load: $(load "$script.lua" "profile-$name-$script")/s"
+                wait "$perf_pid" || true
+                perf report -i "$WORK/perf-$name-$script.data" --no-children --sort dso,symbol --stdio -g none 2>/dev/null \
+                    | grep -v '^#' | grep -v '^$' | head -80 >"$WORK/profile-$name-$script.txt" || true
+            done
+        fi
+        stop_server
+    done
+done
 
 log "seeding $BENCH_ASSIGNED assignments of bench_report, each with a period of the app"
 python3 "$BENCH/seed_assignments.py" --database "$WORK/db.sqlite" --experiment bench_report --users "$BENCH_ASSIGNED" \
     --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP" >&2 || die "seeding the assignments failed"
-sync
-REPORT_S=()
-for run in 1 2 3; do
-    t0=$(date +%s%N)
-    OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$WORK/db.sqlite OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem \
-        "$BIN" experiments report --experiment-id bench_report >"$WORK/report.json" || die "the report failed"
-    REPORT_S+=("$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')")
+declare -A REPORT_S=() REPORT_MIGRATE_S=()
+for name in "${NAMES[@]}"; do
+    copy_database "$WORK/db.sqlite" "$WORK/report-$name.sqlite"
+    REPORT_MIGRATE_S[$name]=$(migrate "$name" "$WORK/report-$name.sqlite")
 done
-python3 - "$WORK/report.json" "$BENCH_ASSIGNED" <<'PY' >&2 || die "the report does not count every assigned user"
-import json, sys
+sync
+for run in 1 2 3; do
+    for name in "${NAMES[@]}"; do
+        t0=$(date +%s%N)
+        OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$WORK/report-$name.sqlite OFFER_SIGNER_APPLE_ROOTS=$WORK/chain/root.pem \
+            "${BIN_OF[$name]}" experiments report --experiment-id bench_report >"$WORK/report-$name.json" || die "$name: the report failed"
+        REPORT_S[$name]+="${REPORT_S[$name]:+ }$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')"
+    done
+done
+for name in "${NAMES[@]}"; do
+    python3 - "$WORK/report-$name.json" "$BENCH_ASSIGNED" "$WORK/report-${NAMES[0]}.json" <<'PY' >&2 || die "$name: the report does not count every assigned user, or differs from ${NAMES[0]}'s"
+import json, re, sys
 report = json.load(open(sys.argv[1]))
 assigned = sum(arm["assigned"] for arm in report["arms"])
 assert assigned == int(sys.argv[2]), assigned
+def without_time(path):
+    return re.sub(r'"generatedAt" *: *"[^"]*"', "", open(path).read())
+assert without_time(sys.argv[1]) == without_time(sys.argv[3]), "the reports differ beyond generatedAt"
 print("report:", [(a["armId"], a["assigned"], a["retained"], a["churned"]) for a in report["arms"]], report["verdict"])
 PY
+done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "?" }'; }
-MEDIAN=$(printf '%s\n' "${REPORT_S[@]}" | sort -n | sed -n 2p)
+median() { tr ' ' '\n' <<<"$1" | sort -n | sed -n 2p; }
 cat <<MD
 
 ## Experiments (issue 35)
 
-| figure | value | target |
-| --- | --- | --- |
-| \`POST /v1/offers/sign\`, requests/s (two runs) | $SIGN1, $SIGN2 | |
-| \`POST /v1/offers/placement\` in a running experiment (every request assigned, judged, signed), requests/s (two runs) | $PLACE1, $PLACE2 | |
-| placement / sign (each run against the one before it) | $(ratio "$PLACE1" "$SIGN1"), $(ratio "$PLACE2" "$SIGN2") | ≥ 0.9 |
-| users assigned by the placement load | ${ASSIGNED_BY_LOAD:-?} | |
-| \`offer-signer experiments report\` over $BENCH_ASSIGNED assigned users (three runs, whole process) | ${REPORT_S[*]} s (median $MEDIAN s) | < 2 s |
+Load: $(uptime | sed 's/.*load average/load average/')
+
+| figure | $(printf '%s | ' "${NAMES[@]}")target |
+| --- | $(printf -- '--- | %.0s' "${NAMES[@]}")--- |
+| \`db migrate\` of the set-up copy, then of the report's copy, s | $(for n in "${NAMES[@]}"; do printf '%s, %s | ' "${MIGRATE_S[$n]}" "${REPORT_MIGRATE_S[$n]}"; done)|
+| \`POST /v1/offers/sign\`, requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${SIGN[$n]}"; done)|
+| \`POST /v1/offers/placement\` in a running experiment (every request assigned, judged, signed), requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${PLACE[$n]}"; done)|
+| placement / sign (each run against the sign run before it) | $(for n in "${NAMES[@]}"; do IFS=', ' read -r -a s <<<"${SIGN[$n]}"; IFS=', ' read -r -a p <<<"${PLACE[$n]}"; printf '%s, %s | ' "$(ratio "${p[0]}" "${s[0]}")" "$(ratio "${p[1]}" "${s[1]}")"; done)≥ 0.9 |
+| users assigned by the placement loads (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${ASSIGNED_BY_LOAD[$n]:-?}"; done)|
+| \`offer-signer experiments report\` over $BENCH_ASSIGNED assigned users (three runs, whole process), s | $(for n in "${NAMES[@]}"; do printf '%s (median %s) | ' "${REPORT_S[$n]}" "$(median "${REPORT_S[$n]}")"; done)< 2 s |
 MD

@@ -46,17 +46,22 @@ def main():
         ((args.bundle, args.experiment, "bench-user-%08d" % i, "control" if i % 2 == 0 else "treatment", assigned + i,
           i % 2, assigned + i if i % 2 else None) for i in range(args.users)))
 
+    # A build whose schema has the currency column gets it filled as the service fills it (from the JWS).
+    has_currency = any(row[1] == "currency" for row in db.execute("PRAGMA table_info(transactions)"))
+
     def periods():
         for i in range(args.users):
             start = assigned + (args.horizon_days - 10) * DAY_MS if i % 3 == 0 else assigned + DAY_MS
             days = 40 if i % 3 == 0 else 20
             payload = b64(json.dumps({"transactionId": "9%014d" % i, "currency": "USD", "price": 9990}).encode())
-            yield ("9%014d" % i, "9%014d" % i, args.bundle, args.product, args.group, "bench-user-%08d" % i, start,
+            row = ("9%014d" % i, "9%014d" % i, args.bundle, args.product, args.group, "bench-user-%08d" % i, start,
                    start + days * DAY_MS, 9990, "USA", start, "Production", f"{header}.{payload}.c2ln")
+            yield row + ("USD",) if has_currency else row
 
     db.executemany(
         "INSERT INTO transactions (transaction_id, original_transaction_id, bundle_id, product_id, group_id, user_id, purchase_ms,"
-        " expires_ms, price, storefront, signed_date_ms, environment, signed_transaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " expires_ms, price, storefront, signed_date_ms, environment, signed_transaction" + (", currency" if has_currency else "")
+        + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?" + (", ?" if has_currency else "") + ")",
         periods())
     db.execute("COMMIT")
     print(f"assignments={args.users}")

@@ -33,14 +33,14 @@ public protocol ExperimentStore: Sendable {
     /// out) from the app's transactions in `environment` bought in `[from, to)` (milliseconds):
     /// what an experiment's revenue caps are fixed from.
     func revenuePerUser(bundleId: String, environment: String, from: Int64, to: Int64) throws -> [String: [Int64]]
-    /// Calls `body` with each of the app's periods in `environment` that end at or after `since`
-    /// (or never), with the users it belongs to: its app account token (lowercased; nil
-    /// without one) and its original transaction ID (the user `transaction:` and that ID).
-    /// The currency is read only of paid periods bought from `since` on. One pass, nothing
-    /// kept: the caller keeps what it needs.
-    func forEachPeriod(bundleId: String, environment: String, since: Int64,
-                       _ body: (_ appAccountToken: String?, _ originalTransactionId: String, _ period: ExperimentPeriod) throws -> Void) throws
-    /// The users (as ``forEachPeriod(bundleId:environment:since:_:)`` names them) of each redemption of
+    /// Calls `body` once for each of the experiment's assignments in `environment`, in the order
+    /// of their user keys (byte by byte), with the user's periods of the app in that environment
+    /// that end at or after the earliest of those assignments (or never): an app account
+    /// token's by the token, a `transaction:` user's by the original transaction ID. The
+    /// database joins the assignments to the periods; nothing is kept between calls.
+    func forEachAssignedUser(bundleId: String, experimentId: String, environment: String,
+                             _ body: (_ assignment: ExperimentAssignment, _ periods: [ExperimentPeriod]) throws -> Void) throws
+    /// The user keys (an app account token, lowercased, and `transaction:` with the original transaction ID) of each redemption of
     /// one of `offerIds` in the app and environment matched to a signature, with the offer and
     /// the redemption's start.
     func matchedRedemptions(bundleId: String, environment: String, offerIds: [String]) throws -> [(userKeys: [String], offerId: String, at: Int64)]

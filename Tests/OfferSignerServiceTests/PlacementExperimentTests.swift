@@ -161,9 +161,9 @@ struct UnassignedReads: ExperimentStore {
     func revenuePerUser(bundleId: String, environment: String, from: Int64, to: Int64) throws -> [String: [Int64]] {
         try store.revenuePerUser(bundleId: bundleId, environment: environment, from: from, to: to)
     }
-    func forEachPeriod(bundleId: String, environment: String, since: Int64,
-                       _ body: (_ appAccountToken: String?, _ originalTransactionId: String, _ period: ExperimentPeriod) throws -> Void) throws {
-        try store.forEachPeriod(bundleId: bundleId, environment: environment, since: since, body)
+    func forEachAssignedUser(bundleId: String, experimentId: String, environment: String,
+                             _ body: (_ assignment: ExperimentAssignment, _ periods: [ExperimentPeriod]) throws -> Void) throws {
+        try store.forEachAssignedUser(bundleId: bundleId, experimentId: experimentId, environment: environment, body)
     }
     func matchedRedemptions(bundleId: String, environment: String, offerIds: [String]) throws -> [(userKeys: [String], offerId: String, at: Int64)] {
         try store.matchedRedemptions(bundleId: bundleId, environment: environment, offerIds: offerIds)

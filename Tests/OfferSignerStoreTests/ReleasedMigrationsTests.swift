@@ -31,6 +31,7 @@ struct ReleasedMigrationsTests {
             "14 faf4043c1230f8ca886220056e5e714574e2514dbb96ff997585fe45fa451d12",
             "15 f403ab9b2cde6ff07f5af9767bbfca4db5ad90cfd24493b0adf3ca5ab24c3226",
             "16 bb55b29290c5111d20fc53022c3fcf7e355e5aabd90ebf8904477845a25b312d",
+            "17 21eb8eb1a92807d615dce1f29c2c119f55e0026931f5494277f3dfa2c7e3376c",
         ])
     }
 
@@ -48,6 +49,7 @@ struct ReleasedMigrationsTests {
             "8 5c58766a6fc8bca4329d425ec6675b169730cf0585708403fe5cce2c5b148da6",
             "9 70bbb26151a78e09107cfc11981abba51211eed61bec7e2ded38190b4fc9ecf0",
             "10 26476230d9dec804c273cb0c8ac4d37b8c34328ade99f5743da35471f121fb4e",
+            "11 b491fe792184c6fbf3c3cbfe96a0dc8dcb71a5180dcfa044ddbee7b33cd6cb48",
         ])
     }
 }

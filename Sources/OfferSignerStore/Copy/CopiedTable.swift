@@ -44,7 +44,7 @@ struct CopiedTable: Sendable {
                     environment:t transaction_id:t original_transaction_id:t bundle_id:t product_id:t group_id:t user_id:t purchase_ms:i \
                     expires_ms:i revocation_ms:i revocation_reason:i revocation_type:t revocation_percentage:i is_upgraded:i ownership_type:t \
                     transaction_reason:t offer_type:i offer_id:t offer_discount_type:t price:i storefront:t signed_date_ms:i signed_transaction:t \
-                    app_transaction_id:t offer_period:t billing_plan_type:t commitment_info:t advanced_commerce_info:t
+                    app_transaction_id:t offer_period:t billing_plan_type:t commitment_info:t advanced_commerce_info:t currency:t
                     """),
         CopiedTable("renewals", key: ["environment", "original_transaction_id"], """
                     environment:t original_transaction_id:t product_id:t auto_renew_status:i in_billing_retry:i grace_expires_ms:i \

@@ -182,6 +182,7 @@ enum PostgreSQLSchema {
         PostgreSQLMigration(version: 8, .experiments),
         PostgreSQLMigration(version: 9, .appStoreCatalogs),
         PostgreSQLMigration(version: 10, .webhooks),
+        PostgreSQLMigration(version: 11, .transactionCurrency, backfill: { db in try TransactionCurrencyBackfill.run(db) }),
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own

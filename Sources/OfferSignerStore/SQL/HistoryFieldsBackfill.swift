@@ -32,7 +32,7 @@ enum HistoryFieldsBackfill {
     }
 
     /// Calls `body` with the environment, key and JWS of every row of `table`, in key order.
-    private static func forEachPage(_ db: some SQLConnection, table: String, key: String, jwsColumn: String,
+    static func forEachPage(_ db: some SQLConnection, table: String, key: String, jwsColumn: String,
                                     _ body: (String, String, String) throws -> Void) throws {
         var after = ("", "")
         while true {

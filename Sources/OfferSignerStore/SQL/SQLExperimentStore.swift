@@ -117,34 +117,22 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
         var sums: [String: [String: Int64]] = [:]
         try database.withReader { db in
             _ = try db.select("""
-                SELECT user_id, original_transaction_id, price, signed_transaction FROM transactions
+                SELECT user_id, original_transaction_id, price, currency FROM transactions
                 WHERE bundle_id = ? AND environment = ? AND purchase_ms >= ? AND purchase_ms < ?
                     AND revocation_ms IS NULL AND price IS NOT NULL AND price > 0
                 """, [.text(bundleId), .text(environment), .integer(from), .integer(to)]) { row in
                 let user = row.optionalText(0).map { $0.lowercased() } ?? "transaction:" + row.text(1)
-                let currency = SignedPayloadField.currency(inJWS: row.text(3)) ?? "XXX"
+                let currency = row.optionalText(3) ?? "XXX"
                 sums[currency, default: [:]][user, default: 0] += row.int64(2)
             }
         }
         return sums.mapValues { Array($0.values) }
     }
 
-    func forEachPeriod(bundleId: String, environment: String, since: Int64,
-                       _ body: (_ appAccountToken: String?, _ originalTransactionId: String, _ period: ExperimentPeriod) throws -> Void) throws {
+    func forEachAssignedUser(bundleId: String, experimentId: String, environment: String,
+                             _ body: (_ assignment: ExperimentAssignment, _ periods: [ExperimentPeriod]) throws -> Void) throws {
         try database.withReader(.audit) { db in
-            _ = try db.select("""
-                SELECT user_id, original_transaction_id, purchase_ms, expires_ms, revocation_ms, offer_type, price,
-                    CASE WHEN price > 0 AND purchase_ms >= ? THEN signed_transaction END
-                FROM transactions WHERE bundle_id = ? AND environment = ? AND (expires_ms IS NULL OR expires_ms >= ?)
-                """, [.integer(since), .text(bundleId), .text(environment), .integer(since)]) { row in
-                let token = row.optionalText(0).flatMap { token in
-                    token.isEmpty ? nil : token.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? token.lowercased() : token
-                }
-                let currency = row.isNull(7) ? "XXX" : SignedPayloadField.currency(inJWS: row.text(7)) ?? "XXX"
-                try body(token, row.text(1), ExperimentPeriod(
-                    purchasedAt: row.int64(2), expiresAt: row.optionalInt64(3), revokedAt: row.optionalInt64(4),
-                    offerType: row.optionalInt64(5).map(Int.init), price: row.optionalInt64(6), currency: currency))
-            }
+            try SQLAssignedUsers.forEach(db, bundleId: bundleId, experimentId: experimentId, environment: environment, body)
         }
     }
 

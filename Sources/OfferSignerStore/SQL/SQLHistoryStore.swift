@@ -75,8 +75,8 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
                 user_id, purchase_ms, expires_ms, revocation_ms, revocation_reason, revocation_type, revocation_percentage,
                 is_upgraded, ownership_type, transaction_reason, offer_type, offer_id, offer_discount_type, price, storefront,
                 signed_date_ms, signed_transaction, app_transaction_id, offer_period, billing_plan_type, commitment_info,
-                advanced_commerce_info)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                advanced_commerce_info, currency)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (environment, transaction_id) DO UPDATE SET original_transaction_id = excluded.original_transaction_id,
                 bundle_id = excluded.bundle_id, product_id = excluded.product_id, group_id = excluded.group_id,
                 user_id = excluded.user_id, purchase_ms = excluded.purchase_ms, expires_ms = excluded.expires_ms,
@@ -88,7 +88,7 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
                 signed_date_ms = excluded.signed_date_ms, signed_transaction = excluded.signed_transaction,
                 app_transaction_id = excluded.app_transaction_id, offer_period = excluded.offer_period,
                 billing_plan_type = excluded.billing_plan_type, commitment_info = excluded.commitment_info,
-                advanced_commerce_info = excluded.advanced_commerce_info
+                advanced_commerce_info = excluded.advanced_commerce_info, currency = excluded.currency
             WHERE excluded.signed_date_ms > transactions.signed_date_ms
             """, [.text(t.environment.rawValue), .text(t.transactionId), .text(t.originalTransactionId), .text(t.bundleId),
                   .text(t.productId), .text(t.subscriptionGroupIdentifier), .optional(t.appAccountToken?.lowercased()),
@@ -100,7 +100,9 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
                   .optional(t.price.map(Int64.init)), .optional(t.storefront), .integer(t.signedDate.milliseconds),
                   .text(stored.signedTransaction), .optional(t.appTransactionId), .optional(t.offerPeriod),
                   .optional(t.billingPlanType), HistoryRows.jsonText(t.commitmentInfo),
-                  HistoryRows.jsonText(t.advancedCommerceInfo)]) == 1
+                  HistoryRows.jsonText(t.advancedCommerceInfo),
+                  // As the report read it from the JWS before the column (the same function fills older rows).
+                  .optional(SignedPayloadField.currency(inJWS: stored.signedTransaction))]) == 1
     }
 
     /// Inserts the renewal info, or replaces the stored one of its subscription (same

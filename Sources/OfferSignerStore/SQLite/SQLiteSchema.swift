@@ -196,6 +196,15 @@ enum SQLiteSchema {
         SQLiteMigration(version: 14, .experiments),
         SQLiteMigration(version: 15, .appStoreCatalogs),
         SQLiteMigration(version: 16, .webhooks),
+        SQLiteMigration(version: 17, .transactionCurrency, backfill: { db throws(SQLiteError) in
+            do {
+                try TransactionCurrencyBackfill.run(db)
+            } catch let error as SQLiteError {
+                throw error
+            } catch {
+                throw SQLiteError(extendedCode: 1, message: "filling the transactions' currency: \(error)", sql: nil)
+            }
+        }),
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
