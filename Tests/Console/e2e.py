@@ -590,6 +590,12 @@ class Console:
                 time.sleep(0.05)
         raise Failure(f"'{css}' kept showing '{text}'")
 
+    def wait_gone(self, css, timeout=10):
+        try:
+            WebDriverWait(self.driver, timeout).until(lambda d: not d.find_elements(By.CSS_SELECTOR, css))
+        except Exception:
+            raise Failure(f"'{css}' went away") from None
+
     def find(self, css):
         return self.driver.find_element(By.CSS_SELECTOR, css)
 
@@ -667,9 +673,15 @@ class Console:
         return self.driver.execute_script("return document.querySelector('main').textContent")
 
     def sign_in(self, token):
+        """Signs in with a token the console accepts and waits until it has left the sign-in page, so that a
+        page opened next is not replaced by the role's first page."""
         self.open("#/sign-in")
         self.wait("#token")
         self.type("#token", token + Keys.ENTER)
+        try:
+            WebDriverWait(self.driver, 10).until(lambda d: "/sign-in" not in d.current_url)
+        except Exception:
+            raise Failure("the console left the sign-in page after signing in") from None
 
     def sign_out(self):
         self.click("#sign-out")
@@ -1717,7 +1729,7 @@ def scenarios(service, console, facts):
         c.click("#delete-webhook")
         c.wait_text("dialog.confirm-dialog", "cannot be retried or replayed")
         c.click_text("dialog button", "Cancel")
-        check(not c.all("dialog.confirm-dialog"), "Cancel closes the confirmation")
+        c.wait_gone("dialog.confirm-dialog")  # "Cancel closes the confirmation" (it closes on the next frame)
         status, _, _ = service.call("GET", "/v1/admin/webhooks/crm", "admin")
         check(status == 200, "Cancel deletes nothing")
         c.click("#delete-webhook")

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 @testable import OfferSignerApplication
 @testable import OfferSignerService
@@ -45,5 +46,49 @@ struct OfferActivityTests {
         #expect(counts == ["0:": 3, "0:minPaidDays": 2, "0:requireLapsed": 2, "1:": 1, "1:minPaidDays": 1])
         try activity.flush()
         #expect(store.written.withLock { $0 }.count == 5, "nothing is written twice")
+    }
+
+    /// A store whose writes wait until `open` is signalled, saying when one has begun.
+    final class GatedStore: OfferActivityStore {
+        let entered = DispatchSemaphore(value: 0)
+        let open = DispatchSemaphore(value: 0)
+        let written = Mutex<[RefusalCount]>([])
+
+        func addRefusals(_ counts: [RefusalCount]) throws {
+            entered.signal()
+            open.wait()
+            written.withLock { $0.append(contentsOf: counts) }
+        }
+        func refusals(bundleId: String, offerId: String, fromDay: Int64, toDay: Int64) throws -> [RefusalCount] { [] }
+        func refusedRequests(fromDay: Int64, toDay: Int64) throws -> [OfferKey: Int] { [:] }
+        func signaturesPerDay(bundleId: String, offerId: String, from: Int64, to: Int64) throws -> [Int64: Int] { [:] }
+        func signatures(from: Int64, to: Int64) throws -> [OfferKey: Int] { [:] }
+    }
+
+    /// The console's activity page read 0 refusals now and then: the periodic flush had taken
+    /// the counts and was still writing them when the read's own flush found nothing pending.
+    @Test("a flush before a read returns only after a flush in flight has written what it took")
+    func flushWaitsForFlushInFlight() throws {
+        let store = GatedStore()
+        let activity = OfferActivity(store: store, logger: .silent)
+        let offer = OfferKey(bundleId: "com.example.app", offerId: "winback")
+        activity.recordRefusal(offer, criteria: ["requireLapsed"], at: Date(timeIntervalSince1970: 1_800_000_000))
+        // Threads of their own: libdispatch may not start a second worker while the first blocks.
+        let periodicDone = DispatchSemaphore(value: 0)
+        Thread { try? activity.flush(); periodicDone.signal() }.start()
+        store.entered.wait()  // the periodic flush holds the counts, its write not done
+        let readerDone = DispatchSemaphore(value: 0)
+        let writtenWhenReaderReturned = Mutex<Int?>(nil)
+        Thread {
+            try? activity.flush()
+            writtenWhenReaderReturned.withLock { $0 = store.written.withLock { $0.count } }
+            readerDone.signal()
+        }.start()
+        // Without the fix the reader's flush returns at once, with nothing written yet.
+        let returnedEarly = readerDone.wait(timeout: .now() + 0.5) == .success
+        store.open.signal()
+        if !returnedEarly { readerDone.wait() }
+        periodicDone.wait()
+        #expect(writtenWhenReaderReturned.withLock { $0 } == 2, "the reader's flush returned after the counts were written")
     }
 }

@@ -13,6 +13,9 @@ public final class OfferActivity: Sendable {
     public let store: any OfferActivityStore
     private let logger: Logger
     private let pending = Mutex<[Key: Int]>([:])
+    /// Held for a whole flush, so that a flush before a read returns only after any flush in
+    /// flight (the periodic one, holding counts it took from `pending`) has written them.
+    private let writing = Mutex(())
     /// Whether the flushing thread runs; signalled by `stop()`.
     private let flushing = Mutex(false)
     private let stopSignal = DispatchSemaphore(value: 0)
@@ -38,17 +41,21 @@ public final class OfferActivity: Sendable {
     }
 
     /// Writes the counts gathered since the last flush; on failure they stay pending for the next.
+    /// Returns only after every count recorded before the call is in the store (or pending again
+    /// after a failed write), whichever thread's flush took it.
     public func flush() throws {
-        let batch = pending.withLock { pending in
-            defer { pending = [:] }
-            return pending
-        }
-        guard !batch.isEmpty else { return }
-        do {
-            try store.addRefusals(batch.map { RefusalCount(day: $0.key.day, offer: $0.key.offer, criterion: $0.key.criterion, count: $0.value) })
-        } catch {
-            pending.withLock { pending in pending.merge(batch, uniquingKeysWith: +) }
-            throw error
+        try writing.withLock { _ in
+            let batch = pending.withLock { pending in
+                defer { pending = [:] }
+                return pending
+            }
+            guard !batch.isEmpty else { return }
+            do {
+                try store.addRefusals(batch.map { RefusalCount(day: $0.key.day, offer: $0.key.offer, criterion: $0.key.criterion, count: $0.value) })
+            } catch {
+                pending.withLock { pending in pending.merge(batch, uniquingKeysWith: +) }
+                throw error
+            }
         }
     }
 
