@@ -34,30 +34,18 @@ public struct AppStoreServerAPIConfiguration: Hashable, Sendable {
 
     /// The base URL requests go to, without a trailing slash.
     public var effectiveBaseURL: String {
-        var url = baseURL ?? environment.baseURL
-        while url.hasSuffix("/") { url.removeLast() }
-        return url
+        APIBaseURL.trimmed(baseURL ?? environment.baseURL)
     }
 
     /// Refuses settings the client cannot work with.
     func validate() throws(AppStoreServerAPIConfigurationError) {
         let url = effectiveBaseURL
-        let lowered = url.lowercased()
-        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://"),
-              url.split(separator: "/", omittingEmptySubsequences: false).count >= 3,
-              !url.split(separator: "/", omittingEmptySubsequences: false)[2].isEmpty,
-              !url.contains("?"), !url.contains("#"),
-              url.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
-            throw AppStoreServerAPIConfigurationError.invalidBaseURL(url)
-        }
+        guard APIBaseURL.isUsable(url) else { throw AppStoreServerAPIConfigurationError.invalidBaseURL(url) }
         guard timeout > .zero, connectTimeout > .zero else { throw AppStoreServerAPIConfigurationError.invalidTimeout }
         guard requestsPerSecond.isFinite, requestsPerSecond > 0 else {
             throw AppStoreServerAPIConfigurationError.invalidRequestsPerSecond(requestsPerSecond)
         }
-        guard retry.maxRetries >= 0, retry.maxRateLimitRetries >= 0, retry.initialBackoff >= .zero,
-              retry.maxBackoff >= retry.initialBackoff, retry.maxRetryAfterWait >= .zero else {
-            throw AppStoreServerAPIConfigurationError.invalidRetryPolicy
-        }
+        guard retry.isConsistent else { throw AppStoreServerAPIConfigurationError.invalidRetryPolicy }
         guard maxPages > 0 else { throw AppStoreServerAPIConfigurationError.invalidLimit("maxPages") }
         guard maxResponseBytes > 0 else { throw AppStoreServerAPIConfigurationError.invalidLimit("maxResponseBytes") }
     }

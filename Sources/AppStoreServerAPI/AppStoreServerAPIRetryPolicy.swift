@@ -34,6 +34,13 @@ public struct AppStoreServerAPIRetryPolicy: Hashable, Sendable {
     public static let none = AppStoreServerAPIRetryPolicy(maxRetries: 0, maxRateLimitRetries: 0,
                                                           maxRetryAfterWait: .zero, retriesTimeouts: false)
 
+    /// Whether the counts and waits are non-negative and the longest backoff is no shorter
+    /// than the first.
+    public var isConsistent: Bool {
+        maxRetries >= 0 && maxRateLimitRetries >= 0 && initialBackoff >= .zero && maxBackoff >= initialBackoff
+            && maxRetryAfterWait >= .zero
+    }
+
     /// The wait before retry number `retry` (1 for the first): the exponential backoff capped
     /// at ``maxBackoff``, of which a random half is kept ("equal jitter"), so that clients
     /// failing together do not retry together.

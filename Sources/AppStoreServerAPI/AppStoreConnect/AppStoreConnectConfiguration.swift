@@ -37,27 +37,16 @@ public struct AppStoreConnectConfiguration: Hashable, Sendable {
 
     /// The base URL requests go to, without a trailing slash.
     public var effectiveBaseURL: String {
-        var url = baseURL ?? Self.appleBaseURL
-        while url.hasSuffix("/") { url.removeLast() }
-        return url
+        APIBaseURL.trimmed(baseURL ?? Self.appleBaseURL)
     }
 
     /// Refuses settings the client cannot work with.
     public func validate() throws(AppStoreConnectConfigurationError) {
         let url = effectiveBaseURL
-        let lowered = url.lowercased()
-        let parts = url.split(separator: "/", omittingEmptySubsequences: false)
-        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://"), parts.count >= 3, !parts[2].isEmpty,
-              !url.contains("?"), !url.contains("#"),
-              url.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
-            throw .invalidBaseURL(url)
-        }
+        guard APIBaseURL.isUsable(url) else { throw .invalidBaseURL(url) }
         guard timeout > .zero, connectTimeout > .zero else { throw .invalidSetting("timeouts must be positive") }
         guard requestsPerSecond.isFinite, requestsPerSecond > 0 else { throw .invalidSetting("the request rate must be positive") }
-        guard retry.maxRetries >= 0, retry.maxRateLimitRetries >= 0, retry.initialBackoff >= .zero,
-              retry.maxBackoff >= retry.initialBackoff, retry.maxRetryAfterWait >= .zero else {
-            throw .invalidSetting("the retry policy needs non-negative counts and waits")
-        }
+        guard retry.isConsistent else { throw .invalidSetting("the retry policy needs non-negative counts and waits") }
         guard hourlyReserve >= 0, maxPages > 0, maxResponseBytes > 0 else { throw .invalidSetting("limits must be positive") }
     }
 }
