@@ -6,11 +6,21 @@ import OfferSignerStore
 import Synchronization
 import Testing
 
+/// A test double of the activity store that only takes writes: its reads are empty.
+protocol WriteOnlyActivityStore: OfferActivityStore {}
+
+extension WriteOnlyActivityStore {
+    func refusals(bundleId: String, offerId: String, fromDay: Int64, toDay: Int64) throws -> [RefusalCount] { [] }
+    func refusedRequests(fromDay: Int64, toDay: Int64) throws -> [OfferKey: Int] { [:] }
+    func signaturesPerDay(bundleId: String, offerId: String, from: Int64, to: Int64) throws -> [Int64: Int] { [:] }
+    func signatures(from: Int64, to: Int64) throws -> [OfferKey: Int] { [:] }
+}
+
 /// Refusal counting: gathered in memory, written in one go, never lost to a failed write.
 @Suite("Offer activity: refusal counts")
 struct OfferActivityTests {
     /// A store whose writes fail while `failing` is set, keeping what it was given otherwise.
-    final class FlakyStore: OfferActivityStore {
+    final class FlakyStore: WriteOnlyActivityStore {
         let failing = Mutex(true)
         let written = Mutex<[RefusalCount]>([])
 
@@ -20,10 +30,6 @@ struct OfferActivityTests {
             if failing.withLock({ $0 }) { throw WriteFailed() }
             written.withLock { $0.append(contentsOf: counts) }
         }
-        func refusals(bundleId: String, offerId: String, fromDay: Int64, toDay: Int64) throws -> [RefusalCount] { [] }
-        func refusedRequests(fromDay: Int64, toDay: Int64) throws -> [OfferKey: Int] { [:] }
-        func signaturesPerDay(bundleId: String, offerId: String, from: Int64, to: Int64) throws -> [Int64: Int] { [:] }
-        func signatures(from: Int64, to: Int64) throws -> [OfferKey: Int] { [:] }
     }
 
     @Test("a request failing several criteria counts once as a request and once per criterion; a failed write keeps the counts")
@@ -49,7 +55,7 @@ struct OfferActivityTests {
     }
 
     /// A store whose writes wait until `open` is signalled, saying when one has begun.
-    final class GatedStore: OfferActivityStore {
+    final class GatedStore: WriteOnlyActivityStore {
         let entered = DispatchSemaphore(value: 0)
         let open = DispatchSemaphore(value: 0)
         let written = Mutex<[RefusalCount]>([])
@@ -59,10 +65,6 @@ struct OfferActivityTests {
             open.wait()
             written.withLock { $0.append(contentsOf: counts) }
         }
-        func refusals(bundleId: String, offerId: String, fromDay: Int64, toDay: Int64) throws -> [RefusalCount] { [] }
-        func refusedRequests(fromDay: Int64, toDay: Int64) throws -> [OfferKey: Int] { [:] }
-        func signaturesPerDay(bundleId: String, offerId: String, from: Int64, to: Int64) throws -> [Int64: Int] { [:] }
-        func signatures(from: Int64, to: Int64) throws -> [OfferKey: Int] { [:] }
     }
 
     /// The console's activity page read 0 refusals now and then: the periodic flush had taken
