@@ -47,4 +47,18 @@ struct SignRequestReadingTests {
             #expect(SignRequest(plainJSON: Array(body.utf8)) == nil, "\(body)")
         }
     }
+
+    @Test("a placement's body is read fast as the strict decoder reads it; its offerId is left to the strict decoder")
+    func placementBodies() throws {
+        let body = #"{"placement":"cancel_flow","productId":"p","userId":"u","format":"jws","environment":"Sandbox"}"#
+        let fast = try #require(PlacementSignRequest(plainJSON: Array(body.utf8)))
+        let strict = try HTTPRequest(method: "POST", path: "/v1/offers/placement", body: Array(body.utf8))
+            .decodeJSON(PlacementSignRequest.self)
+        #expect(fast.placement == "cancel_flow" && strict.placement == "cancel_flow")
+        #expect(fast.productId == strict.productId && fast.userId == strict.userId && fast.format == .jws && strict.format == .jws
+                && fast.environment == .sandbox && strict.environment == .sandbox)
+        #expect(PlacementSignRequest(plainJSON: Array(#"{"placement":"c","offerId":"o","productId":"p","userId":"u"}"#.utf8)) == nil)
+        #expect(PlacementSignRequest(plainJSON: Array(#"{"offerId":"o","productId":"p","userId":"u"}"#.utf8)) == nil)
+        #expect(SignRequest(plainJSON: Array(#"{"placement":"c","productId":"p","userId":"u"}"#.utf8)) == nil)
+    }
 }

@@ -11,7 +11,7 @@ struct PlacementSignHandler {
 
     func handle(_ request: HTTPRequest, _ context: ServiceContext) throws -> HTTPResponse {
         try RateLimits.check(rateLimits.signPerAPIKey, context.callerName, what: "signing requests for this API key")
-        let body = try request.decodeJSON(PlacementSignRequest.self)
+        let body = try PlacementSignRequest.read(request)
         try body.validate()
         let placed = try issuer.issue(body.placementRequest(context))
         var members = SignResponse(placed.issued).members + [("placement", .string(placed.placementId))]
