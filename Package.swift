@@ -26,10 +26,12 @@ let package = Package(
         .target(name: "OfferSignerStore", dependencies: ["OfferSignerCore", "CSQLite", "CPostgreSQL"]),
         // libmicrohttpd adapter, Request/Response values, router, middleware; Core only for its JSON and identifier rules.
         .target(name: "OfferSignerHTTP", dependencies: ["OfferSignerCore", "CMicroHTTPD"]),
+        // libcurl's easy handles, kept between exchanges (keep-alive), optionally pinned to one checked address.
+        .target(name: "CurlTransport", dependencies: ["CCurl"]),
         // Client of Apple's App Store Server API (JWT auth, paging, retries, rate limit) over libcurl.
-        .target(name: "AppStoreServerAPI", dependencies: ["OfferSignerCore", "CCurl"]),
-        // Webhook deliveries over libcurl: one POST to an address checked before connecting, no redirects, no proxies.
-        .target(name: "WebhookTransport", dependencies: ["CCurl"]),
+        .target(name: "AppStoreServerAPI", dependencies: ["OfferSignerCore", "CurlTransport"]),
+        // Webhook deliveries over libcurl: POSTs to an address checked before connecting, no redirects, no proxies.
+        .target(name: "WebhookTransport", dependencies: ["CurlTransport"]),
         // The web console's HTML, CSS and JavaScript, embedded in the binary at build time.
         .target(name: "OfferSignerConsole", exclude: ["Assets"], plugins: ["EmbedConsoleAssets"]),
         .executableTarget(name: "ConsoleAssetEmbedder"),
@@ -60,7 +62,7 @@ let package = Package(
         // The client against a real `serve` (the debug build), with App Store data signed by the test chain.
         .testTarget(name: "OfferSignerClientTests", dependencies: ["OfferSignerClient", "AppStoreServerAPIMock", "OfferSignerCore", "OfferSignerTestSupport"]),
         .testTarget(name: "OfferSignerServiceTests", dependencies: ["OfferSignerService", "OfferSignerApplication", "AppStoreServerAPIMock", "OfferSignerTestSupport",
-                                                             "OfferSignerPKCS11", "CPKCS11"], exclude: ["Fixtures"]),
+                                                             "OfferSignerPKCS11", "CPKCS11", "WebhookTransport"], exclude: ["Fixtures"]),
     ]
 )
 

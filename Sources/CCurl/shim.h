@@ -3,6 +3,10 @@
 /* The gcc type-checking macros wrap curl_easy_setopt; the typed helpers below do that job. */
 #define CURL_DISABLE_TYPECHECK 1
 #include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <curl/curl.h>
 
 /// A write or header callback: libcurl hands over `size * count` bytes.
@@ -28,6 +32,40 @@ static inline CURLcode ccurl_set_callback(CURL *handle, CURLoption option, ccurl
 static inline CURLcode ccurl_set_post_body(CURL *handle, const char *bytes, long length) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE, length);
     return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_COPYPOSTFIELDS, bytes);
+}
+
+/// CURLOPT_OPENSOCKETFUNCTION: opens a socket only to the address `context` names (text, as
+/// inet_pton reads it; an IPv6 zone after '%' is not compared) and refuses any other, and any
+/// when `context` is NULL.
+static inline curl_socket_t ccurl_open_pinned_socket(void *context, curlsocktype purpose, struct curl_sockaddr *target) {
+    (void)purpose;
+    const char *pinned = context;
+    if (pinned == NULL || target == NULL) return CURL_SOCKET_BAD;
+    char text[INET6_ADDRSTRLEN + 1];
+    size_t length = strcspn(pinned, "%");
+    if (length >= sizeof text) return CURL_SOCKET_BAD;
+    memcpy(text, pinned, length);
+    text[length] = 0;
+    const void *sockaddr = &target->addr;
+    int same = 0;
+    if (target->family == AF_INET && target->addrlen >= sizeof(struct sockaddr_in)) {
+        struct in_addr wanted;
+        same = inet_pton(AF_INET, text, &wanted) == 1
+            && memcmp(&wanted, &((const struct sockaddr_in *)sockaddr)->sin_addr, sizeof wanted) == 0;
+    } else if (target->family == AF_INET6 && target->addrlen >= sizeof(struct sockaddr_in6)) {
+        struct in6_addr wanted;
+        same = inet_pton(AF_INET6, text, &wanted) == 1
+            && memcmp(&wanted, &((const struct sockaddr_in6 *)sockaddr)->sin6_addr, sizeof wanted) == 0;
+    }
+    if (!same) return CURL_SOCKET_BAD;
+    return socket(target->family, target->socktype, target->protocol);
+}
+
+/// Every socket the handle opens from now on goes to `address` (NUL-terminated text, valid
+/// while the handle may connect) or is refused; NULL refuses every one.
+static inline CURLcode ccurl_pin_connections(CURL *handle, const char *address) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, ccurl_open_pinned_socket);
+    return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, (void *)address);
 }
 
 /// curl_easy_getinfo is variadic too.

@@ -1,80 +1,50 @@
-internal import CCurl
+internal import CurlTransport
 import Foundation
 
-/// Posts webhook deliveries with libcurl: one request, to the address given (the caller
-/// resolved the host and checked the address; libcurl is told to use it, `CURLOPT_RESOLVE`,
-/// and resolves nothing itself), no proxy from the environment, no redirect followed, a
-/// timeout for the whole exchange, and at most ``answerPrefixBytes`` of the answer kept.
-public struct WebhookHTTPClient: Sendable {
+/// Posts webhook deliveries with libcurl (CurlTransport's easy handles): to the address the
+/// caller resolved and checked, and nowhere else — libcurl resolves nothing itself
+/// (`CURLOPT_RESOLVE`) and a socket to any other address is refused when it is opened, so a
+/// new connection, also one made by a handle used before, goes only to the address checked for
+/// its post; no proxy from the environment, no redirect followed, a timeout for the whole
+/// exchange, and at most ``answerPrefixBytes`` of the answer kept.
+///
+/// Handles are kept between posts, by origin (scheme, host, port), so the next post to a
+/// receiver goes over the connection the last one left open (keep-alive): one TCP (and TLS)
+/// connection per webhook lane rather than one per delivery. A kept connection was opened to
+/// an address checked for an earlier post.
+public final class WebhookHTTPClient: Sendable {
     /// How much of an answer's body is kept (the deliveries list shows it).
     public static let answerPrefixBytes = 200
+    /// A longer answer is cut off (its status still counts).
+    static let maxAnswerBytes = 1 << 20
 
-    public init() {}
+    private let pool: CurlHandlePool
+
+    /// `maxIdleHandles`: how many idle handles (each with its open connections) are kept.
+    public init(maxIdleHandles: Int = 32) {
+        pool = CurlHandlePool(maxIdleHandles: maxIdleHandles)
+    }
 
     /// Sends `post` and returns the receiver's status and the start of its body.
     public func send(_ post: WebhookPost) throws(WebhookPostFailure) -> WebhookPostAnswer {
-        _ = Self.globalInitialization
-        guard let handle = curl_easy_init() else { throw .failed("libcurl could not create a handle") }
-        defer { curl_easy_cleanup(handle) }
-        var headers: UnsafeMutablePointer<curl_slist>?
-        var resolve: UnsafeMutablePointer<curl_slist>?
-        defer {
-            curl_slist_free_all(headers)
-            curl_slist_free_all(resolve)
-        }
-        for (name, value) in post.headers + [("Expect", "")] {
-            headers = curl_slist_append(headers, "\(name): \(value)")
-        }
-        if let pin = post.connectTo {
-            let address = pin.address.contains(":") ? "[\(pin.address)]" : pin.address
-            resolve = curl_slist_append(resolve, "\(pin.host):\(pin.port):\(address)")
-        }
-        let sink = AnswerSink()
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let body = post.body.map { CChar(bitPattern: $0) } + [0]
-        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorText in
-            withExtendedLifetime(sink) {
-                let context = Unmanaged.passUnretained(sink).toOpaque()
-                let setup = [
-                    ccurl_set_string(handle, CURLOPT_URL, post.url),
-                    ccurl_set_long(handle, CURLOPT_NOSIGNAL, 1),
-                    ccurl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
-                    ccurl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0),
-                    // No proxy, whatever the environment says: the checked address is the one connected to.
-                    ccurl_set_string(handle, CURLOPT_PROXY, ""),
-                    ccurl_set_string(handle, CURLOPT_NOPROXY, "*"),
-                    ccurl_set_pointer(handle, CURLOPT_RESOLVE, resolve.map { UnsafeMutableRawPointer($0) }),
-                    ccurl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(post.timeout.components.seconds * 1000
-                                                                   + post.timeout.components.attoseconds / 1_000_000_000_000_000)),
-                    ccurl_set_headers(handle, headers),
-                    ccurl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorText.baseAddress),
-                    ccurl_set_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
-                        guard let context else { return 0 }
-                        let sink = Unmanaged<AnswerSink>.fromOpaque(context).takeUnretainedValue()
-                        return sink.take(UnsafeRawBufferPointer(start: data, count: size * count))
-                    }),
-                    ccurl_set_pointer(handle, CURLOPT_WRITEDATA, context),
-                    body.withUnsafeBufferPointer { ccurl_set_post_body(handle, $0.baseAddress, body.count - 1) },
-                ]
-                if let failed = setup.first(where: { $0 != CURLE_OK }) { return failed }
-                let result = curl_easy_perform(handle)
-                _ = ccurl_set_pointer(handle, CURLOPT_ERRORBUFFER, nil)
-                _ = ccurl_set_pointer(handle, CURLOPT_WRITEDATA, nil)
-                return result
+        let request = CurlRequest(
+            method: "POST", url: post.url, headers: post.headers.map { (name: $0.0, value: $0.1) }, body: post.body, timeout: post.timeout,
+            maxResponseBytes: Self.maxAnswerBytes, keptResponseBytes: Self.answerPrefixBytes, collectsHeaders: false,
+            ignoresProxyEnvironment: true, pin: CurlAddressPin(host: post.host, port: post.port, address: post.address))
+        let secure = post.url.utf8.prefix(6).map { $0 | 0x20 } == Array("https:".utf8)
+        do {
+            let response = try pool.perform(request, origin: "\(secure ? "https" : "http")://\(post.host):\(post.port)")
+            return WebhookPostAnswer(status: response.status, bodyPrefix: Array(response.body))
+        } catch {
+            switch error {
+            case .timedOut: throw .timedOut
+            case .responseTooLarge(_, let status, let kept) where status > 0:
+                return WebhookPostAnswer(status: status, bodyPrefix: Array(kept))
+            case .responseTooLarge(let limit, _, _): throw .failed("an answer of more than \(limit) bytes")
+            case .failed(let reason): throw .failed(reason)
             }
         }
-        var status = 0
-        _ = ccurl_response_code(handle, &status)
-        guard code == CURLE_OK || (code == CURLE_WRITE_ERROR && sink.exceeded && status > 0) else {
-            if code == CURLE_OPERATION_TIMEDOUT { throw .timedOut }
-            let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            let summary = String(cString: curl_easy_strerror(code))
-            throw .failed(detail.isEmpty ? summary : "\(summary): \(detail)")
-        }
-        return WebhookPostAnswer(status: status, bodyPrefix: sink.prefix)
     }
-
-    static let globalInitialization: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 }
 
 /// One delivery to post.
@@ -83,16 +53,20 @@ public struct WebhookPost: Sendable {
     public var headers: [(String, String)]
     public var body: [UInt8]
     public var timeout: Duration
-    /// The address to connect to for the URL's host and port (nil: the URL's host is an address).
-    public var connectTo: (host: String, port: Int, address: String)?
+    /// The URL's host (a name, or the address itself) and port.
+    public var host: String
+    public var port: Int
+    /// The checked address: a new connection goes there and nowhere else.
+    public var address: String
 
-    public init(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration,
-                connectTo: (host: String, port: Int, address: String)?) {
+    public init(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration, host: String, port: Int, address: String) {
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
-        self.connectTo = connectTo
+        self.host = host
+        self.port = port
+        self.address = address
     }
 }
 
@@ -118,23 +92,5 @@ public enum WebhookPostFailure: Error, Sendable, Equatable, CustomStringConverti
         case .timedOut: "no answer within the timeout"
         case .failed(let reason): reason
         }
-    }
-}
-
-/// Keeps the first bytes of an answer and reads (and drops) the rest, up to 1 MiB.
-private final class AnswerSink {
-    private(set) var prefix: [UInt8] = []
-    private var total = 0
-    private(set) var exceeded = false
-
-    func take(_ bytes: UnsafeRawBufferPointer) -> Int {
-        total += bytes.count
-        guard total <= 1 << 20 else {
-            exceeded = true
-            return 0
-        }
-        let room = WebhookHTTPClient.answerPrefixBytes - prefix.count
-        if room > 0 { prefix += bytes.prefix(room) }
-        return bytes.count
     }
 }

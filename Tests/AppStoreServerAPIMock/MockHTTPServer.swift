@@ -14,6 +14,8 @@ public struct MockHTTPRequest: Sendable {
     public var contentType: String?
     /// Every header, in order, names as sent.
     public var headers: [(name: String, value: String)] = []
+    /// The client's port: one per TCP connection (requests over a kept connection share it).
+    public var clientPort: UInt16 = 0
 
     public init(method: String, path: String, query: [(name: String, value: String)] = [], authorization: String? = nil,
                 body: Data = Data(), contentType: String? = nil) {
@@ -131,6 +133,7 @@ public final class MockHTTPServer: @unchecked Sendable {
             body: pending.data,
             contentType: MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map { String(cString: $0) })
         request.headers = Self.pairs(connection, .HEADER_KIND)
+        request.clientPort = Self.clientPort(connection)
         let response = handler(request)
         let deadline = ContinuousClock.now + response.delay
         while ContinuousClock.now < deadline && !stopping.load(ordering: .relaxed) {
@@ -146,6 +149,15 @@ public final class MockHTTPServer: @unchecked Sendable {
         defer { MHD_destroy_response(created) }
         for (name, value) in response.headers { _ = MHD_add_response_header(created, name, value) }
         return MHD_queue_response(connection, UInt32(response.status), created)
+    }
+
+    private static func clientPort(_ connection: OpaquePointer) -> UInt16 {
+        guard let address = cmhd_client_address(connection) else { return 0 }
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET: return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        case AF_INET6: return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+        default: return 0
+        }
     }
 
     private static func queryPairs(_ connection: OpaquePointer) -> [(name: String, value: String)] {

@@ -6,10 +6,11 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The webhook store, counting the commits that record tries.
+/// The webhook store, counting the commits that record tries and the gauge's scans.
 final class RecordCountingWebhookStore: WebhookStore {
     let base: any WebhookStore
     let recorded = Mutex<[Int]>([])
+    let gaugeScans = Mutex(0)
 
     init(_ base: any WebhookStore) { self.base = base }
 
@@ -40,7 +41,10 @@ final class RecordCountingWebhookStore: WebhookStore {
     func replay(webhookId: String, from: Date, to: Date, at now: Date) throws -> Int {
         try base.replay(webhookId: webhookId, from: from, to: to, at: now)
     }
-    func oldestUndelivered() throws -> Date? { try base.oldestUndelivered() }
+    func oldestUndelivered() throws -> Date? {
+        gaugeScans.withLock { $0 += 1 }
+        return try base.oldestUndelivered()
+    }
     func pruneDelivered(before: Date, batchSize: Int) throws -> Int { try base.pruneDelivered(before: before, batchSize: batchSize) }
 }
 

@@ -1,37 +1,30 @@
-internal import CCurl
-import Synchronization
+internal import CurlTransport
 
 /// Sends HTTP requests with libcurl, from any thread, reusing idle easy handles (and so their
-/// open connections).
+/// open connections) through CurlTransport's ``CurlHandlePool``.
 final class CurlHTTPClient: Sendable {
-    /// libcurl's one-time global set-up (thread-safe in the libcurl 7.84+ that Debian ships).
-    static let globalInitialization: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
-    private let idle = Mutex<[CurlEasyHandle]>([])
-    private let maxIdleHandles: Int
+    private let pool: CurlHandlePool
 
     init(maxIdleHandles: Int = 16) {
-        self.maxIdleHandles = maxIdleHandles
+        pool = CurlHandlePool(maxIdleHandles: maxIdleHandles)
     }
 
     /// libcurl and its libraries, e.g. "libcurl/7.88.1 OpenSSL/3.0.17 zlib/1.2.13".
-    static var libcurlVersion: String {
-        _ = globalInitialization
-        return String(cString: curl_version())
-    }
+    static var libcurlVersion: String { CurlEasyHandle.libcurlVersion }
 
     func perform(_ request: HTTPExchangeRequest) throws(HTTPTransportFailure) -> HTTPExchangeResponse {
-        let handle: CurlEasyHandle
-        if let reused = idle.withLock({ $0.popLast() }) {
-            handle = reused
-        } else {
-            handle = try CurlEasyHandle()
-        }
-        defer {
-            idle.withLock { handles in
-                if handles.count < maxIdleHandles { handles.append(handle) }
+        let exchange = CurlRequest(method: request.method, url: request.url, headers: request.headers, body: request.body,
+                                   timeout: request.timeout, connectTimeout: request.connectTimeout,
+                                   maxResponseBytes: request.maxResponseBytes, acceptsEncoding: true)
+        do {
+            let response = try pool.perform(exchange)
+            return HTTPExchangeResponse(status: response.status, headers: response.headers, body: response.body)
+        } catch {
+            switch error {
+            case .timedOut: throw .timedOut
+            case .responseTooLarge(let limit, _, _): throw .responseTooLarge(limit: limit)
+            case .failed(let reason): throw .failed(reason)
             }
         }
-        return try handle.perform(request)
     }
 }

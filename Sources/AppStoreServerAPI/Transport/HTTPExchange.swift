@@ -33,14 +33,6 @@ enum HTTPTransportFailure: Error, Equatable, Sendable {
 }
 
 extension Duration {
-    /// Whole milliseconds, rounded up so a positive limit never becomes zero ("no limit" to libcurl).
-    var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let fraction = attoseconds / 1_000_000_000_000_000
-        let rest = attoseconds % 1_000_000_000_000_000
-        return seconds * 1000 + fraction + (rest > 0 ? 1 : 0)
-    }
-
     /// The duration in seconds, as a floating-point value.
     var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18

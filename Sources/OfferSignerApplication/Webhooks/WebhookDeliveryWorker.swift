@@ -27,7 +27,12 @@ public final class WebhookDeliveryWorker: Sendable {
     /// Each webhook's lane, by webhook ID, while the worker runs.
     private let lanes = PlainMutex<[String: PeriodicTask]>([:])
     private let lastPrune = PlainMutex<Date?>(nil)
+    /// When the oldest-undelivered gauge was last updated.
+    private let lastGauge = PlainMutex<ContinuousClock.Instant?>(nil)
     private let pollInterval: Duration
+    /// How often the worker's thread updates the oldest-undelivered gauge (a scan of the
+    /// pending rows): every 5 s by default, for a metric scraped every 15 s or more.
+    private let gaugeInterval: Duration
 
     /// How long a receiver has to answer (10 s).
     let timeout: Duration
@@ -38,8 +43,10 @@ public final class WebhookDeliveryWorker: Sendable {
 
     public init(store: any WebhookStore, policy: WebhookURLPolicy, sender: any WebhookSending = WebhookHTTPClient(),
                 schedule: WebhookRetrySchedule = .standard, timeout: Duration = .seconds(10), retentionDays: Int = 30,
-                pollInterval: Duration = .milliseconds(500), clock: WallClock = .system, metrics: Metrics, logger: Logger) {
+                pollInterval: Duration = .milliseconds(500), gaugeInterval: Duration = .seconds(5), clock: WallClock = .system,
+                metrics: Metrics, logger: Logger) {
         self.timeout = timeout
+        self.gaugeInterval = gaugeInterval
         self.store = store
         self.policy = policy
         self.sender = sender
@@ -88,17 +95,18 @@ public final class WebhookDeliveryWorker: Sendable {
             }
         }
         done.wait()
-        _ = housekeeping()
+        _ = housekeeping(updatingGauge: true)
         return tried.withLock { $0 }
     }
 
-    /// Reloads the subscriptions, updates the oldest-undelivered gauge and prunes; the
+    /// Reloads the subscriptions, updates the oldest-undelivered gauge and prunes (`updatingGauge`:
+    /// true, now; false, not; nil, when ``gaugeInterval`` has passed since the last time); the
     /// webhooks' IDs, or nil when the store could not be read.
-    private func housekeeping(updatingGauge: Bool = true) -> [String]? {
+    private func housekeeping(updatingGauge: Bool? = nil) -> [String]? {
         do {
             try store.reloadSubscriptions()
             let webhookIds = try store.webhooks().map(\.id)
-            if updatingGauge {
+            if updatingGauge ?? gaugeDue() {
                 let oldest = try store.oldestUndelivered()
                 metrics.setWebhookOldestUndelivered(seconds: oldest.map { max(0, clock.now.timeIntervalSince($0)) } ?? 0)
                 try prune()
@@ -177,7 +185,7 @@ public final class WebhookDeliveryWorker: Sendable {
                           ("Offer-Signer-Signature", WebhookSignature.header(body: body, timestamp: timestamp, secrets: webhook.secrets(at: started))),
                           ("Offer-Signer-Event-Id", delivery.eventId)],
                 body: body, timeout: timeout,
-                connectTo: target.hostIsAddress ? nil : (host: target.host, port: target.port, address: target.address))
+                host: target.host, port: target.port, address: target.address)
             let response = try sender.send(post)
             status = response.status
             answer = String(decoding: response.bodyPrefix, as: UTF8.self)
@@ -205,6 +213,16 @@ public final class WebhookDeliveryWorker: Sendable {
             }
         }
         return DeliveryAttempt(delivery: delivery, at: now, outcome: outcome, status: status, answer: answer, error: failure)
+    }
+
+    /// Whether the gauge is due (and if so, marks it updated now).
+    private func gaugeDue() -> Bool {
+        let now = ContinuousClock.now
+        return lastGauge.withLock { last in
+            guard last.map({ now - $0 >= gaugeInterval }) ?? true else { return false }
+            last = now
+            return true
+        }
     }
 
     /// Deletes delivered events older than the retention, a batch at a time, at most once an hour.
