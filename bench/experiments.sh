@@ -12,6 +12,11 @@
 # build, three times; the reports must be identical but for `generatedAt`.
 # BENCH_EXPERIMENTS_PROFILE=NAME: one more sign and placement load of that build under
 # `perf record -g` (profiles in the work folder).
+# BENCH_EXPERIMENTS_PARTS (default "loads report") picks what runs after the set-up: `loads` (sign
+# and placement), `report` (the 1,000,000 assignments seeded, each build's report), `backfill`
+# (the same seeded database with SQLite migration 17 undone — no currency column — and each
+# build's `db migrate` timed filling it again, two rounds alternating). E.g.
+# BENCH_EXPERIMENTS_PARTS=report skips the loads.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,6 +32,8 @@ for build in "${BUILDS[@]}"; do
 done
 BIN=${BIN_OF[${NAMES[0]}]}
 PROFILE=${BENCH_EXPERIMENTS_PROFILE:-}
+PARTS=" ${BENCH_EXPERIMENTS_PARTS:-loads report} "
+has_part() { [[ $PARTS == *" $1 "* ]]; }
 BENCH=$ROOT/bench
 BENCH_USERS=${BENCH_USERS:-100000}
 BENCH_DURATION=${BENCH_EXPERIMENT_DURATION:-10}   # seconds of each measured load
@@ -42,7 +49,7 @@ GROUP=21000001
 
 die() { printf 'bench/experiments: %s\n' "$*" >&2; exit 1; }
 log() { printf '%s\n' "$*" >&2; }
-for tool in wrk python3 curl; do command -v "$tool" >/dev/null || die "$tool is missing"; done
+for tool in wrk python3 curl sqlite3; do command -v "$tool" >/dev/null || die "$tool is missing"; done
 for name in "${NAMES[@]}"; do
     [ -x "${BIN_OF[$name]}" ] || die "${BIN_OF[$name]} is missing: run 'swift build -c release' first"
 done
@@ -131,6 +138,7 @@ load() {
 }
 stop_server
 declare -A SIGN=() PLACE=() ASSIGNED_BY_LOAD=() MIGRATE_S=()
+if has_part loads; then
 for name in "${NAMES[@]}"; do
     copy_database "$WORK/db.sqlite" "$WORK/db-$name.sqlite"
     MIGRATE_S[$name]=$(migrate "$name" "$WORK/db-$name.sqlite")
@@ -157,10 +165,15 @@ for round in 1 2; do
     done
 done
 
+fi
+
+if has_part report || has_part backfill; then
 log "seeding $BENCH_ASSIGNED assignments of bench_report, each with a period of the app"
 python3 "$BENCH/seed_assignments.py" --database "$WORK/db.sqlite" --experiment bench_report --users "$BENCH_ASSIGNED" \
     --bundle "$BUNDLE" --product "$PRODUCT" --group "$GROUP" >&2 || die "seeding the assignments failed"
-declare -A REPORT_S=() REPORT_MIGRATE_S=()
+fi
+declare -A REPORT_S=() REPORT_MIGRATE_S=() BACKFILL_S=()
+if has_part report; then
 for name in "${NAMES[@]}"; do
     copy_database "$WORK/db.sqlite" "$WORK/report-$name.sqlite"
     REPORT_MIGRATE_S[$name]=$(migrate "$name" "$WORK/report-$name.sqlite")
@@ -186,6 +199,26 @@ assert without_time(sys.argv[1]) == without_time(sys.argv[3]), "the reports diff
 print("report:", [(a["armId"], a["assigned"], a["retained"], a["churned"]) for a in report["arms"]], report["verdict"])
 PY
 done
+fi
+if has_part backfill; then
+    # Migration 17 undone (the column dropped, its row of schema_migrations deleted), then each
+    # build's `db migrate` fills the column again from the JWS; two rounds, builds alternating.
+    for round in 1 2; do
+        for name in "${NAMES[@]}"; do
+            copy_database "$WORK/db.sqlite" "$WORK/backfill-$name.sqlite"
+            sqlite3 "$WORK/backfill-$name.sqlite" "ALTER TABLE transactions DROP COLUMN currency; DELETE FROM schema_migrations WHERE version = 17;" \
+                || die "could not undo migration 17"
+            sync
+            BACKFILL_S[$name]+="${BACKFILL_S[$name]:+, }$(migrate "$name" "$WORK/backfill-$name.sqlite")"
+            # Each build fills the same currencies (a digest of every row's key and currency).
+            filled=$(sqlite3 "$WORK/backfill-$name.sqlite" "SELECT COUNT(*), COUNT(currency), SUM(LENGTH(transaction_id || COALESCE(currency, '-'))), SUM(currency = 'USD') FROM transactions")
+            [ -z "${BACKFILLED:-}" ] || [ "$filled" = "$BACKFILLED" ] || die "$name: the backfill filled $filled, ${NAMES[0]} $BACKFILLED"
+            BACKFILLED=$filled
+            log "backfill $name round $round: ${BACKFILL_S[$name]##*, } s, filled (rows, currencies, ...) $filled"
+            rm -f "$WORK/backfill-$name.sqlite"*
+        done
+    done
+fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "?" }'; }
 median() { tr ' ' '\n' <<<"$1" | sort -n | sed -n 2p; }
 cat <<MD
@@ -196,10 +229,11 @@ Load: $(uptime | sed 's/.*load average/load average/')
 
 | figure | $(printf '%s | ' "${NAMES[@]}")target |
 | --- | $(printf -- '--- | %.0s' "${NAMES[@]}")--- |
-| \`db migrate\` of the set-up copy, then of the report's copy, s | $(for n in "${NAMES[@]}"; do printf '%s, %s | ' "${MIGRATE_S[$n]}" "${REPORT_MIGRATE_S[$n]}"; done)|
-| \`POST /v1/offers/sign\`, requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${SIGN[$n]}"; done)|
-| \`POST /v1/offers/placement\` in a running experiment (every request assigned, judged, signed), requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${PLACE[$n]}"; done)|
-| placement / sign (each run against the sign run before it) | $(for n in "${NAMES[@]}"; do IFS=', ' read -r -a s <<<"${SIGN[$n]}"; IFS=', ' read -r -a p <<<"${PLACE[$n]}"; printf '%s, %s | ' "$(ratio "${p[0]}" "${s[0]}")" "$(ratio "${p[1]}" "${s[1]}")"; done)≥ 0.9 |
+| \`db migrate\` of the set-up copy, then of the report's copy, s | $(for n in "${NAMES[@]}"; do printf '%s, %s | ' "${MIGRATE_S[$n]:-}" "${REPORT_MIGRATE_S[$n]:-}"; done)|
+| \`POST /v1/offers/sign\`, requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${SIGN[$n]:-}"; done)|
+| \`POST /v1/offers/placement\` in a running experiment (every request assigned, judged, signed), requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${PLACE[$n]:-}"; done)|
+| placement / sign (each run against the sign run before it) | $(for n in "${NAMES[@]}"; do IFS=', ' read -r -a s <<<"${SIGN[$n]:-0, 0}"; IFS=', ' read -r -a p <<<"${PLACE[$n]:-0, 0}"; printf '%s, %s | ' "$(ratio "${p[0]}" "${s[0]}")" "$(ratio "${p[1]}" "${s[1]}")"; done)≥ 0.9 |
 | users assigned by the placement loads (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${ASSIGNED_BY_LOAD[$n]:-?}"; done)|
-| \`offer-signer experiments report\` over $BENCH_ASSIGNED assigned users (three runs, whole process), s | $(for n in "${NAMES[@]}"; do printf '%s (median %s) | ' "${REPORT_S[$n]}" "$(median "${REPORT_S[$n]}")"; done)< 2 s |
+| \`offer-signer experiments report\` over $BENCH_ASSIGNED assigned users (three runs, whole process), s | $(for n in "${NAMES[@]}"; do printf '%s (median %s) | ' "${REPORT_S[$n]:-}" "$(median "${REPORT_S[$n]:-}")"; done)< 2 s |
+| \`db migrate\` filling \`transactions.currency\` (migration 17 undone on the report's database), s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${BACKFILL_S[$n]:-}"; done)|
 MD

@@ -19,7 +19,13 @@ public protocol ExperimentStore: Sendable {
     /// placement (`experiment_placements`), any other status releases it.
     func change(bundleId: String, experimentId: String, by actor: String, at now: Date,
                 _ decide: (ExperimentChangeContext) throws -> ExperimentChange?) throws -> StoredRule<Experiment>?
-    /// The experiment running on the placement with `userKey`'s assignment, in one indexed read.
+    /// The placement `placementId` of the app, enabled or not, from the rules kept in memory:
+    /// no read of the database while they are current (a placement request's, beside
+    /// ``running(bundleId:placementId:userKey:)``).
+    func placement(bundleId: String, placementId: String) throws -> StoredRule<Placement>?
+    /// The experiment running on the placement with `userKey`'s assignment: one indexed read
+    /// (the placement's running experiment and the user's assignment); the experiment itself
+    /// from the rules kept in memory.
     func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment?
     /// Records `assignment` when `previous` is nil (a user assigned at once elsewhere keeps
     /// that first assignment); otherwise marks the stored one eligible and signed as

@@ -87,7 +87,7 @@ public final class Stores: Sendable {
     /// - Parameters:
     ///   - creating: false for tools that work on an existing database only (a missing SQLite
     ///     file, or a PostgreSQL database without the schema, is refused, nothing created).
-    ///   - followOfferChanges: keep the offer rules in step with changes other processes make
+    ///   - followOfferChanges: keep the offer rules, placements and experiments in step with changes other processes make
     ///     (what `serve` needs; a one-shot command does not).
     ///   - requireSynchronousStandby: PostgreSQL only: appends to the signature log wait for a
     ///     synchronous standby attached to the primary (`OFFER_SIGNER_REQUIRE_SYNC_REPLICA`).
@@ -128,6 +128,8 @@ public final class Stores: Sendable {
             let signatures = try PostgreSQLSignatureLog(database: database, outbox: outbox)
             let history = PostgreSQLHistoryStore(database: database, outbox: outbox)
             let retentionRequests = PostgreSQLRetentionRequestStore(database: database)
+            let experiments = SQLExperimentStore(database: database, outbox: outbox, checksOnRead: !followOfferChanges)
+            if followOfferChanges { experiments.followChanges() }
             return Stores(location: location, offers: offers, signatures: signatures,
                           history: OutcomeTrackingHistoryStore(history, outcomes: PostgreSQLOutcomeStore(database: database, outbox: outbox)),
                           checkpoints: PostgreSQLCheckpointStore(database: database),
@@ -135,11 +137,12 @@ public final class Stores: Sendable {
                           rules: PostgreSQLRuleStore(database: database), retentionRequests: retentionRequests,
                           consents: SQLConsentStore(database: database, outbox: outbox),
                           links: SQLAppAccountTokenLinkStore(database: database, outbox: outbox),
-                          experiments: SQLExperimentStore(database: database, outbox: outbox),
+                          experiments: experiments,
                           catalogs: SQLCatalogStore(database: database),
                           webhooks: webhooks, schemaVersion: try database.schemaVersion(),
                           engine: .postgreSQL(database)) {
                 offers.close()
+                experiments.close()
                 signatures.close()
                 history.close()
                 retentionRequests.close()

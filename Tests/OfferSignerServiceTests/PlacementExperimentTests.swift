@@ -144,6 +144,9 @@ struct UnassignedReads: ExperimentStore {
     func experiment(bundleId: String, experimentId: String) throws -> StoredRule<Experiment>? {
         try store.experiment(bundleId: bundleId, experimentId: experimentId)
     }
+    func placement(bundleId: String, placementId: String) throws -> StoredRule<Placement>? {
+        try store.placement(bundleId: bundleId, placementId: placementId)
+    }
     func experiments(bundleId: String?) throws -> [StoredRule<Experiment>] { try store.experiments(bundleId: bundleId) }
     func changes(bundleId: String?, experimentId: String?, afterId: Int64, limit: Int) throws -> [RuleChange<Experiment>] {
         try store.changes(bundleId: bundleId, experimentId: experimentId, afterId: afterId, limit: limit)

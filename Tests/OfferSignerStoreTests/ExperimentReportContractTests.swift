@@ -144,5 +144,33 @@ extension StorageContract {
             #expect(try stores.experiments.revenuePerUser(bundleId: Self.bundle, environment: "Production", from: 0, to: .max)
                 .mapValues { $0.sorted() } == ["EUR": [4_990], "USD": [9_990, 19_980], "XXX": [9_990]])
         }
+
+        @Test("the backfill writes page by page: every page's currencies, a payload without one left NULL, on both engines",
+              arguments: Engine.allCases)
+        func backfilledInPages(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            try Self.seed(stores)
+            stores.close()
+            let filled = "SELECT transaction_id || ' ' || COALESCE(currency, '-') FROM transactions ORDER BY environment, transaction_id"
+            let expected = try database.text(filled)
+            #expect(expected.contains("t1 -") && expected.contains("b1 EUR") && expected.split(separator: "\n").count == 9)
+            try database.execute("UPDATE transactions SET currency = NULL")
+            try database.backfillCurrency(pageSize: 2)
+            #expect(try database.text(filled) == expected)
+        }
+    }
+}
+
+extension EngineDatabase {
+    /// Runs the currency's backfill (``TransactionCurrencyBackfill``) over the database in one transaction, `pageSize` rows a statement.
+    func backfillCurrency(pageSize: Int) throws {
+        switch location {
+        case .sqlite(let path):
+            try SQLiteDatabase(path: path).inTransaction { db in try TransactionCurrencyBackfill.run(db, pageSize: pageSize) }
+        case .postgreSQL(let url):
+            try PostgreSQLDatabase(url: url).inTransaction { db in try TransactionCurrencyBackfill.run(db, pageSize: pageSize) }
+        }
     }
 }

@@ -18,6 +18,9 @@ import OfferSignerStore
 /// user is assigned (once, recorded), and only the arm's offer is judged and signed; a
 /// no-offer arm, or an arm's offer refused, signs nothing and keeps the assignment (the
 /// experiment counts assigned users: intention to treat).
+///
+/// With an experiment store, the placement and the running experiment come from the rules it
+/// keeps in memory, so beside the sign path a request reads only the user's assignment.
 public struct PlacementIssuer: Sendable {
     let issuer: OfferIssuer
     let rules: any RuleStore
@@ -190,7 +193,11 @@ public struct PlacementIssuer: Sendable {
     private func enabledPlacement(_ placementId: String, bundleId: String) throws(PlacementRefusal) -> Placement {
         let stored: StoredRule<Placement>?
         do {
-            stored = try rules.rule(Placement.self, bundleId: bundleId, ruleId: placementId)
+            if let assigner {
+                stored = try assigner.experiments.placement(bundleId: bundleId, placementId: placementId)
+            } else {
+                stored = try rules.rule(Placement.self, bundleId: bundleId, ruleId: placementId)
+            }
         } catch {
             throw .refused(.store(error))
         }

@@ -34,16 +34,27 @@ enum HistoryFieldsBackfill {
     /// Calls `body` with the environment, key and JWS of every row of `table`, in key order.
     static func forEachPage(_ db: some SQLConnection, table: String, key: String, jwsColumn: String,
                                     _ body: (String, String, String) throws -> Void) throws {
+        try forEachPage(db, table: table, key: key, jwsColumn: jwsColumn, pageSize: pageSize) { page in
+            for (environment, id, jws) in page { try body(environment, id, jws) }
+        }
+    }
+
+    /// Calls `body` with each page of at most `pageSize` rows of `table` (environment, key and
+    /// JWS each), in key order. Each page is read from a seek to the key after the last
+    /// page's (a row-value comparison both engines take through the primary key; an `OR` of
+    /// the two columns made SQLite scan the key from the start for every page).
+    static func forEachPage(_ db: some SQLConnection, table: String, key: String, jwsColumn: String, pageSize: Int,
+                            _ body: ([(String, String, String)]) throws -> Void) throws {
         var after = ("", "")
         while true {
             let page = try db.select("""
                 SELECT environment, \(key), \(jwsColumn) FROM \(table)
-                WHERE environment > ? OR (environment = ? AND \(key) > ?)
+                WHERE (environment, \(key)) > (?, ?)
                 ORDER BY environment, \(key) LIMIT ?
-                """, [.text(after.0), .text(after.0), .text(after.1), .limit(pageSize)]) { row in
+                """, [.text(after.0), .text(after.1), .limit(pageSize)]) { row in
                 (row.text(0), row.text(1), row.text(2))
             }
-            for (environment, id, jws) in page { try body(environment, id, jws) }
+            try body(page)
             guard let last = page.last, page.count == pageSize else { return }
             after = (last.0, last.1)
         }

@@ -6,15 +6,35 @@ import OfferSignerCore
 /// holds (`experiment_placements`) and users' assignments (`experiment_assignments`).
 /// A start or a stop writes `experiment.started` or `experiment.stopped` into the webhooks'
 /// outbox in the change's own transaction.
+///
+/// Placements and experiments are mirrored in memory (``SQLPlacementMirror``), so a placement
+/// request reads only the user's assignment, with the placement's row of
+/// `experiment_placements` in the same statement: which experiment runs on a placement is
+/// always the database's (a start or stop elsewhere is in force at once); its definition and
+/// weights are the mirror's, current once a change of this process returns and within about
+/// a second of one made by another process, as offer rules are.
 final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable {
     private let database: Database
     private let rules: SQLRuleStore<Database>
     private let outbox: WebhookOutbox?
+    private let mirror: SQLPlacementMirror<Database>
 
-    init(database: Database, outbox: WebhookOutbox? = nil) {
+    /// - Parameter checksOnRead: reads check for changes made by other processes once a second
+    ///   (false where a listener follows them: ``followChanges()``).
+    init(database: Database, outbox: WebhookOutbox? = nil, checksOnRead: Bool = true) {
         self.database = database
         self.outbox = outbox
         rules = SQLRuleStore(database: database)
+        mirror = SQLPlacementMirror(database: database, checksOnRead: checksOnRead)
+    }
+
+    /// Stops following changes.
+    func close() {
+        mirror.close()
+    }
+
+    func placement(bundleId: String, placementId: String) throws -> StoredRule<Placement>? {
+        try mirror.placement(bundleId: bundleId, placementId: placementId)
     }
 
     func experiment(bundleId: String, experimentId: String) throws -> StoredRule<Experiment>? {
@@ -31,7 +51,8 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
 
     func change(bundleId: String, experimentId: String, by actor: String, at now: Date,
                 _ decide: (ExperimentChangeContext) throws -> ExperimentChange?) throws -> StoredRule<Experiment>? {
-        try database.inTransaction { db in
+        defer { ManagedRuleChanges.committed() }
+        return try database.inTransaction { db in
             try db.lockForChanges(SQLChangeLock.rules)
             let existing = try SQLRuleStore<Database>.stored(Experiment.self, bundleId: bundleId, ruleId: experimentId, db)
             let context = ExperimentChangeContext(
@@ -67,6 +88,38 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
     }
 
     func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment? {
+        let found = try database.withReader { db in
+            try db.first("""
+                SELECT p.experiment_id, a.arm_id, a.weight_period, a.environment, a.assigned_at_ms, a.eligible, a.first_signed_at_ms
+                FROM experiment_placements p
+                LEFT JOIN experiment_assignments a
+                    ON a.bundle_id = p.bundle_id AND a.experiment_id = p.experiment_id AND a.user_key = ?
+                WHERE p.bundle_id = ? AND p.placement_id = ?
+                """, [.text(userKey), .text(bundleId), .text(placementId)]) { row in
+                let experimentId = row.text(0)
+                let assignment = row.optionalText(1).map { armId in
+                    ExperimentAssignment(bundleId: bundleId, experimentId: experimentId, userKey: userKey, armId: armId,
+                                         weightPeriod: row.int(2), environment: row.text(3), assignedAt: row.int64(4),
+                                         eligible: row.int64(5) != 0, firstSignedAt: row.optionalInt64(6))
+                }
+                return (experimentId: experimentId, assignment: assignment)
+            }
+        }
+        guard let found else { return nil }
+        // The mirror behind the database (a start elsewhere, not yet followed): reload once,
+        // then read the experiment itself.
+        for attempt in 0..<2 {
+            if let experiment = try mirror.experiment(bundleId: bundleId, experimentId: found.experimentId),
+               experiment.rule.status == .running, experiment.rule.definition.placement == placementId {
+                return RunningExperiment(experiment: experiment, assignment: found.assignment)
+            }
+            if attempt == 0 { try mirror.reload() }
+        }
+        return try runningFromDatabase(bundleId: bundleId, placementId: placementId, userKey: userKey)
+    }
+
+    /// ``running(bundleId:placementId:userKey:)`` read whole from the database.
+    private func runningFromDatabase(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment? {
         try database.withReader { db in
             try db.first("""
                 SELECT r.\(RuleCoding.managedRuleColumns.replacingOccurrences(of: ", ", with: ", r.")),
@@ -132,7 +185,12 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
     func forEachAssignedUser(bundleId: String, experimentId: String, environment: String,
                              _ body: (_ assignment: ExperimentAssignment, _ periods: [ExperimentPeriod]) throws -> Void) throws {
         try database.withReader(.audit) { db in
-            try SQLAssignedUsers.forEach(db, bundleId: bundleId, experimentId: experimentId, environment: environment, body)
+            // SQLite merges two ordered cursors; PostgreSQL's planner joins well by itself.
+            if let sqlite = db as? SQLiteConnection {
+                try SQLiteAssignedUsers.forEach(sqlite, bundleId: bundleId, experimentId: experimentId, environment: environment, body)
+            } else {
+                try SQLAssignedUsers.forEach(db, bundleId: bundleId, experimentId: experimentId, environment: environment, body)
+            }
         }
     }
 
@@ -149,5 +207,13 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
                 return (userKeys: keys, offerId: row.text(2), at: row.int64(3))
             }
         }
+    }
+}
+
+extension SQLExperimentStore where Database == PostgreSQLDatabase {
+    /// Keeps the placements and experiments in memory in step with changes made through other
+    /// instances (a listener thread) until ``close()``.
+    func followChanges() {
+        mirror.followChanges()
     }
 }

@@ -24,14 +24,16 @@ final class SQLRuleStore<Database: SQLDatabase>: RuleStore, Sendable {
     }
 
     public func put<Rule: ManagedRule>(_ rule: Rule, by actor: String, at now: Date) throws -> StoredRule<Rule> {
-        try database.inTransaction { db in
+        defer { ManagedRuleChanges.committed() }
+        return try database.inTransaction { db in
             try Self.change(Rule.self, bundleId: rule.bundleId, ruleId: rule.ruleId, db, by: actor, at: now) { _ in rule }!
         }
     }
 
     public func disable<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, by actor: String,
                                            at now: Date) throws -> StoredRule<Rule>? {
-        try database.inTransaction { db in
+        defer { ManagedRuleChanges.committed() }
+        return try database.inTransaction { db in
             try Self.change(type, bundleId: bundleId, ruleId: ruleId, db, by: actor, at: now) { existing in
                 guard var rule = existing?.rule else { return nil }
                 rule.enabled = false
@@ -53,8 +55,9 @@ final class SQLRuleStore<Database: SQLDatabase>: RuleStore, Sendable {
         }
     }
 
-    /// Applies `update` to one stored rule under the change lock, recording the change; nil
-    /// when `update` returns nil.
+    /// Applies `update` to one stored rule under the change lock, recording the change and
+    /// announcing it to the other instances on commit (``SQLPlacementMirror``); nil when
+    /// `update` returns nil. The caller calls ``ManagedRuleChanges/committed()`` after the commit.
     static func change<Rule: ManagedRule>(_ type: Rule.Type, bundleId: String, ruleId: String, _ db: Database.Connection,
                                                   by actor: String, at now: Date,
                                                   _ update: (StoredRule<Rule>?) -> Rule?) throws -> StoredRule<Rule>? {
@@ -76,6 +79,7 @@ final class SQLRuleStore<Database: SQLDatabase>: RuleStore, Sendable {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(Rule.kind), .text(bundleId), .text(ruleId), .integer(Int64(next.version)), .text(action), .text(actor),
                   .integer(now.milliseconds), .optional(try existing.map { try RuleCoding.encode($0.rule) }), .text(json)])
+        try db.announceChange(on: SQLPlacementMirror<Database>.channel)
         return next
     }
 

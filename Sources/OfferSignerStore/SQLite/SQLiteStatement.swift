@@ -67,4 +67,19 @@ struct SQLiteRow: StoreRow {
         guard let pointer = sqlite3_column_text(statement.raw, column) else { return "" }
         return String(cString: pointer)
     }
+
+    /// The text of `column` against `other`'s `otherColumn`, byte by byte as SQLite's `BINARY`
+    /// collation orders them: negative, zero or positive.
+    func compareText(_ column: Int32, with other: SQLiteRow, _ otherColumn: Int32) -> Int {
+        let left = sqlite3_column_text(statement.raw, column)
+        let leftCount = Int(sqlite3_column_bytes(statement.raw, column))
+        let right = sqlite3_column_text(other.statement.raw, otherColumn)
+        let rightCount = Int(sqlite3_column_bytes(other.statement.raw, otherColumn))
+        let common = min(leftCount, rightCount)
+        if common > 0, let left, let right {
+            let order = memcmp(left, right, common)
+            if order != 0 { return Int(order) }
+        }
+        return leftCount - rightCount
+    }
 }

@@ -1,0 +1,110 @@
+import Foundation
+@testable import OfferSignerCore
+import Testing
+@testable import OfferSignerStore
+
+extension StorageContract {
+    /// Placements and experiments kept in memory (``SQLPlacementMirror``): a placement request
+    /// reads only the user's assignment, and still sees every change.
+    @Suite("Storage contract: placements and experiments in memory follow every change")
+    struct PlacementMirrorContract {
+        typealias Experiments = ExperimentStoreContract
+        static let bundle = Experiments.bundle
+        static let t0 = Experiments.t0
+
+        static func placement(_ offers: [String]) -> Placement {
+            Placement(placementId: "cancel_flow", bundleId: bundle, offerIds: offers)
+        }
+
+        /// `first` and `second`: two openings of one database (two instances, or two stores of one process).
+        static func open(_ database: EngineDatabase) throws -> (Stores, Stores) {
+            (try database.open(), try database.open())
+        }
+
+        @Test("a placement or experiment changed through one opening is in force in another of the same process at once",
+              arguments: Engine.allCases)
+        func changeSeenAtOnce(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let (first, second) = try Self.open(database)
+            defer { first.close(); second.close() }
+            #expect(try second.experiments.placement(bundleId: Self.bundle, placementId: "cancel_flow") == nil, "loads the mirror")
+            #expect(try second.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1") == nil)
+            _ = try first.rules.put(Self.placement(["free"]), by: "m", at: Self.t0)
+            #expect(try second.experiments.placement(bundleId: Self.bundle, placementId: "cancel_flow")?.rule.offerIds == ["free"])
+            _ = try first.rules.put(Self.placement(["half", "free"]), by: "m", at: Self.t0)
+            #expect(try second.experiments.placement(bundleId: Self.bundle, placementId: "cancel_flow")?.rule.offerIds == ["half", "free"])
+            _ = try first.rules.disable(Placement.self, bundleId: Self.bundle, ruleId: "cancel_flow", by: "m", at: Self.t0)
+            #expect(try second.experiments.placement(bundleId: Self.bundle, placementId: "cancel_flow")?.rule.enabled == false)
+
+            _ = try Experiments.set(first.experiments, .running)
+            let running = try #require(try second.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1"))
+            #expect(running.experiment.rule.weightPeriods.last?.weights == [1, 1] && running.experiment.version == 1)
+            _ = try Experiments.set(first.experiments, .running, weights: [0, 1])
+            let reweighted = try #require(try second.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1"))
+            #expect(reweighted.experiment.rule.weightPeriods.last?.weights == [0, 1] && reweighted.experiment.version == 2,
+                    "the new weights at once")
+            try first.experiments.record(Experiments.assignment("u1", arm: "half"), previous: nil)
+            #expect(try second.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1")?.assignment?.armId == "half")
+            _ = try Experiments.set(first.experiments, .stopped)
+            #expect(try second.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1") == nil)
+        }
+
+        @Test("a placement changed by another process (behind the stores' back) is in force within 2 s: the once-a-second check, or NOTIFY",
+              arguments: Engine.allCases)
+        func changeSeenFromElsewhere(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            _ = try stores.rules.put(Self.placement(["free"]), by: "m", at: Self.t0)
+            #expect(try stores.experiments.placement(bundleId: Self.bundle, placementId: "cancel_flow")?.rule.offerIds == ["free"])
+            // What another process's change commits, this process not told.
+            let json = try RuleCoding.encode(Self.placement(["half"]))
+            try database.execute("""
+                UPDATE managed_rules SET rule_json = '\(json)', version = 2 WHERE kind = 'placement' AND rule_id = 'cancel_flow';
+                INSERT INTO managed_rule_changes (kind, bundle_id, rule_id, version, action, api_key_name, changed_at_ms, after_json)
+                VALUES ('placement', '\(Self.bundle)', 'cancel_flow', 2, 'update', 'other', 0, '\(json)');
+                \(engine == .postgreSQL ? "SELECT pg_notify('\(SQLPlacementMirror<PostgreSQLDatabase>.channel)', '');" : "")
+                """)
+            let start = ContinuousClock.now
+            while try stores.experiments.placement(bundleId: Self.bundle, placementId: "cancel_flow")?.rule.offerIds != ["half"],
+                  ContinuousClock.now - start < .seconds(60) {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            let seenAfter = ContinuousClock.now - start
+            #expect(try stores.experiments.placement(bundleId: Self.bundle, placementId: "cancel_flow")?.rule.offerIds == ["half"])
+            #expect(seenAfter < .seconds(2), "seen after \(seenAfter)")
+        }
+
+        @Test("which experiment runs on a placement is the database's on every request: a stop or a start behind the mirror's back is in force at once",
+              arguments: Engine.allCases)
+        func runningReadEachTime(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            let started = try #require(try Experiments.set(stores.experiments, .running))
+            #expect(try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1")?.experiment == started)
+            // Stopped by another process: exp1 stopped, its placement released; then exp2 started there.
+            var stopped = started.rule
+            stopped.status = .stopped
+            try database.execute("""
+                UPDATE managed_rules SET rule_json = '\(try RuleCoding.encode(stopped))', version = 3 WHERE kind = 'experiment' AND rule_id = 'exp1';
+                DELETE FROM experiment_placements
+                """)
+            #expect(try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1") == nil, "stopped at once")
+            var other = Experiment(definition: Experiments.definition("exp2"))
+            other.status = .running
+            other.weightPeriods = [ExperimentWeightPeriod(from: Self.t0, weights: [0, 1])]
+            try database.execute("""
+                INSERT INTO managed_rules (kind, bundle_id, rule_id, rule_json, version, created_at_ms, updated_at_ms)
+                VALUES ('experiment', '\(Self.bundle)', 'exp2', '\(try RuleCoding.encode(other))', 1, 0, 0);
+                INSERT INTO experiment_placements (bundle_id, placement_id, experiment_id) VALUES ('\(Self.bundle)', 'cancel_flow', 'exp2')
+                """)
+            let found = try #require(try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1"),
+                                     "started at once")
+            #expect(found.experiment.rule.experimentId == "exp2" && found.experiment.rule.weightPeriods.last?.weights == [0, 1])
+        }
+    }
+}
