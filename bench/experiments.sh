@@ -15,7 +15,7 @@
 # BENCH_EXPERIMENTS_PARTS (default "loads report") picks what runs after the set-up: `loads` (sign
 # and placement), `report` (the 1,000,000 assignments seeded, each build's report), `backfill`
 # (the same seeded database with SQLite migration 17 undone — no currency column — and each
-# build's `db migrate` timed filling it again, two rounds alternating). E.g.
+# build's `db migrate` timed filling it again, BENCH_BACKFILL_ROUNDS (2) rounds alternating). E.g.
 # BENCH_EXPERIMENTS_PARTS=report skips the loads.
 set -euo pipefail
 
@@ -203,7 +203,7 @@ fi
 if has_part backfill; then
     # Migration 17 undone (the column dropped, its row of schema_migrations deleted), then each
     # build's `db migrate` fills the column again from the JWS; two rounds, builds alternating.
-    for round in 1 2; do
+    for round in $(seq 1 "${BENCH_BACKFILL_ROUNDS:-2}"); do
         for name in "${NAMES[@]}"; do
             copy_database "$WORK/db.sqlite" "$WORK/backfill-$name.sqlite"
             sqlite3 "$WORK/backfill-$name.sqlite" "ALTER TABLE transactions DROP COLUMN currency; DELETE FROM schema_migrations WHERE version = 17;" \
