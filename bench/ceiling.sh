@@ -221,11 +221,14 @@ fi
     echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     printf '%s\n' "${ROWS[@]}"
     echo
-    echo "| server | mean signatures/s | mean ratio to C (round by round) | p99s ms | peak RSS MB |"
-    echo "| --- | ---: | ---: | --- | ---: |"
-    echo "| C | $(awk -v s="${SUM_RPS[c]}" -v n="$ROUNDS" 'BEGIN { printf "%.0f", s / n }') | 1.00 | ${P99S[c]} | |"
+    echo "| server | mean signatures/s | mean ratio to C (round by round) | p99s ms | peak RSS MB | RSS at the end: anonymous + file-backed MB |"
+    echo "| --- | ---: | ---: | --- | ---: | ---: |"
+    echo "| C | $(awk -v s="${SUM_RPS[c]}" -v n="$ROUNDS" 'BEGIN { printf "%.0f", s / n }') | 1.00 | ${P99S[c]} | | |"
     for name in "${NAMES[@]}"; do
         rss=$(awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/${PID_OF[$name]}/status" 2>/dev/null || echo "?")
-        echo "| $name | $(awk -v s="${SUM_RPS[$name]}" -v n="$ROUNDS" 'BEGIN { printf "%.0f", s / n }') | $(awk -v s="${SUM_RATIO[$name]}" -v n="$ROUNDS" 'BEGIN { printf "%.2f", s / n }') | ${P99S[$name]} | $rss |"
+        # File-backed pages (the binary, libraries, and any database pages SQLite maps) apart
+        # from the process's own memory.
+        split=$(awk '/^RssAnon:/ { a = $2 } /^RssFile:/ { f = $2 } END { printf "%.1f + %.1f", a / 1024, f / 1024 }' "/proc/${PID_OF[$name]}/status" 2>/dev/null || echo "?")
+        echo "| $name | $(awk -v s="${SUM_RPS[$name]}" -v n="$ROUNDS" 'BEGIN { printf "%.0f", s / n }') | $(awk -v s="${SUM_RATIO[$name]}" -v n="$ROUNDS" 'BEGIN { printf "%.2f", s / n }') | ${P99S[$name]} | $rss | $split |"
     done
 } | tee "$OUT"

@@ -66,6 +66,33 @@ struct SignatureLogTests {
         #expect(statistics.records == appended && statistics.batches == appended)
         #expect(try log.verifyIntegrity().records == appended)
     }
+
+    @Test("while the WAL cannot start again, a background checkpoint is asked for once per threshold frames, not after every commit")
+    func checkpointOncePerThreshold() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let database = try temp.open()
+        let log = try SQLiteSignatureLog(database: database)
+        defer { log.close() }
+        _ = try log.append(record(), quota: nil)
+        // A reader in the WAL keeps it from starting again from its beginning, as a steady
+        // load of signing requests does.
+        let reader = try SQLiteConnection(path: temp.path, readOnly: true)
+        try reader.execute("BEGIN; SELECT count(*) FROM signatures;")
+        defer { try? reader.execute("COMMIT") }
+        while database.writerStatistics.snapshot.walFrames < 3 * SQLiteCheckpointer.threshold + 100 {
+            _ = try log.append(record(), quota: nil)
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while database.writerStatistics.snapshot.backgroundCheckpoints == 0, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        let statistics = database.writerStatistics.snapshot
+        // One at ~1,000, ~2,000 and ~3,000 frames (fewer if two asks met one run; the writer's bound is far).
+        #expect((1...3).contains(statistics.backgroundCheckpoints), "background checkpoints: \(statistics.backgroundCheckpoints)")
+        #expect(statistics.writerCheckpoints == 0)
+    }
 }
 
 /// The outcome of an append, as a value.

@@ -11,8 +11,10 @@ import Synchronization
 /// Here the writer connection's WAL hook, which replaces the automatic checkpoint, only counts
 /// the frames each commit appended and, once the WAL holds ``threshold`` frames, wakes a thread
 /// of its own (`wal-checkpoint`) that runs the same PASSIVE checkpoint on its own connection
-/// (PASSIVE takes no lock a writer or a reader waits for). Durability does not depend on it:
-/// a commit is durable once its frames are synced to the WAL (`synchronous=FULL`), and a
+/// (PASSIVE takes no lock a writer or a reader waits for), and again after each further
+/// ``threshold`` frames while the WAL has not started again from its beginning. Durability
+/// does not depend on it: a commit is durable once its frames are synced to the WAL
+/// (`synchronous=FULL`), and a
 /// checkpoint only copies committed frames. The WAL stays bounded: should the thread fall
 /// behind until the WAL holds ``writerBound`` frames, the writer checkpoints itself, as SQLite's
 /// default would have done all along.
@@ -32,6 +34,9 @@ final class SQLiteCheckpointer: Sendable {
     /// The WAL's size in frames after the writer's last commit (read and written by the writer
     /// thread only, in its hook; atomic so the type stays `Sendable`).
     private let lastFrames = Atomic<Int>(0)
+    /// The WAL's size in frames when the writer last asked for a background checkpoint (writer
+    /// thread only, like ``lastFrames``).
+    private let askedAt = Atomic<Int>(0)
 
     private struct State {
         /// A checkpoint is asked for and not yet run.
@@ -78,6 +83,19 @@ final class SQLiteCheckpointer: Sendable {
             sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             statistics.recordCheckpoint(onWriter: true)
         } else if frames >= Self.threshold {
+            // Once per `threshold` frames appended, not after every commit: the WAL only
+            // starts again from its beginning when a write begins with every frame copied and
+            // no reader still in it, which under a steady load is seldom, so its length stays
+            // above the threshold for many commits, and a checkpoint after each (with a sync
+            // of the database file each) doubled the syncs (issue 38).
+            var asked = askedAt.load(ordering: .relaxed)
+            if frames < asked { asked = 0 }  // the WAL started again from its beginning
+            // In the last `threshold` frames before the writer's bound, after every commit:
+            // the writer's own checkpoint there, which lets the WAL start again, then has only
+            // the last batch or two left to copy (~2 ms) instead of up to `threshold` frames
+            // (20–50 ms with the next batch waiting).
+            guard frames - asked >= Self.threshold || frames >= Self.writerBound - Self.threshold else { return }
+            askedAt.store(frames, ordering: .relaxed)
             let ask = state.withLock { state -> Bool in
                 defer { state.requested = true }
                 return !state.requested
@@ -86,13 +104,25 @@ final class SQLiteCheckpointer: Sendable {
         }
     }
 
+    /// The checkpoint thread's connection, in WAL mode. SQLite (before 3.41) learns that a
+    /// connection's database is in WAL mode only when the connection first reads it: a
+    /// checkpoint on a connection that has not read yet does nothing and answers -1 frames,
+    /// so one read comes first (issue 38: every background checkpoint before this was such a
+    /// no-op, and the writer copied the whole WAL itself at ``writerBound`` frames, 60–100 ms
+    /// with the next batch waiting).
+    private static func open(_ path: String) -> SQLiteConnection? {
+        guard let connection = try? SQLiteConnection(path: path, readOnly: false, creating: false),
+              (try? connection.execute("SELECT 1 FROM sqlite_master LIMIT 1")) != nil else { return nil }
+        return connection
+    }
+
     private func run() {
         while true {
             wake.wait()
             let connection = state.withLock { state -> SQLiteConnection? in
                 if state.stopped { return nil }
                 if state.connection == nil {
-                    state.connection = try? SQLiteConnection(path: path, readOnly: false, creating: false)
+                    state.connection = Self.open(path)
                 }
                 return state.connection
             }
@@ -106,8 +136,11 @@ final class SQLiteCheckpointer: Sendable {
             }
             // PASSIVE: copies what no reader still needs, waits for nobody; a busy answer
             // (another checkpoint running) leaves the work for the next request.
-            sqlite3_wal_checkpoint_v2(connection.raw, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            statistics.recordCheckpoint(onWriter: false)
+            var log: Int32 = 0
+            let status = sqlite3_wal_checkpoint_v2(connection.raw, nil, SQLITE_CHECKPOINT_PASSIVE, &log, nil)
+            // Counted when it ran on the WAL (SQLite answers -1 frames for a connection not in
+            // WAL mode: then nothing was copied).
+            if status == SQLITE_OK, log >= 0 { statistics.recordCheckpoint(onWriter: false) }
             state.withLock { $0.requested = false }
         }
     }
