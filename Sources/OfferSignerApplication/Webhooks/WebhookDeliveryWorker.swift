@@ -36,8 +36,10 @@ public final class WebhookDeliveryWorker: Sendable {
 
     /// How long a receiver has to answer (10 s).
     let timeout: Duration
-    /// How many deliveries one claim takes.
-    static let batchSize = 10
+    /// How many deliveries one claim takes. A claim and its record are a durable commit each
+    /// (the write lock and an fsync, beside the signature log's batches): 50 a claim makes two
+    /// per 50 deliveries, posted over one kept connection in well under the record's second.
+    static let batchSize = 50
     /// How long tries may wait to be recorded together.
     static let recordWithin: Duration = .seconds(1)
 
