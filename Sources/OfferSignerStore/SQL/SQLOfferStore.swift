@@ -22,10 +22,8 @@ final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
 
     private let database: Database
     private let mirror = ReadMostly(Mirror())
-    /// Whether a read checks for changes itself (no listener tells this process of them).
-    private let checksOnRead: Bool
-    /// When the mirror was last checked against the database (`DispatchTime` nanoseconds).
-    private let checkedAt = Atomic<UInt64>(0)
+    /// When reads check for other processes' changes themselves.
+    private let checks: MirrorCheckSchedule
     fileprivate let listener: Mutex<OfferChangeListener?> = Mutex(nil)
 
     /// The rules in memory and the state of `offer_changes` they reflect.
@@ -43,7 +41,7 @@ final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
 
     fileprivate init(_ database: Database, checksOnRead: Bool) throws {
         self.database = database
-        self.checksOnRead = checksOnRead
+        checks = MirrorCheckSchedule(checksOnRead: checksOnRead)
         try refresh(force: true)
     }
 
@@ -101,12 +99,7 @@ final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
     /// Where reads check for changes themselves: one caller a second claims the check; the
     /// others go on with the mirror as it is.
     private func checkIfDue() throws {
-        guard checksOnRead else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        let last = checkedAt.load(ordering: .relaxed)
-        guard now >= last + 1_000_000_000, checkedAt.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged else {
-            return
-        }
+        guard checks.claimCheck() else { return }
         try refresh(force: false)
     }
 

@@ -23,10 +23,8 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
 
     private let database: Database
     private let mirror = ReadMostly(Mirror())
-    /// Whether a read checks for changes of other processes itself (no listener tells of them).
-    private let checksOnRead: Bool
-    /// When the mirror was last checked against the database (`DispatchTime` nanoseconds).
-    private let checkedAt = Atomic<UInt64>(0)
+    /// When reads check for other processes' changes themselves.
+    private let checks: MirrorCheckSchedule
     private let listener: Mutex<OfferChangeListener?> = Mutex(nil)
 
     /// A rule's app and ID.
@@ -53,7 +51,7 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
 
     init(database: Database, checksOnRead: Bool) {
         self.database = database
-        self.checksOnRead = checksOnRead
+        checks = MirrorCheckSchedule(checksOnRead: checksOnRead)
     }
 
     deinit {
@@ -93,12 +91,7 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
             try refresh(force: true)
             return
         }
-        guard checksOnRead else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        let last = checkedAt.load(ordering: .relaxed)
-        guard now >= last + 1_000_000_000, checkedAt.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged else {
-            return
-        }
+        guard checks.claimCheck() else { return }
         try refresh(force: false)
     }
 
