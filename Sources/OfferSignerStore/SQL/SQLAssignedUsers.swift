@@ -18,11 +18,38 @@ enum SQLAssignedUsers {
     /// The first key after every `transaction:` key (`:` + 1 is `;`).
     static let afterTransactionKeys = String(transactionPrefix.dropLast()) + ";"
 
+    /// An assignment's columns, as ``assignment(_:from:userKey:bundleId:experimentId:environment:)`` reads them.
+    static let assignmentColumns = "user_key, arm_id, weight_period, assigned_at_ms, eligible, first_signed_at_ms"
+    /// A period's columns, as ``period(_:from:)`` reads them.
+    static let periodColumns = "purchase_ms, expires_ms, revocation_ms, offer_type, price, currency"
+
     /// The columns of a row: the assignment's, then the period's.
-    static let columns = """
-        a.user_key, a.arm_id, a.weight_period, a.assigned_at_ms, a.eligible, a.first_signed_at_ms,
-            t.purchase_ms, t.expires_ms, t.revocation_ms, t.offer_type, t.price, t.currency
-        """
+    static let columns = "a." + assignmentColumns.replacingOccurrences(of: ", ", with: ", a.") + ", t."
+        + periodColumns.replacingOccurrences(of: ", ", with: ", t.")
+
+    /// The earliest assignment's time of the experiment in the environment (`experiment`: app,
+    /// experiment, environment); nil when nobody is assigned.
+    static func earliestAssignment(_ db: some SQLConnection, _ experiment: [SQLValue]) throws -> Int64? {
+        try db.first("""
+            SELECT MIN(assigned_at_ms) FROM experiment_assignments WHERE bundle_id = ? AND experiment_id = ? AND environment = ?
+            """, experiment, row: { $0.optionalInt64(0) }) ?? nil
+    }
+
+    /// The assignment in ``assignmentColumns`` from `column` on, whose user key (that column)
+    /// the caller has read already.
+    static func assignment(_ row: some StoreRow, from column: Int32, userKey: String, bundleId: String, experimentId: String,
+                           environment: String) -> ExperimentAssignment {
+        ExperimentAssignment(bundleId: bundleId, experimentId: experimentId, userKey: userKey, armId: row.text(column + 1),
+                             weightPeriod: row.int(column + 2), environment: environment, assignedAt: row.int64(column + 3),
+                             eligible: row.int64(column + 4) != 0, firstSignedAt: row.optionalInt64(column + 5))
+    }
+
+    /// The period in ``periodColumns`` from `column` on (a currency not known reads `XXX`).
+    static func period(_ row: some StoreRow, from column: Int32) -> ExperimentPeriod {
+        ExperimentPeriod(purchasedAt: row.int64(column), expiresAt: row.optionalInt64(column + 1),
+                         revokedAt: row.optionalInt64(column + 2), offerType: row.optionalInt64(column + 3).map(Int.init),
+                         price: row.optionalInt64(column + 4), currency: row.optionalText(column + 5) ?? "XXX")
+    }
 
     /// One range of keys (`range`, with its placeholders) joined to the periods by `match`. The
     /// periods are those ending at or after the `?` after `match`'s own placeholders.
@@ -56,9 +83,7 @@ enum SQLAssignedUsers {
     static func forEach(_ db: some SQLConnection, bundleId: String, experimentId: String, environment: String,
                         _ body: (ExperimentAssignment, [ExperimentPeriod]) throws -> Void) throws {
         let experiment: [SQLValue] = [.text(bundleId), .text(experimentId), .text(environment)]
-        guard let since = try db.first("""
-            SELECT MIN(assigned_at_ms) FROM experiment_assignments WHERE bundle_id = ? AND experiment_id = ? AND environment = ?
-            """, experiment, row: { $0.optionalInt64(0) }) ?? nil else { return }
+        guard let since = try earliestAssignment(db, experiment) else { return }
         var current: ExperimentAssignment?
         var periods: [ExperimentPeriod] = []
         for range in ranges {
@@ -67,14 +92,10 @@ enum SQLAssignedUsers {
                 if userKey != current?.userKey {
                     if let current { try body(current, periods) }
                     periods.removeAll(keepingCapacity: true)
-                    current = ExperimentAssignment(bundleId: bundleId, experimentId: experimentId, userKey: userKey, armId: row.text(1),
-                                                   weightPeriod: row.int(2), environment: environment, assignedAt: row.int64(3),
-                                                   eligible: row.int64(4) != 0, firstSignedAt: row.optionalInt64(5))
+                    current = assignment(row, from: 0, userKey: userKey, bundleId: bundleId, experimentId: experimentId, environment: environment)
                 }
                 guard !row.isNull(6) else { return }
-                periods.append(ExperimentPeriod(purchasedAt: row.int64(6), expiresAt: row.optionalInt64(7), revokedAt: row.optionalInt64(8),
-                                                offerType: row.optionalInt64(9).map(Int.init), price: row.optionalInt64(10),
-                                                currency: row.optionalText(11) ?? "XXX"))
+                periods.append(period(row, from: 6))
             }
         }
         if let current { try body(current, periods) }

@@ -36,12 +36,9 @@ enum SQLiteAssignedUsers {
         }
     }
 
-    static let assignmentColumns = "user_key, arm_id, weight_period, assigned_at_ms, eligible, first_signed_at_ms"
-    static let periodColumns = "purchase_ms, expires_ms, revocation_ms, offer_type, price, currency"
-
     static func assignments(_ range: String) -> String {
         """
-        SELECT \(assignmentColumns) FROM experiment_assignments
+        SELECT \(SQLAssignedUsers.assignmentColumns) FROM experiment_assignments
         WHERE bundle_id = ? AND experiment_id = ? AND environment = ? AND \(range) ORDER BY user_key
         """
     }
@@ -49,13 +46,13 @@ enum SQLiteAssignedUsers {
     /// A token's periods from a key on: the environment compared as an expression so that the
     /// planner keeps to the index on the user (see ``SQLAssignedUsers/byToken``).
     static let tokenPeriods = """
-        SELECT user_id, \(periodColumns) FROM transactions
+        SELECT user_id, \(SQLAssignedUsers.periodColumns) FROM transactions
         WHERE bundle_id = ? AND user_id >= ? AND environment || '' = ? AND (expires_ms IS NULL OR expires_ms >= ?)
         ORDER BY user_id
         """
     /// A `transaction:` user's periods from an original transaction ID on.
     static let transactionPeriods = """
-        SELECT '\(SQLAssignedUsers.transactionPrefix)' || original_transaction_id, \(periodColumns) FROM transactions
+        SELECT '\(SQLAssignedUsers.transactionPrefix)' || original_transaction_id, \(SQLAssignedUsers.periodColumns) FROM transactions
         WHERE environment = ? AND original_transaction_id >= ? AND bundle_id = ? AND (expires_ms IS NULL OR expires_ms >= ?)
         ORDER BY original_transaction_id
         """
@@ -72,9 +69,7 @@ enum SQLiteAssignedUsers {
     static func forEach(_ db: SQLiteConnection, bundleId: String, experimentId: String, environment: String,
                         _ body: (ExperimentAssignment, [ExperimentPeriod]) throws -> Void) throws {
         let experiment: [SQLValue] = [.text(bundleId), .text(experimentId), .text(environment)]
-        guard let since = try db.first("""
-            SELECT MIN(assigned_at_ms) FROM experiment_assignments WHERE bundle_id = ? AND experiment_id = ? AND environment = ?
-            """, experiment, row: { $0.optionalInt64(0) }) ?? nil else { return }
+        guard let since = try SQLAssignedUsers.earliestAssignment(db, experiment) else { return }
         var periods: [ExperimentPeriod] = []
         for range in ranges {
             let assigned = try db.statement(range.assignments)
@@ -109,15 +104,11 @@ enum SQLiteAssignedUsers {
                 }
                 periods.removeAll(keepingCapacity: true)
                 while more && period.compareText(0, with: assignment, 0) == 0 {
-                    periods.append(ExperimentPeriod(purchasedAt: period.int64(1), expiresAt: period.optionalInt64(2),
-                                                    revokedAt: period.optionalInt64(3), offerType: period.optionalInt64(4).map(Int.init),
-                                                    price: period.optionalInt64(5), currency: period.optionalText(6) ?? "XXX"))
+                    periods.append(SQLAssignedUsers.period(period, from: 1))
                     more = try found.step()
                 }
-                try body(ExperimentAssignment(bundleId: bundleId, experimentId: experimentId, userKey: userKey, armId: assignment.text(1),
-                                              weightPeriod: assignment.int(2), environment: environment, assignedAt: assignment.int64(3),
-                                              eligible: assignment.int64(4) != 0, firstSignedAt: assignment.optionalInt64(5)),
-                         periods)
+                try body(SQLAssignedUsers.assignment(assignment, from: 0, userKey: userKey, bundleId: bundleId,
+                                                     experimentId: experimentId, environment: environment), periods)
             }
         }
     }
