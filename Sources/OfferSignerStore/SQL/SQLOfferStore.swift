@@ -22,26 +22,18 @@ final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
 
     private let database: Database
     private let mirror = ReadMostly(Mirror())
-    /// When reads check for other processes' changes themselves.
-    private let checks: MirrorCheckSchedule
-    fileprivate let listener: Mutex<OfferChangeListener?> = Mutex(nil)
+    /// How other processes' changes are learnt of.
+    private let watch: MirrorChangeWatch
 
     /// The rules in memory and the state of `offer_changes` they reflect.
     private struct Mirror: Sendable {
         var offers: [OfferKey: StoredOffer] = [:]
-        var stamp = Stamp(count: -1, newest: -1)
-    }
-
-    /// How many changes there are and the newest's ID: a change committed late with a lower ID
-    /// still changes the count.
-    private struct Stamp: Equatable, Sendable {
-        let count: Int64
-        let newest: Int64
+        var stamp = ChangeStamp.unread
     }
 
     fileprivate init(_ database: Database, checksOnRead: Bool) throws {
         self.database = database
-        checks = MirrorCheckSchedule(checksOnRead: checksOnRead)
+        watch = MirrorChangeWatch(checksOnRead: checksOnRead)
         try refresh(force: true)
     }
 
@@ -51,10 +43,7 @@ final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
 
     /// Stops following changes.
     public func close() {
-        listener.withLock { listener in
-            listener?.stop()
-            listener = nil
-        }
+        watch.stop()
     }
 
     public func offer(bundleId: String, offerId: String) throws -> StoredOffer? {
@@ -99,7 +88,7 @@ final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
     /// Where reads check for changes themselves: one caller a second claims the check; the
     /// others go on with the mirror as it is.
     private func checkIfDue() throws {
-        guard checks.claimCheck() else { return }
+        guard watch.claimCheck() else { return }
         try refresh(force: false)
     }
 
@@ -161,8 +150,8 @@ final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
     }
 
     /// The state of `offer_changes`.
-    private static func stamp(_ db: Database.Connection) throws -> Stamp {
-        try db.first("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM offer_changes") { Stamp(count: $0.int64(0), newest: $0.int64(1)) } ?? Stamp(count: 0, newest: 0)
+    private static func stamp(_ db: Database.Connection) throws -> ChangeStamp {
+        try ChangeStamp.read(db, table: "offer_changes")
     }
 
     /// Every offer, by key.
@@ -208,7 +197,7 @@ extension SQLOfferStore where Database == PostgreSQLDatabase {
         let listener = OfferChangeListener(database: database, channel: Self.channel) { [weak self] notified in
             try self?.refresh(force: notified)
         }
-        self.listener.withLock { $0 = listener }
+        watch.follow(listener)
     }
 }
 

@@ -23,9 +23,8 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
 
     private let database: Database
     private let mirror = ReadMostly(Mirror())
-    /// When reads check for other processes' changes themselves.
-    private let checks: MirrorCheckSchedule
-    private let listener: Mutex<OfferChangeListener?> = Mutex(nil)
+    /// How other processes' changes are learnt of.
+    private let watch: MirrorChangeWatch
 
     /// A rule's app and ID.
     struct Key: Hashable, Sendable {
@@ -37,21 +36,14 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
     private struct Mirror: Sendable {
         var placements: [Key: StoredRule<Placement>] = [:]
         var experiments: [Key: StoredRule<Experiment>] = [:]
-        var stamp = Stamp(count: -1, newest: -1)
+        var stamp = ChangeStamp.unread
         /// ``ManagedRuleChanges/generation`` when the snapshot was read; nil before the first load.
         var generation: UInt64?
     }
 
-    /// How many changes there are and the newest's ID (a change committed late with a lower ID
-    /// still changes the count).
-    private struct Stamp: Equatable, Sendable {
-        let count: Int64
-        let newest: Int64
-    }
-
     init(database: Database, checksOnRead: Bool) {
         self.database = database
-        checks = MirrorCheckSchedule(checksOnRead: checksOnRead)
+        watch = MirrorChangeWatch(checksOnRead: checksOnRead)
     }
 
     deinit {
@@ -60,10 +52,7 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
 
     /// Stops following changes.
     func close() {
-        listener.withLock { listener in
-            listener?.stop()
-            listener = nil
-        }
+        watch.stop()
     }
 
     /// The placement `placementId` of the app, enabled or not.
@@ -91,7 +80,7 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
             try refresh(force: true)
             return
         }
-        guard checks.claimCheck() else { return }
+        guard watch.claimCheck() else { return }
         try refresh(force: false)
     }
 
@@ -101,9 +90,7 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
         // Read before the snapshot: a change that bumps it later is in a later snapshot.
         let generation = ManagedRuleChanges.generation.load(ordering: .acquiring)
         try database.withReader { db in
-            let stamp = try db.first("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM managed_rule_changes") {
-                Stamp(count: $0.int64(0), newest: $0.int64(1))
-            } ?? Stamp(count: 0, newest: 0)
+            let stamp = try ChangeStamp.read(db, table: "managed_rule_changes")
             guard force || stamp != mirror.read({ $0.stamp }) else { return }
             var placements: [Key: StoredRule<Placement>] = [:]
             var experiments: [Key: StoredRule<Experiment>] = [:]
@@ -135,7 +122,7 @@ extension SQLPlacementMirror where Database == PostgreSQLDatabase {
         let listener = OfferChangeListener(database: database, channel: Self.channel) { [weak self] notified in
             try self?.refresh(force: notified)
         }
-        self.listener.withLock { $0 = listener }
+        watch.follow(listener)
     }
 }
 
