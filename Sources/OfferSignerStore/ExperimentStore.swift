@@ -23,9 +23,10 @@ public protocol ExperimentStore: Sendable {
     /// no read of the database while they are current (a placement request's, beside
     /// ``running(bundleId:placementId:userKey:)``).
     func placement(bundleId: String, placementId: String) throws -> StoredRule<Placement>?
-    /// The experiment running on the placement with `userKey`'s assignment: one indexed read
-    /// (the placement's running experiment and the user's assignment); the experiment itself
-    /// from the rules kept in memory.
+    /// The experiment running on the placement with `userKey`'s assignment: which experiment
+    /// runs, and its definition, from the rules kept in memory (current at once after a change
+    /// of this process, within about a second of another process's); the assignment by one
+    /// primary-key read.
     func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment?
     /// Records `assignment` when `previous` is nil (a user assigned at once elsewhere keeps
     /// that first assignment); otherwise marks the stored one eligible and signed as

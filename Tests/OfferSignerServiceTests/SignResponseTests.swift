@@ -1,4 +1,5 @@
 import Foundation
+@testable import OfferSignerApplication
 @testable import OfferSignerCore
 @testable import OfferSignerService
 import Testing
@@ -20,6 +21,18 @@ struct SignResponseTests {
             #expect(response.json == JSONValue.object(response.members))
             let parsed = try JSONSerialization.jsonObject(with: Data(response.json.utf8)) as? [String: Any]
             #expect(parsed?["appAccountToken"] as? String == userId)
+        }
+    }
+
+    @Test("the placement's answer, written directly, is byte for byte the sign answer's members then placement (and experimentId, armId)",
+          arguments: [PromotionalOfferFormat.legacy, .jws])
+    func placementSameBytesAsMembers(_ format: PromotionalOfferFormat) throws {
+        for (experimentId, armId) in [(nil, nil), ("exp_1", "half"), ("exp \"2\"", "arm/é 🎁")] as [(String?, String?)] {
+            let placed = PlacedOffer(issued: issued(format, userId: "user-1", timestamp: 1_764_633_600_000), placementId: "cancel_flow",
+                                     experimentId: experimentId, armId: armId)
+            var members = SignResponse(placed.issued).members + [("placement", JSONValue.string("cancel_flow"))]
+            if let experimentId, let armId { members += [("experimentId", .string(experimentId)), ("armId", .string(armId))] }
+            #expect(SignResponse(placed.issued).json(then: PlacementSignHandler.extraMembers(placed)) == JSONValue.object(members))
         }
     }
 }

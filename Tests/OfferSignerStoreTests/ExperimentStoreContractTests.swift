@@ -148,6 +148,55 @@ extension StorageContract {
             #expect(try log.signature(nonce: "n6") == nil)
         }
 
+        /// Counts the updates of `experiment_assignments` (a trigger on the test's database) from now on.
+        static func countAssignmentUpdates(_ database: EngineDatabase) throws -> () throws -> Int {
+            try database.execute(database.engine == .sqlite ? """
+                CREATE TABLE assignment_updates (n INTEGER);
+                CREATE TRIGGER assignment_updated AFTER UPDATE ON experiment_assignments BEGIN INSERT INTO assignment_updates VALUES (1); END
+                """ : """
+                CREATE TABLE assignment_updates (n BIGINT);
+                CREATE FUNCTION assignment_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN INSERT INTO assignment_updates VALUES (1); RETURN NULL; END $$;
+                CREATE TRIGGER assignment_updated AFTER UPDATE ON experiment_assignments FOR EACH ROW EXECUTE FUNCTION assignment_updated()
+                """)
+            return { Int(try database.text("SELECT CAST(COUNT(*) AS TEXT) FROM assignment_updates")) ?? -1 }
+        }
+
+        @Test("a user's request whose assignment is already eligible and signed writes nothing more to it: after the first's commit, or in its batch",
+              arguments: Engine.allCases)
+        func signedAssignmentNotRewritten(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            let log = stores.signatures
+            _ = try Self.set(stores.experiments, .running)
+            let updates = try Self.countAssignmentUpdates(database)
+            let new = SignedAssignment(assignment: Self.assignment("u1", arm: "half"), previous: nil)
+            _ = try log.append(Self.record("n1", user: "u1", at: 1_000), quota: nil, assigning: new)
+            // The user's second request read no assignment (the first had not committed): appended, nothing rewritten.
+            guard case .appended = try log.append(Self.record("n2", user: "u1", at: 2_000), quota: nil, assigning: new) else {
+                Issue.record("not appended"); return
+            }
+            #expect(try updates() == 0)
+            #expect(try Self.stored(stores.experiments, "u1")?.firstSignedAt == 1_000)
+            // Many first requests of one user at once (some in one batch): one insert, no update.
+            DispatchQueue.concurrentPerform(iterations: 16) { index in
+                _ = try? log.append(Self.record("many-\(index)", user: "u2", at: 10_000 + Int64(index)), quota: nil,
+                                    assigning: SignedAssignment(assignment: Self.assignment("u2", arm: "half"), previous: nil))
+            }
+            #expect(try log.verifyIntegrity().records == 18)
+            #expect(try updates() == 0)
+            let u2 = try #require(try Self.stored(stores.experiments, "u2"))
+            #expect(u2.eligible && u2.firstSignedAt != nil)
+            // A recorded assignment not yet signed is still marked by its first signature.
+            try stores.experiments.record(Self.assignment("u3", arm: "half"), previous: nil)
+            let u3 = try #require(try Self.stored(stores.experiments, "u3"))
+            _ = try log.append(Self.record("n3", user: "u3", at: 3_000), quota: nil, assigning: SignedAssignment(assignment: u3, previous: u3))
+            #expect(try updates() == 1)
+            #expect(try Self.stored(stores.experiments, "u3")?.firstSignedAt == 3_000)
+        }
+
         @Test("concurrent first requests of one user drawn into different arms: one arm stands; every record appended is of it",
               arguments: Engine.allCases)
         func concurrentFirstRequests(engine: Engine) throws {

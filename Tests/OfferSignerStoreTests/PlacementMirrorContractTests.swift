@@ -4,8 +4,9 @@ import Testing
 @testable import OfferSignerStore
 
 extension StorageContract {
-    /// Placements and experiments kept in memory (``SQLPlacementMirror``): a placement request
-    /// reads only the user's assignment, and still sees every change.
+    /// Placements, experiments and which experiment runs on each placement kept in memory
+    /// (``SQLPlacementMirror``): a placement request reads only the user's assignment, and
+    /// still sees every change (at once in this process, within about a second of another's).
     @Suite("Storage contract: placements and experiments in memory follow every change")
     struct PlacementMirrorContract {
         typealias Experiments = ExperimentStoreContract
@@ -77,34 +78,83 @@ extension StorageContract {
             #expect(seenAfter < .seconds(2), "seen after \(seenAfter)")
         }
 
-        @Test("which experiment runs on a placement is the database's on every request: a stop or a start behind the mirror's back is in force at once",
+        /// Waits (up to 60 s) until `done`; how long it took.
+        static func waited(_ done: () throws -> Bool) rethrows -> Duration {
+            let start = ContinuousClock.now
+            while try !done(), ContinuousClock.now - start < .seconds(60) {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            return ContinuousClock.now - start
+        }
+
+        @Test("which experiment runs on a placement is followed as the rules are: a stop and a start by another process are in force within 2 s",
               arguments: Engine.allCases)
-        func runningReadEachTime(engine: Engine) throws {
+        func runningFollowedFromElsewhere(engine: Engine) throws {
             let database = try EngineDatabase(engine)
             defer { database.cleanup() }
             let stores = try database.open()
             defer { stores.close() }
             let started = try #require(try Experiments.set(stores.experiments, .running))
             #expect(try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1")?.experiment == started)
-            // Stopped by another process: exp1 stopped, its placement released; then exp2 started there.
+            let notify = engine == .postgreSQL ? "SELECT pg_notify('\(SQLPlacementMirror<PostgreSQLDatabase>.channel)', '');" : ""
+            // Stopped by another process (this one not told): exp1 stopped, its placement released, the change recorded.
             var stopped = started.rule
             stopped.status = .stopped
+            let stoppedJSON = try RuleCoding.encode(stopped)
             try database.execute("""
-                UPDATE managed_rules SET rule_json = '\(try RuleCoding.encode(stopped))', version = 3 WHERE kind = 'experiment' AND rule_id = 'exp1';
-                DELETE FROM experiment_placements
+                UPDATE managed_rules SET rule_json = '\(stoppedJSON)', version = 3 WHERE kind = 'experiment' AND rule_id = 'exp1';
+                DELETE FROM experiment_placements;
+                INSERT INTO managed_rule_changes (kind, bundle_id, rule_id, version, action, api_key_name, changed_at_ms, after_json)
+                VALUES ('experiment', '\(Self.bundle)', 'exp1', 3, 'update', 'other', 0, '\(stoppedJSON)');
+                \(notify)
                 """)
-            #expect(try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1") == nil, "stopped at once")
+            let stopSeen = try Self.waited {
+                try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1") == nil
+            }
+            #expect(try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1") == nil)
+            #expect(stopSeen < .seconds(2), "stop seen after \(stopSeen)")
+            // Then exp2 started there by another process.
             var other = Experiment(definition: Experiments.definition("exp2"))
             other.status = .running
             other.weightPeriods = [ExperimentWeightPeriod(from: Self.t0, weights: [0, 1])]
+            let otherJSON = try RuleCoding.encode(other)
             try database.execute("""
                 INSERT INTO managed_rules (kind, bundle_id, rule_id, rule_json, version, created_at_ms, updated_at_ms)
-                VALUES ('experiment', '\(Self.bundle)', 'exp2', '\(try RuleCoding.encode(other))', 1, 0, 0);
-                INSERT INTO experiment_placements (bundle_id, placement_id, experiment_id) VALUES ('\(Self.bundle)', 'cancel_flow', 'exp2')
+                VALUES ('experiment', '\(Self.bundle)', 'exp2', '\(otherJSON)', 1, 0, 0);
+                INSERT INTO experiment_placements (bundle_id, placement_id, experiment_id) VALUES ('\(Self.bundle)', 'cancel_flow', 'exp2');
+                INSERT INTO managed_rule_changes (kind, bundle_id, rule_id, version, action, api_key_name, changed_at_ms, after_json)
+                VALUES ('experiment', '\(Self.bundle)', 'exp2', 1, 'create', 'other', 0, '\(otherJSON)');
+                \(notify)
+                """)
+            let startSeen = try Self.waited {
+                try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1") != nil
+            }
+            let found = try #require(try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1"))
+            #expect(found.experiment.rule.experimentId == "exp2" && found.experiment.rule.weightPeriods.last?.weights == [0, 1])
+            #expect(startSeen < .seconds(2), "start seen after \(startSeen)")
+        }
+
+        @Test("a placement request reads only the user's assignment: which experiment runs comes from memory, the assignment from the database each time",
+              arguments: Engine.allCases)
+        func onlyTheAssignmentRead(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            let started = try #require(try Experiments.set(stores.experiments, .running))
+            #expect(try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1")?.assignment == nil)
+            // Behind the mirror's back, no change recorded: the placement's row gone, an assignment written.
+            try database.execute("""
+                DELETE FROM experiment_placements;
+                INSERT INTO experiment_assignments (bundle_id, experiment_id, user_key, arm_id, weight_period, environment, assigned_at_ms,
+                    eligible, first_signed_at_ms)
+                VALUES ('\(Self.bundle)', 'exp1', 'u1', 'half', 0, 'Production', \(Self.t0.milliseconds), 1, 7)
                 """)
             let found = try #require(try stores.experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1"),
-                                     "started at once")
-            #expect(found.experiment.rule.experimentId == "exp2" && found.experiment.rule.weightPeriods.last?.weights == [0, 1])
+                                     "no read of experiment_placements")
+            #expect(found.experiment == started)
+            #expect(found.assignment == Experiments.assignment("u1", arm: "half", eligible: true, signedAt: 7),
+                    "the assignment read from the database")
         }
     }
 }

@@ -7,7 +7,8 @@ import OfferSignerStore
 /// force (``ExperimentArmDraw``) and recorded; every later request gets the recorded arm,
 /// whatever the weights have become and whichever instance answers.
 ///
-/// One indexed read finds the running experiment and the user's assignment together; one
+/// The running experiment comes from the rules kept in memory, the user's assignment from one
+/// primary-key read (``ExperimentStore/running(bundleId:placementId:userKey:)``); one
 /// write records a new assignment (or marks a recorded one eligible or signed the first time
 /// it becomes so): in the signature's commit when the arm's offer is signed
 /// (``SignatureLog/append(_:quota:assigning:)``), in a commit of its own (``record(_:previous:eligible:signedAt:)``)

@@ -14,11 +14,13 @@ struct PlacementSignHandler {
         let body = try PlacementSignRequest.read(request)
         try body.validate()
         let placed = try issuer.issue(body.placementRequest(context))
-        var members = SignResponse(placed.issued).members + [("placement", .string(placed.placementId))]
-        if let experimentId = placed.experimentId, let armId = placed.armId {
-            members += [("experimentId", .string(experimentId)), ("armId", .string(armId))]
-        }
-        return HTTPResponse.json(encoded: JSONValue.object(members))
+        return HTTPResponse.json(encoded: SignResponse(placed.issued).json(then: Self.extraMembers(placed)))
+    }
+
+    /// What the answer adds to the sign answer's members, in the contract's order.
+    static func extraMembers(_ placed: PlacedOffer) -> [(String, String)] {
+        guard let experimentId = placed.experimentId, let armId = placed.armId else { return [("placement", placed.placementId)] }
+        return [("placement", placed.placementId), ("experimentId", experimentId), ("armId", armId)]
     }
 }
 

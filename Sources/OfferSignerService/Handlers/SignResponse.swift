@@ -14,11 +14,18 @@ struct SignResponse {
     /// The JSON text, written directly into one buffer: this is the hot path of the service.
     /// Byte for byte `JSONValue.object(members)` (`SignResponseTests`), without building the
     /// members first (issue 38).
-    var json: String {
+    var json: String { json(then: []) }
+
+    /// The JSON text with `extra` string members after the contract's, written the same way:
+    /// `POST /v1/offers/placement`'s answer (`placement`, and inside an experiment
+    /// `experimentId` and `armId`). Byte for byte `JSONValue.object(members + extra)`
+    /// (`SignResponseTests`); the keys need no escaping.
+    func json(then extra: [(String, String)]) -> String {
         let offer = issued.offer
         var out = "{\"format\":"
         out.reserveCapacity(320 + issued.signature.utf8.count + offer.appAccountToken.utf8.count + offer.bundleId.utf8.count
-                            + offer.productId.utf8.count + offer.offerId.utf8.count)
+                            + offer.productId.utf8.count + offer.offerId.utf8.count
+                            + extra.reduce(0) { $0 + 8 + $1.0.utf8.count + $1.1.utf8.count })
         JSONValue.write(string: issued.format.rawValue, to: &out)
         Self.append("bundleId", offer.bundleId, to: &out)
         Self.append("productId", offer.productId, to: &out)
@@ -35,6 +42,7 @@ struct SignResponse {
             Self.append("jws", issued.signature, to: &out)
         }
         Self.append("expiresAt", RFC3339.string(from: issued.expiresAt), to: &out)
+        for (key, value) in extra { Self.append(key, value, to: &out) }
         out += "}"
         return out
     }

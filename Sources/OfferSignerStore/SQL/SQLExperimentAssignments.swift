@@ -27,12 +27,23 @@ enum SQLExperimentAssignments {
     static let rowsPerStatement = 64
 
     /// Inserts each of `assignments` whose user has no assignment in its experiment yet (a
-    /// user already assigned keeps that assignment: `ON CONFLICT DO NOTHING`), up to
-    /// ``rowsPerStatement`` rows a statement; the keys it inserted. `assignments` name each
-    /// key once, in key order (so that two transactions inserting the same users on PostgreSQL
-    /// wait for each other in one order, never in a cycle).
-    static func insertNew(_ assignments: [ExperimentAssignment], _ db: some SQLConnection) throws -> Set<Key> {
+    /// user already assigned keeps that assignment: `ON CONFLICT DO NOTHING`); the keys it
+    /// inserted. `assignments` name each key once, in key order (so that two transactions
+    /// inserting the same users on PostgreSQL wait for each other in one order, never in a
+    /// cycle).
+    ///
+    /// - Parameter rowByRow: one statement a row, each told inserted by the rows it changed
+    ///   (where a statement is a call into the process, SQLite: a `RETURNING` clause cost about
+    ///   half again the insert); otherwise up to ``rowsPerStatement`` rows a statement, told by
+    ///   `RETURNING` (where each statement is a round trip, PostgreSQL).
+    static func insertNew(_ assignments: [ExperimentAssignment], _ db: some SQLConnection, rowByRow: Bool = false) throws -> Set<Key> {
         var inserted = Set<Key>()
+        if rowByRow {
+            for assignment in assignments {
+                if try db.change(insertOneSQL, values(assignment)) == 1 { inserted.insert(Key(assignment)) }
+            }
+            return inserted
+        }
         var start = 0
         while start < assignments.count {
             let chunk = assignments[start..<min(start + rowsPerStatement, assignments.count)]
@@ -50,6 +61,14 @@ enum SQLExperimentAssignments {
         }
         return inserted
     }
+
+    /// One row's insert, unless the user is assigned already.
+    private static let insertOneSQL = """
+        INSERT INTO experiment_assignments (bundle_id, experiment_id, user_key, arm_id, weight_period, environment,
+            assigned_at_ms, eligible, first_signed_at_ms)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (bundle_id, experiment_id, user_key) DO NOTHING
+        """
 
     /// The values of an assignment's row, in the columns' order.
     private static func values(_ assignment: ExperimentAssignment) -> [SQLValue] {

@@ -7,12 +7,11 @@ import OfferSignerCore
 /// A start or a stop writes `experiment.started` or `experiment.stopped` into the webhooks'
 /// outbox in the change's own transaction.
 ///
-/// Placements and experiments are mirrored in memory (``SQLPlacementMirror``), so a placement
-/// request reads only the user's assignment, with the placement's row of
-/// `experiment_placements` in the same statement: which experiment runs on a placement is
-/// always the database's (a start or stop elsewhere is in force at once); its definition and
-/// weights are the mirror's, current once a change of this process returns and within about
-/// a second of one made by another process, as offer rules are.
+/// Placements, experiments and which experiment runs on each placement are mirrored in memory
+/// (``SQLPlacementMirror``), so a placement request reads only the user's assignment (one
+/// primary-key read): all of them are current once a change of this process returns and
+/// within about a second of one made by another process, as offer rules are. At most one
+/// experiment runs on a placement: `experiment_placements`' key refuses a second start.
 final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable {
     private let database: Database
     private let rules: SQLRuleStore<Database>
@@ -88,64 +87,19 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
     }
 
     func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment? {
-        let found = try database.withReader { db in
-            try db.first("""
-                SELECT p.experiment_id, a.arm_id, a.weight_period, a.environment, a.assigned_at_ms, a.eligible, a.first_signed_at_ms
-                FROM experiment_placements p
-                LEFT JOIN experiment_assignments a
-                    ON a.bundle_id = p.bundle_id AND a.experiment_id = p.experiment_id AND a.user_key = ?
-                WHERE p.bundle_id = ? AND p.placement_id = ?
-                """, [.text(userKey), .text(bundleId), .text(placementId)]) { row in
-                let experimentId = row.text(0)
-                let assignment = row.optionalText(1).map { armId in
-                    ExperimentAssignment(bundleId: bundleId, experimentId: experimentId, userKey: userKey, armId: armId,
-                                         weightPeriod: row.int(2), environment: row.text(3), assignedAt: row.int64(4),
-                                         eligible: row.int64(5) != 0, firstSignedAt: row.optionalInt64(6))
-                }
-                return (experimentId: experimentId, assignment: assignment)
-            }
-        }
-        guard let found else { return nil }
-        // The mirror behind the database (a start elsewhere, not yet followed): reload once,
-        // then read the experiment itself.
-        for attempt in 0..<2 {
-            if let experiment = try mirror.experiment(bundleId: bundleId, experimentId: found.experimentId),
-               experiment.rule.status == .running, experiment.rule.definition.placement == placementId {
-                return RunningExperiment(experiment: experiment, assignment: found.assignment)
-            }
-            if attempt == 0 { try mirror.reload() }
-        }
-        return try runningFromDatabase(bundleId: bundleId, placementId: placementId, userKey: userKey)
-    }
-
-    /// ``running(bundleId:placementId:userKey:)`` read whole from the database.
-    private func runningFromDatabase(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment? {
-        try database.withReader { db in
-            try db.first("""
-                SELECT r.\(RuleCoding.managedRuleColumns.replacingOccurrences(of: ", ", with: ", r.")),
-                    a.arm_id, a.weight_period, a.environment, a.assigned_at_ms, a.eligible, a.first_signed_at_ms
-                FROM experiment_placements p
-                JOIN managed_rules r ON r.kind = ? AND r.bundle_id = p.bundle_id AND r.rule_id = p.experiment_id
-                LEFT JOIN experiment_assignments a
-                    ON a.bundle_id = p.bundle_id AND a.experiment_id = p.experiment_id AND a.user_key = ?
-                WHERE p.bundle_id = ? AND p.placement_id = ?
-                """, [.text(Experiment.kind), .text(userKey), .text(bundleId), .text(placementId)]) { row in
-                let stored = try RuleCoding.storedRule(Experiment.self, row)
-                let assignment = row.optionalText(4).map { armId in
-                    ExperimentAssignment(bundleId: bundleId, experimentId: stored.rule.experimentId, userKey: userKey, armId: armId,
-                                         weightPeriod: row.int(5), environment: row.text(6), assignedAt: row.int64(7),
-                                         eligible: row.int64(8) != 0, firstSignedAt: row.optionalInt64(9))
-                }
-                return RunningExperiment(experiment: stored, assignment: assignment)
-            }
-        }
+        guard let experiment = try mirror.running(bundleId: bundleId, placementId: placementId) else { return nil }
+        let key = SQLExperimentAssignments.Key(bundleId: bundleId, experimentId: experiment.rule.experimentId, userKey: userKey)
+        let assignment = try database.withReader { db in try SQLExperimentAssignments.stored(key, db) }
+        return RunningExperiment(experiment: experiment, assignment: assignment)
     }
 
     func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws -> ExperimentAssignment {
         try database.inTransaction { db in
             let key = SQLExperimentAssignments.Key(assignment)
             if previous == nil {
-                guard try SQLExperimentAssignments.insertNew([assignment], db).isEmpty else { return assignment }
+                guard try SQLExperimentAssignments.insertNew([assignment], db, rowByRow: !database.statementsAreRoundTrips).isEmpty else {
+                    return assignment
+                }
                 return try SQLExperimentAssignments.stored(key, db) ?? assignment
             }
             try SQLExperimentAssignments.mark(key, eligible: assignment.eligible, signedAt: assignment.firstSignedAt, db)

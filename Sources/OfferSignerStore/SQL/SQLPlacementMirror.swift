@@ -2,9 +2,11 @@ import Foundation
 import OfferSignerCore
 import Synchronization
 
-/// Placements and experiments (the managed rules of kinds `placement` and `experiment`),
-/// mirrored in memory so a placement request reads neither from the database: what
-/// ``SQLOfferStore`` does for offer rules, the same way.
+/// Placements and experiments (the managed rules of kinds `placement` and `experiment`) and
+/// which experiment runs on each placement (`experiment_placements`), mirrored in memory so a
+/// placement request reads none of them from the database: what ``SQLOfferStore`` does for
+/// offer rules, the same way. (Which experiment runs changes only with an experiment's change,
+/// in its transaction, so it moves with `managed_rule_changes` like the rules themselves.)
 ///
 /// The mirror follows every change:
 ///
@@ -35,7 +37,10 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
     /// The rules in memory, the state of `managed_rule_changes` and the generation they reflect.
     private struct Mirror: Sendable {
         var placements: [Key: StoredRule<Placement>] = [:]
-        var experiments: [Key: StoredRule<Experiment>] = [:]
+        /// The experiment running on each placement (keyed by the placement's ID): the row of
+        /// `experiment_placements` read in the same snapshot as the experiments, whose
+        /// experiment is running there.
+        var running: [Key: StoredRule<Experiment>] = [:]
         var stamp = ChangeStamp.unread
         /// ``ManagedRuleChanges/generation`` when the snapshot was read; nil before the first load.
         var generation: UInt64?
@@ -61,15 +66,10 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
         return mirror.read { $0.placements[Key(bundleId: bundleId, ruleId: placementId)] }
     }
 
-    /// The experiment `experimentId` of the app, whatever its status.
-    func experiment(bundleId: String, experimentId: String) throws -> StoredRule<Experiment>? {
+    /// The experiment running on the placement `placementId` of the app, if one runs.
+    func running(bundleId: String, placementId: String) throws -> StoredRule<Experiment>? {
         try current()
-        return mirror.read { $0.experiments[Key(bundleId: bundleId, ruleId: experimentId)] }
-    }
-
-    /// Reloads now (a caller found the mirror behind the database).
-    func reload() throws {
-        try refresh(force: true)
+        return mirror.read { $0.running[Key(bundleId: bundleId, ruleId: placementId)] }
     }
 
     /// Brings the mirror up to date when a change of this process moved the generation, when
@@ -104,11 +104,19 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
                     experiments[key] = try RuleCoding.storedRule(Experiment.self, row)
                 }
             }
+            var running: [Key: StoredRule<Experiment>] = [:]
+            _ = try db.select("SELECT bundle_id, placement_id, experiment_id FROM experiment_placements", []) { row in
+                let placementId = row.text(1)
+                if let experiment = experiments[Key(bundleId: row.text(0), ruleId: row.text(2))], experiment.rule.status == .running,
+                   experiment.rule.definition.placement == placementId {
+                    running[Key(bundleId: row.text(0), ruleId: placementId)] = experiment
+                }
+            }
             mirror.write { mirror in
                 // Changes only grow: a slower refresh must not install an older snapshot.
                 guard stamp.count >= mirror.stamp.count else { return }
                 mirror.placements = placements
-                mirror.experiments = experiments
+                mirror.running = running
                 mirror.stamp = stamp
                 mirror.generation = max(mirror.generation ?? 0, generation)
             }

@@ -41,7 +41,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
             if case .failure(let mismatch as ChainEndMismatch) = outcome { Self.recordRegression(mismatch, database, committed: health.committed, outbox: outbox) }
         }) { batch, db in
             // Experiment assignments written with their signatures (none: nothing read or written).
-            let assignments = try SignatureBatchAssignments.prepare(batch, db)
+            let assignments = try SignatureBatchAssignments.prepare(batch, db, rowByRow: !database.statementsAreRoundTrips)
             let results = try assignments.finish(try write(assignments.writes, db, health.committed, waits), db)
             database.writerStatistics.recordBatch(records: results.count(where: { if case .success(.some) = $0 { true } else { false } }))
             // `offer.signed` for the webhooks that take it, in the batch's own transaction.

@@ -12,20 +12,25 @@ struct LogItem: Sendable {
 /// placement inside an experiment costs no commit of its own (engine-independent: it wraps
 /// the engine's batch writer, which never sees the assignments).
 ///
-/// Before the records are written, the batch's new users are inserted in one statement (per
-/// 64 users), eligible and first signed at their record's timestamp; a user whose first
-/// assignment is already committed (another request, another instance) keeps it. A record
+/// Before the records are written, the batch's new users are inserted (on SQLite a statement
+/// each, on PostgreSQL one statement per 64 users), eligible and first signed at their
+/// record's timestamp; a user whose first assignment is already committed (another request,
+/// another instance) keeps it. A record
 /// whose user turns out assigned to another arm — by another request drawn under other
 /// weights, committed first or earlier in this batch — is not written: its request is told
 /// the assignment that stands. After the records are written, a new assignment whose record
 /// the log refused (the quota) is no longer marked signed, and a recorded assignment is marked
-/// eligible and signed as its record says. One hash chain, the quota and durability are the
-/// engine writer's, untouched.
+/// eligible and signed as its record says — unless its row is known to be both already (a
+/// user's second request in the batch, or one whose first committed since it read the
+/// assignment): then nothing is written for it. One hash chain, the quota and durability are
+/// the engine writer's, untouched.
 struct SignatureBatchAssignments {
     /// The writes to hand the engine's batch writer: the batch's, less those refused here.
     let writes: [LogWrite]
     /// Per item of the batch, what it needs (empty when no item carries an assignment).
     private let plans: [Plan]
+    /// Whether a new user has more than one item in the batch (their requests at once).
+    private var repeats = false
 
     private enum Plan {
         /// Nothing to record.
@@ -46,7 +51,8 @@ struct SignatureBatchAssignments {
 
     /// Inserts the batch's new assignments inside `db`'s open transaction and decides each
     /// item's part; nothing is read or written when no item carries an assignment.
-    static func prepare(_ batch: [LogItem], _ db: some SQLConnection) throws -> SignatureBatchAssignments {
+    /// `rowByRow`: one insert a row (``SQLExperimentAssignments/insertNew(_:_:rowByRow:)``).
+    static func prepare(_ batch: [LogItem], _ db: some SQLConnection, rowByRow: Bool) throws -> SignatureBatchAssignments {
         guard batch.contains(where: { $0.assignment != nil }) else {
             return SignatureBatchAssignments(writes: batch.map(\.write), plans: [])
         }
@@ -54,10 +60,14 @@ struct SignatureBatchAssignments {
         // The first item of each new user in the batch draws the row inserted; later ones follow it.
         var first: [Key: Int] = [:]
         var rows: [ExperimentAssignment] = []
+        var repeats = false
         for (index, item) in batch.enumerated() {
             guard let signed = item.assignment, signed.previous == nil, case .append(let record, _) = item.write else { continue }
             let key = Key(signed.assignment)
-            guard first[key] == nil else { continue }
+            guard first[key] == nil else {
+                repeats = true
+                continue
+            }
             first[key] = index
             var row = signed.assignment
             row.eligible = true
@@ -65,7 +75,7 @@ struct SignatureBatchAssignments {
             rows.append(row)
         }
         rows.sort { ($0.bundleId, $0.experimentId, $0.userKey) < ($1.bundleId, $1.experimentId, $1.userKey) }
-        let inserted: Set<Key> = try rows.isEmpty ? [] : SQLExperimentAssignments.insertNew(rows, db)
+        let inserted: Set<Key> = try rows.isEmpty ? [] : SQLExperimentAssignments.insertNew(rows, db, rowByRow: rowByRow)
         var standing: [Key: ExperimentAssignment] = [:]
         for row in rows where inserted.contains(Key(row)) { standing[Key(row)] = row }
         var plans: [Plan] = []
@@ -88,6 +98,9 @@ struct SignatureBatchAssignments {
                 if standing[key] == nil { standing[key] = try SQLExperimentAssignments.stored(key, db) }
                 if let stands = standing[key], stands.armId != signed.assignment.armId {
                     plan = .assignedElsewhere(stands)
+                } else if let stands = standing[key], !inserted.contains(key), stands.eligible, stands.firstSignedAt != nil {
+                    // Committed before this batch, eligible and signed already: a mark would change nothing.
+                    plan = .nothing
                 } else {
                     plan = .mark(key, signedAt: record.timestamp)
                 }
@@ -96,7 +109,9 @@ struct SignatureBatchAssignments {
             if case .assignedElsewhere = plan { continue }
             writes.append(item.write)
         }
-        return SignatureBatchAssignments(writes: writes, plans: plans)
+        var prepared = SignatureBatchAssignments(writes: writes, plans: plans)
+        prepared.repeats = repeats
+        return prepared
     }
 
     /// The engine writer's `results` (one per item of ``writes``) as one per item of the
@@ -107,6 +122,8 @@ struct SignatureBatchAssignments {
         var merged: [Result<LoggedSignature?, any Error>] = []
         merged.reserveCapacity(plans.count)
         var next = results.makeIterator()
+        // Users whose row this transaction has left eligible and signed: a later item's mark would change nothing.
+        var signed = Set<SQLExperimentAssignments.Key>()
         for plan in plans {
             if case .assignedElsewhere(let stored) = plan {
                 merged.append(.failure(AssignedElsewhere(stored: stored)))
@@ -117,11 +134,17 @@ struct SignatureBatchAssignments {
             var appended = false
             if case .success(_?) = result { appended = true }
             switch plan {
-            case .inserted(let key, let signedAt) where !appended:
-                try SQLExperimentAssignments.unmarkSigned(key, signedAt: signedAt, db)
+            case .inserted(let key, let signedAt):
+                if appended {
+                    if repeats { signed.insert(key) }
+                } else {
+                    try SQLExperimentAssignments.unmarkSigned(key, signedAt: signedAt, db)
+                }
             case .mark(let key, let signedAt):
+                guard !signed.contains(key) else { break }
                 try SQLExperimentAssignments.mark(key, eligible: true, signedAt: appended ? signedAt : nil, db)
-            case .nothing, .inserted, .assignedElsewhere:
+                if appended, repeats { signed.insert(key) }
+            case .nothing, .assignedElsewhere:
                 break
             }
         }
