@@ -50,10 +50,11 @@ struct SignatureBatchAssignments {
     }
 
     /// Inserts the batch's new assignments inside `db`'s open transaction and decides each
-    /// item's part; nothing is read or written when no item carries an assignment.
+    /// item's part; nothing is read or written when no item carries an assignment that needs
+    /// a write (a new one, or a recorded one not yet eligible and signed).
     /// `rowByRow`: one insert a row (``SQLExperimentAssignments/insertNew(_:_:rowByRow:)``).
     static func prepare(_ batch: [LogItem], _ db: some SQLConnection, rowByRow: Bool) throws -> SignatureBatchAssignments {
-        guard batch.contains(where: { $0.assignment != nil }) else {
+        guard batch.contains(where: { $0.assignment?.needsWrite == true }) else {
             return SignatureBatchAssignments(writes: batch.map(\.write), plans: [])
         }
         typealias Key = SQLExperimentAssignments.Key
