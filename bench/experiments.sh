@@ -9,7 +9,9 @@
 # builds alternately in the same minutes: the set-up is made once (with the first build), each
 # build gets its own copy of the database (brought to its schema by its own `db migrate`, timed),
 # then round after round each build's sign and placement loads, then the report timed build after
-# build, three times; the reports must be identical but for `generatedAt`.
+# build, three times; the reports must be identical but for `generatedAt`. Each round of loads
+# is sign, placement, sign again: placement is compared with the sign run before it and with
+# the mean of the two around it (the host's drift over the half minute cancels).
 # BENCH_EXPERIMENTS_PROFILE=NAME: one more sign and placement load of that build under
 # `perf record -g` (profiles in the work folder).
 # BENCH_EXPERIMENTS_PARTS (default "loads report") picks what runs after the set-up: `loads` (sign
@@ -137,19 +139,22 @@ load() {
     value "$WORK/$name.txt" rps
 }
 stop_server
-declare -A SIGN=() PLACE=() ASSIGNED_BY_LOAD=() MIGRATE_S=()
+declare -A SIGN=() SIGN_AFTER=() PLACE=() ASSIGNED_BY_LOAD=() MIGRATE_S=()
 if has_part loads; then
 for name in "${NAMES[@]}"; do
     copy_database "$WORK/db.sqlite" "$WORK/db-$name.sqlite"
     MIGRATE_S[$name]=$(migrate "$name" "$WORK/db-$name.sqlite")
 done
-log "builds ${NAMES[*]} alternately: sign, then placement, twice (${BENCH_DURATION} s each, ${BENCH_CONNECTIONS} connections)"
+log "builds ${NAMES[*]} alternately: sign, placement, sign again, twice (${BENCH_DURATION} s each, ${BENCH_CONNECTIONS} connections)"
 for round in 1 2; do
     for name in "${NAMES[@]}"; do
         start_server "${BIN_OF[$name]}" "$WORK/db-$name.sqlite"
         SIGN[$name]+="${SIGN[$name]:+, }$(load sign.lua "sign-$name-$round")"
         PLACE[$name]+="${PLACE[$name]:+, }$(load placement.lua "place-$name-$round")"
         ASSIGNED_BY_LOAD[$name]+="${ASSIGNED_BY_LOAD[$name]:+, }$(curl -s "$URL/metrics" | sed -n 's/^offer_signer_experiment_assignments_total{.*arm_id="treatment"} //p')"
+        # Sign again after the placement load: its rate is compared with the mean of the sign
+        # runs on either side (drift of the host over the minute cancels).
+        SIGN_AFTER[$name]+="${SIGN_AFTER[$name]:+, }$(load sign.lua "sign-after-$name-$round")"
         if [ "$round" = 2 ] && [ "$name" = "$PROFILE" ]; then
             command -v perf >/dev/null || die "perf is missing (linux-perf) for BENCH_EXPERIMENTS_PROFILE"
             for script in sign placement; do
@@ -206,7 +211,8 @@ if has_part backfill; then
     for round in $(seq 1 "${BENCH_BACKFILL_ROUNDS:-2}"); do
         for name in "${NAMES[@]}"; do
             copy_database "$WORK/db.sqlite" "$WORK/backfill-$name.sqlite"
-            sqlite3 "$WORK/backfill-$name.sqlite" "ALTER TABLE transactions DROP COLUMN currency; DELETE FROM schema_migrations WHERE version = 17;" \
+            # (Versions after 17 are undone too, so 17 runs again: 18 rebuilds experiment_assignments, timed with it.)
+            sqlite3 "$WORK/backfill-$name.sqlite" "ALTER TABLE transactions DROP COLUMN currency; DELETE FROM schema_migrations WHERE version >= 17;" \
                 || die "could not undo migration 17"
             sync
             BACKFILL_S[$name]+="${BACKFILL_S[$name]:+, }$(migrate "$name" "$WORK/backfill-$name.sqlite")"
@@ -220,6 +226,7 @@ if has_part backfill; then
     done
 fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "?" }'; }
+mean() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a + b) / 2 }'; }
 median() { tr ' ' '\n' <<<"$1" | sort -n | sed -n 2p; }
 cat <<MD
 
@@ -231,8 +238,10 @@ Load: $(uptime | sed 's/.*load average/load average/')
 | --- | $(printf -- '--- | %.0s' "${NAMES[@]}")--- |
 | \`db migrate\` of the set-up copy, then of the report's copy, s | $(for n in "${NAMES[@]}"; do printf '%s, %s | ' "${MIGRATE_S[$n]:-}" "${REPORT_MIGRATE_S[$n]:-}"; done)|
 | \`POST /v1/offers/sign\`, requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${SIGN[$n]:-}"; done)|
+| \`POST /v1/offers/sign\` again after the placement load, requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${SIGN_AFTER[$n]:-}"; done)|
 | \`POST /v1/offers/placement\` in a running experiment (every request assigned, judged, signed), requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${PLACE[$n]:-}"; done)|
-| placement / sign (each run against the sign run before it) | $(for n in "${NAMES[@]}"; do IFS=', ' read -r -a s <<<"${SIGN[$n]:-0, 0}"; IFS=', ' read -r -a p <<<"${PLACE[$n]:-0, 0}"; printf '%s, %s | ' "$(ratio "${p[0]}" "${s[0]}")" "$(ratio "${p[1]}" "${s[1]}")"; done)≥ 0.9 |
+| placement / sign (each run against the sign run before it) | $(for n in "${NAMES[@]}"; do IFS=', ' read -r -a s <<<"${SIGN[$n]:-0, 0}"; IFS=', ' read -r -a p <<<"${PLACE[$n]:-0, 0}"; printf '%s, %s | ' "$(ratio "${p[0]}" "${s[0]}")" "$(ratio "${p[1]}" "${s[1]}")"; done)|
+| placement / mean of the sign runs before and after it | $(for n in "${NAMES[@]}"; do IFS=', ' read -r -a s <<<"${SIGN[$n]:-0, 0}"; IFS=', ' read -r -a a <<<"${SIGN_AFTER[$n]:-0, 0}"; IFS=', ' read -r -a p <<<"${PLACE[$n]:-0, 0}"; printf '%s, %s | ' "$(ratio "${p[0]}" "$(mean "${s[0]}" "${a[0]}")")" "$(ratio "${p[1]}" "$(mean "${s[1]}" "${a[1]}")")"; done)≥ 0.9 |
 | users assigned by the placement loads (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${ASSIGNED_BY_LOAD[$n]:-?}"; done)|
 | \`offer-signer experiments report\` over $BENCH_ASSIGNED assigned users (three runs, whole process), s | $(for n in "${NAMES[@]}"; do printf '%s (median %s) | ' "${REPORT_S[$n]:-}" "$(median "${REPORT_S[$n]:-}")"; done)< 2 s |
 | \`db migrate\` filling \`transactions.currency\` (migration 17 undone on the report's database), s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${BACKFILL_S[$n]:-}"; done)|

@@ -135,8 +135,10 @@ extension StorageContract {
             try Self.seed(stores)
             stores.close()
             // Back to the schema before the column, the rows as an older build stored them.
-            let version = engine == .sqlite ? SQLiteSchema.latestVersion : PostgreSQLSchema.latestVersion
-            try database.execute("ALTER TABLE transactions DROP COLUMN currency; DELETE FROM schema_migrations WHERE version = \(version)")
+            let summary = SchemaStep.transactionCurrency.summary
+            let version = try #require(engine == .sqlite ? SQLiteSchema.migrations.first { $0.summary == summary }?.version
+                                                         : PostgreSQLSchema.migrations.first { $0.summary == summary }?.version)
+            try database.execute("ALTER TABLE transactions DROP COLUMN currency; DELETE FROM schema_migrations WHERE version >= \(version)")
             stores = try database.open()
             defer { stores.close() }
             let joined = try Self.joined(stores)

@@ -32,6 +32,7 @@ struct ReleasedMigrationsTests {
             "15 f403ab9b2cde6ff07f5af9767bbfca4db5ad90cfd24493b0adf3ca5ab24c3226",
             "16 bb55b29290c5111d20fc53022c3fcf7e355e5aabd90ebf8904477845a25b312d",
             "17 21eb8eb1a92807d615dce1f29c2c119f55e0026931f5494277f3dfa2c7e3376c",
+            "18 0be28e3981a1a51e3d5b77217cb68b8a2d9903757f3cd97face3bfe760a16759",
         ])
     }
 

@@ -186,6 +186,42 @@ struct SchemaMigrationTests {
         #expect(history.renewals.first?.appTransactionId == "704289572911")
     }
 
+    @Test("a version-17 database's experiment assignments are kept, in a table in their key's order without row IDs (version 18)")
+    func fromVersion17() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let connection = try SQLiteConnection(path: temp.path, readOnly: false)
+        try connection.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, summary TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)")
+        for migration in SQLiteSchema.migrations.prefix(17) {
+            try connection.execute(migration.sql)
+            try migration.backfill?(connection)
+            try connection.run("INSERT INTO schema_migrations VALUES (?, ?, 0)", [.integer(Int64(migration.version)), .text(migration.summary)])
+        }
+        let rows = "SELECT bundle_id || ' ' || experiment_id || ' ' || user_key || ' ' || arm_id || ' ' || weight_period || ' ' || environment"
+            + " || ' ' || assigned_at_ms || ' ' || eligible || ' ' || COALESCE(first_signed_at_ms, '-') FROM experiment_assignments"
+            + " ORDER BY bundle_id, experiment_id, user_key"
+        for (user, arm, signed) in [("u2", "half", "7"), ("u1", "control", "NULL"), ("transaction:9", "half", "NULL")] {
+            try connection.execute("""
+                INSERT INTO experiment_assignments VALUES ('com.a', 'exp1', '\(user)', '\(arm)', 1, 'Production', 5, 1, \(signed))
+                """)
+        }
+        let before = try connection.query(rows) { $0.text(0) }
+        #expect(before.count == 3)
+        #expect(try connection.query("SELECT wr FROM pragma_table_list WHERE name = 'experiment_assignments'") { $0.int64(0) } == [0])
+
+        let database = try temp.open()
+        #expect(try SQLiteSchema.version(connection) == SQLiteSchema.latestVersion)
+        #expect(try database.read { db in try db.query(rows) { $0.text(0) } } == before, "every row kept as it was")
+        #expect(try database.read { db in try db.query("SELECT wr FROM pragma_table_list WHERE name = 'experiment_assignments'") { $0.int64(0) } } == [1],
+                "WITHOUT ROWID")
+        // The key still holds: a user's second assignment in an experiment is refused.
+        #expect(throws: SQLiteError.self) {
+            try database.write { db in
+                try db.execute("INSERT INTO experiment_assignments VALUES ('com.a', 'exp1', 'u1', 'half', 1, 'Production', 6, 0, NULL)")
+            }
+        }
+    }
+
     @Test("a PostgreSQL database of version 2 gets the 2026 history fields filled from the stored JWS")
     func postgreSQLFromVersion2() throws {
         let database = try EngineDatabase(.postgreSQL)

@@ -59,8 +59,9 @@ struct SignatureBatchAssignments {
         }
         typealias Key = SQLExperimentAssignments.Key
         // The first item of each new user in the batch draws the row inserted; later ones follow it.
-        var first: [Key: Int] = [:]
+        var first: [Key: Int] = Dictionary(minimumCapacity: batch.count)
         var rows: [ExperimentAssignment] = []
+        rows.reserveCapacity(batch.count)
         var repeats = false
         for (index, item) in batch.enumerated() {
             guard let signed = item.assignment, signed.previous == nil, case .append(let record, _) = item.write else { continue }
@@ -78,7 +79,10 @@ struct SignatureBatchAssignments {
         rows.sort { ($0.bundleId, $0.experimentId, $0.userKey) < ($1.bundleId, $1.experimentId, $1.userKey) }
         let inserted: Set<Key> = try rows.isEmpty ? [] : SQLExperimentAssignments.insertNew(rows, db, rowByRow: rowByRow)
         var standing: [Key: ExperimentAssignment] = [:]
-        for row in rows where inserted.contains(Key(row)) { standing[Key(row)] = row }
+        // Only a user's later items in the batch look up a row inserted here.
+        if repeats {
+            for row in rows where inserted.contains(Key(row)) { standing[Key(row)] = row }
+        }
         var plans: [Plan] = []
         plans.reserveCapacity(batch.count)
         var writes: [LogWrite] = []

@@ -205,6 +205,7 @@ enum SQLiteSchema {
                 throw SQLiteError(extendedCode: 1, message: "filling the transactions' currency: \(error)", sql: nil)
             }
         }),
+        version18,
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own
