@@ -12,6 +12,8 @@
 # build, three times; the reports must be identical but for `generatedAt`. Each round of loads
 # is sign, placement, sign again: placement is compared with the sign run before it and with
 # the mean of the two around it (the host's drift over the half minute cancels).
+# Name the oldest build first: the set-up's database is made by it (a build refuses a database
+# whose schema a newer build migrated).
 # BENCH_EXPERIMENTS_PROFILE=NAME: one more sign and placement load of that build under
 # `perf record -g` (profiles in the work folder).
 # BENCH_EXPERIMENTS_PARTS (default "loads report") picks what runs after the set-up: `loads` (sign
@@ -126,16 +128,25 @@ api PUT /v1/admin/experiments/bench_report '{"bundleId":"'$BUNDLE'","placement":
 api POST "/v1/admin/experiments/bench_report/start?bundleId=$BUNDLE"
 
 value() { sed -n "s/^$2=//p" "$1" | tail -1; }
-# load SCRIPT NAME: warm-up, then BENCH_DURATION seconds; prints requests/s.
+# cpu_ticks: the server's user and system CPU so far, in clock ticks ("utime stime").
+cpu_ticks() { awk '{ print $14, $15 }' "/proc/$SERVER_PID/stat"; }
+# load SCRIPT NAME: warm-up, then BENCH_DURATION seconds; prints requests/s. The server's CPU per
+# request of the measured part (user + system, µs) goes to $WORK/NAME.cpu.
 load() {
     local script=$1 name=$2
     TOKEN=$CLIENT_TOKEN OFFER=$OFFER PLACEMENT=bench_placement PRODUCT=$PRODUCT USERS=$BENCH_USERS \
         wrk -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_WARMUP}s" --timeout 10s -s "$BENCH/$script" "$URL" >"$WORK/$name.warmup" 2>&1 \
         || die "wrk failed ($name warm-up)"
+    local before after
+    before=$(cpu_ticks)
     TOKEN=$CLIENT_TOKEN OFFER=$OFFER PLACEMENT=bench_placement PRODUCT=$PRODUCT USERS=$BENCH_USERS \
         wrk -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_DURATION}s" --timeout 10s -s "$BENCH/$script" "$URL" >"$WORK/$name.txt" 2>&1 \
         || die "wrk failed ($name)"
+    after=$(cpu_ticks)
     [ "$(value "$WORK/$name.txt" non200)" = 0 ] || die "$name: some answers were not 200 ($WORK/$name.txt)"
+    awk -v b="$before" -v a="$after" -v n="$(value "$WORK/$name.txt" requests)" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+        split(b, x, " "); split(a, y, " ")
+        printf "%.0f", ((y[1] - x[1]) + (y[2] - x[2])) / hz * 1e6 / n }' >"$WORK/$name.cpu"
     value "$WORK/$name.txt" rps
 }
 stop_server
@@ -225,6 +236,8 @@ if has_part backfill; then
         done
     done
 fi
+# cpus NAME KIND: the CPU per request of the build's KIND loads (sign, place, sign-after), rounds 1, 2.
+cpus() { printf '%s, %s' "$(cat "$WORK/$2-$1-1.cpu" 2>/dev/null)" "$(cat "$WORK/$2-$1-2.cpu" 2>/dev/null)"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "?" }'; }
 mean() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a + b) / 2 }'; }
 median() { tr ' ' '\n' <<<"$1" | sort -n | sed -n 2p; }
@@ -242,7 +255,8 @@ Load: $(uptime | sed 's/.*load average/load average/')
 | \`POST /v1/offers/placement\` in a running experiment (every request assigned, judged, signed), requests/s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${PLACE[$n]:-}"; done)|
 | placement / sign (each run against the sign run before it) | $(for n in "${NAMES[@]}"; do IFS=', ' read -r -a s <<<"${SIGN[$n]:-0, 0}"; IFS=', ' read -r -a p <<<"${PLACE[$n]:-0, 0}"; printf '%s, %s | ' "$(ratio "${p[0]}" "${s[0]}")" "$(ratio "${p[1]}" "${s[1]}")"; done)|
 | placement / mean of the sign runs before and after it | $(for n in "${NAMES[@]}"; do IFS=', ' read -r -a s <<<"${SIGN[$n]:-0, 0}"; IFS=', ' read -r -a a <<<"${SIGN_AFTER[$n]:-0, 0}"; IFS=', ' read -r -a p <<<"${PLACE[$n]:-0, 0}"; printf '%s, %s | ' "$(ratio "${p[0]}" "$(mean "${s[0]}" "${a[0]}")")" "$(ratio "${p[1]}" "$(mean "${s[1]}" "${a[1]}")")"; done)≥ 0.9 |
+| server CPU per request, µs (user + system), sign before, placement, sign after (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s; %s; %s | ' "$(cpus "$n" sign)" "$(cpus "$n" place)" "$(cpus "$n" sign-after)"; done)|
 | users assigned by the placement loads (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${ASSIGNED_BY_LOAD[$n]:-?}"; done)|
 | \`offer-signer experiments report\` over $BENCH_ASSIGNED assigned users (three runs, whole process), s | $(for n in "${NAMES[@]}"; do printf '%s (median %s) | ' "${REPORT_S[$n]:-}" "$(median "${REPORT_S[$n]:-}")"; done)< 2 s |
-| \`db migrate\` filling \`transactions.currency\` (migration 17 undone on the report's database), s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${BACKFILL_S[$n]:-}"; done)|
+| \`db migrate\` filling \`transactions.currency\` (migrations 17 and later undone on the report's database; 18 rebuilds the assignments), s (rounds 1, 2) | $(for n in "${NAMES[@]}"; do printf '%s | ' "${BACKFILL_S[$n]:-}"; done)|
 MD
