@@ -26,6 +26,11 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(text.utf8))
     }
 
+    /// A JSON response whose body is JSON text already written as bytes (the signing answer).
+    public static func json(encoded body: [UInt8], status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
+    }
+
     /// A plain-text response.
     public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Array(text.utf8))

@@ -16,7 +16,8 @@ struct SignResponseTests {
     @Test("written directly (issue 38), it is byte for byte the members' object, escapes included, in both formats",
           arguments: [PromotionalOfferFormat.legacy, .jws])
     func sameBytesAsMembers(_ format: PromotionalOfferFormat) throws {
-        for (userId, timestamp) in [("user-1", Int64(1_764_633_600_000)), ("a \"quoted\" back\\slash / é 🎁 ユーザー", Int64(0))] {
+        for (userId, timestamp) in [("user-1", Int64(1_764_633_600_000)), ("a \"quoted\" back\\slash / é 🎁 ユーザー", Int64(0)),
+                                  ("tab\there\nline\u{01}\u{7f}", Int64(-1))] {
             let response = SignResponse(issued(format, userId: userId, timestamp: timestamp))
             #expect(response.json == JSONValue.object(response.members))
             let parsed = try JSONSerialization.jsonObject(with: Data(response.json.utf8)) as? [String: Any]

@@ -14,9 +14,16 @@ public enum SHA256Digest {
         return digest
     }
 
-    /// The digest of `bytes` as 64 lowercase hex characters.
+    /// The digest of `bytes` as 64 lowercase hex characters: hashed into a buffer on the stack
+    /// and written as text in place (the group-commit writer hashes every record it appends).
     public static func hex<Bytes: ContiguousBytes>(_ bytes: Bytes) -> String {
-        hash(bytes).hexString
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(SHA256_DIGEST_LENGTH)) { digest in
+            digest.initialize(repeating: 0)
+            bytes.withUnsafeBytes { input in
+                _ = EVP_Digest(input.baseAddress, input.count, digest.baseAddress, nil, FetchedAlgorithms.sha256, nil)
+            }
+            return UnsafeBufferPointer(digest).hexString
+        }
     }
 
     /// Compares two byte strings in time that depends only on their lengths.
@@ -31,14 +38,25 @@ public enum SHA256Digest {
 extension Sequence where Element == UInt8 {
     /// Lowercase hexadecimal.
     public var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        withContiguousStorageIfAvailable(hexText) ?? Array(self).withUnsafeBufferPointer(hexText)
     }
+}
+
+/// `bytes` as lowercase hexadecimal, written into the string's storage in place.
+private func hexText(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+        for (index, byte) in bytes.enumerated() {
+            out[2 * index] = hexDigit(byte >> 4)
+            out[2 * index + 1] = hexDigit(byte & 0x0f)
+        }
+        return bytes.count * 2
+    }
+}
+
+/// The lowercase hex digit of `nibble` (0–15).
+@inline(__always)
+private func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
 }
 
 extension Array where Element == UInt8 {

@@ -14,7 +14,7 @@ struct SignHandler {
         let body = try SignRequest.read(request)
         try body.validate()
         let issued = try issuer.issue(body.issueRequest(offerId: body.offerId, context))
-        return HTTPResponse.json(encoded: SignResponse(issued).json)
+        return HTTPResponse.json(encoded: SignResponse(issued).body)
     }
 }
 

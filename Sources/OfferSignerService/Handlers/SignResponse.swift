@@ -11,9 +11,12 @@ struct SignResponse {
         self.issued = issued
     }
 
-    /// The JSON text, written directly into one buffer: this is the hot path of the service.
-    /// Byte for byte `JSONValue.object(members)` (`SignResponseTests`), without building the
-    /// members first (issue 38).
+    /// The JSON text, written directly into one buffer of bytes: this is the hot path of the
+    /// service. Byte for byte `JSONValue.object(members)` (`SignResponseTests`), without
+    /// building the members first, nor a `String` copied into the response afterwards (issue 38).
+    var body: [UInt8] { body(then: []) }
+
+    /// ``body`` as text.
     var json: String { json(then: []) }
 
     /// The JSON text with `extra` string members after the contract's, written the same way:
@@ -21,38 +24,48 @@ struct SignResponse {
     /// `experimentId` and `armId`). Byte for byte `JSONValue.object(members + extra)`
     /// (`SignResponseTests`); the keys need no escaping.
     func json(then extra: [(String, String)]) -> String {
-        let offer = issued.offer
-        var out = "{\"format\":"
-        out.reserveCapacity(320 + issued.signature.utf8.count + offer.appAccountToken.utf8.count + offer.bundleId.utf8.count
-                            + offer.productId.utf8.count + offer.offerId.utf8.count
-                            + extra.reduce(0) { $0 + 8 + $1.0.utf8.count + $1.1.utf8.count })
-        JSONValue.write(string: issued.format.rawValue, to: &out)
-        Self.append("bundleId", offer.bundleId, to: &out)
-        Self.append("productId", offer.productId, to: &out)
-        Self.append("offerId", offer.offerId, to: &out)
-        Self.append("appAccountToken", offer.appAccountToken, to: &out)
-        Self.append("keyIdentifier", offer.keyIdentifier, to: &out)
-        Self.append("nonce", offer.nonce, to: &out)
-        switch issued.format {
-        case .legacy:
-            out += ",\"timestamp\":"
-            out += String(Int(offer.timestamp))
-            Self.append("signature", issued.signature, to: &out)
-        case .jws:
-            Self.append("jws", issued.signature, to: &out)
-        }
-        Self.append("expiresAt", RFC3339.string(from: issued.expiresAt), to: &out)
-        for (key, value) in extra { Self.append(key, value, to: &out) }
-        out += "}"
-        return out
+        String(decoding: body(then: extra), as: UTF8.self)
     }
 
-    /// Appends `,"key":"value"` (`key` needs no escaping).
-    private static func append(_ key: String, _ value: String, to out: inout String) {
-        out += ",\""
-        out += key
-        out += "\":"
-        JSONValue.write(string: value, to: &out)
+    /// The bytes of ``json(then:)``.
+    func body(then extra: [(String, String)]) -> [UInt8] {
+        let offer = issued.offer
+        var out = JSONBytes(capacity: 320 + issued.signature.utf8.count + offer.appAccountToken.utf8.count
+                            + offer.bundleId.utf8.count + offer.productId.utf8.count + offer.offerId.utf8.count
+                            + extra.reduce(0) { $0 + 8 + $1.0.utf8.count + $1.1.utf8.count })
+        out.raw("{\"format\":")
+        out.string(issued.format.rawValue)
+        out.raw(",\"bundleId\":")
+        out.string(offer.bundleId)
+        out.raw(",\"productId\":")
+        out.string(offer.productId)
+        out.raw(",\"offerId\":")
+        out.string(offer.offerId)
+        out.raw(",\"appAccountToken\":")
+        out.string(offer.appAccountToken)
+        out.raw(",\"keyIdentifier\":")
+        out.string(offer.keyIdentifier)
+        out.raw(",\"nonce\":")
+        out.string(offer.nonce)
+        switch issued.format {
+        case .legacy:
+            out.raw(",\"timestamp\":")
+            out.int(Int(offer.timestamp))
+            out.raw(",\"signature\":")
+        case .jws:
+            out.raw(",\"jws\":")
+        }
+        out.string(issued.signature)
+        out.raw(",\"expiresAt\":")
+        out.string(RFC3339.string(from: issued.expiresAt))
+        for (key, value) in extra {
+            out.raw(",")
+            out.string(key)
+            out.raw(":")
+            out.string(value)
+        }
+        out.raw("}")
+        return out.bytes
     }
 
     /// The answer's members in the contract's order.

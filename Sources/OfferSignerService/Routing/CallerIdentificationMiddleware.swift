@@ -26,15 +26,29 @@ struct CallerIdentificationMiddleware: HTTPMiddleware {
     }
 
     private func identify(_ header: String) -> Result<APIKey, HTTPProblem> {
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+        guard let token = Self.bearerToken(header) else {
             return .failure(.unauthorized("the Authorization header must be 'Bearer <token>'"))
         }
-        let presented = SHA256Digest.hash(Array(parts[1].utf8))
+        let presented = SHA256Digest.hash(Array(token))
         var match: APIKey?
         for key in keyRing.current.apiKeys where SHA256Digest.constantTimeEquals(key.tokenHash, presented) {
             match = key
         }
         return match.map { .success($0) } ?? .failure(.unauthorized("the API token is not valid"))
+    }
+
+    /// The token of `Bearer <token>`: spaces before the scheme skipped, the scheme (any case)
+    /// up to the first space, the token everything after it; nil when there is no space, the
+    /// scheme is another or the token is empty. Read on the UTF-8 bytes, without splitting
+    /// the header into strings nor lowercasing a copy (issue 38).
+    static func bearerToken(_ header: String) -> Substring.UTF8View? {
+        let utf8 = header.utf8
+        guard let start = utf8.firstIndex(where: { $0 != UInt8(ascii: " ") }),
+              let space = utf8[start...].firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        let scheme = utf8[start..<space]
+        // Only A–Z fold onto a–z here (`| 0x20` maps nothing else onto these four letters).
+        guard scheme.elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 }) else { return nil }
+        let token = utf8[utf8.index(after: space)...]
+        return token.isEmpty ? nil : token
     }
 }

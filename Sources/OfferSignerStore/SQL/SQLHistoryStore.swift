@@ -155,10 +155,8 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
             var previous: Subscription?
             for subscription in subscriptions where subscription != previous {
                 previous = subscription
-                let one = try Self.subscription(db, environment: subscription.environment.rawValue, original: subscription.original,
-                                                bundleId: bundleId)
-                history.transactions += one.transactions
-                history.renewals += one.renewals
+                try Self.subscription(db, environment: subscription.environment.rawValue, original: subscription.original,
+                                      bundleId: bundleId, into: &history)
             }
             return history
         }
@@ -168,7 +166,10 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
     /// infos name no app, so they count only when the app has transactions of the subscription.
     public func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
         try database.withReader { db in
-            try Self.subscription(db, environment: environment.rawValue, original: originalTransactionId, bundleId: bundleId)
+            var history = UserHistory()
+            try Self.subscription(db, environment: environment.rawValue, original: originalTransactionId, bundleId: bundleId,
+                                  into: &history)
+            return history
         }
     }
 
@@ -177,21 +178,30 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
             let original = try db.first("""
                 SELECT original_transaction_id FROM transactions WHERE environment = ? AND transaction_id = ? AND bundle_id = ?
                 """, [.text(environment.rawValue), .text(transactionId), .text(bundleId)]) { $0.text(0) }
-            return try Self.subscription(db, environment: environment.rawValue, original: original ?? transactionId, bundleId: bundleId)
+            var history = UserHistory()
+            try Self.subscription(db, environment: environment.rawValue, original: original ?? transactionId, bundleId: bundleId,
+                                  into: &history)
+            return history
         }
     }
 
-    /// One subscription's transactions in the app by transaction ID, and its renewal info when
-    /// there are any.
-    private static func subscription(_ db: Database.Connection, environment: String, original: String, bundleId: String) throws -> UserHistory {
+    /// Appends one subscription's transactions in the app by transaction ID, and its renewal
+    /// info when there are any, to `history`: each row decoded once, straight into its place
+    /// (no array of optionals, no copy into another array; issue 38).
+    private static func subscription(_ db: Database.Connection, environment: String, original: String, bundleId: String,
+                                     into history: inout UserHistory) throws {
         let key: [SQLValue] = [.text(environment), .text(original)]
+        let first = history.transactions.endIndex
+        _ = try db.select(HistorySQL.subscriptionTransactionsSQL, key + [.text(bundleId)]) { row in
+            if let transaction = HistoryRows.transaction(row) { history.transactions.append(transaction) }
+        }
+        guard history.transactions.endIndex > first else { return }
         // Sorted here, not by ORDER BY: SQLite would then walk the (environment, transaction_id)
         // key instead of looking the subscription up by its index.
-        let transactions = try db.select(HistorySQL.subscriptionTransactionsSQL, key + [.text(bundleId)]) { HistoryRows.transaction($0) }
-            .compactMap { $0 }.sorted { $0.transactionId < $1.transactionId }
-        guard !transactions.isEmpty else { return UserHistory() }
-        let renewals = try db.select(HistorySQL.subscriptionRenewalSQL, key) { HistoryRows.renewal($0) }.compactMap { $0 }
-        return UserHistory(transactions: transactions, renewals: renewals)
+        history.transactions[first...].sort { $0.transactionId < $1.transactionId }
+        _ = try db.select(HistorySQL.subscriptionRenewalSQL, key) { row in
+            if let renewal = HistoryRows.renewal(row) { history.renewals.append(renewal) }
+        }
     }
 
     public func subscriptionGroup(productId: String, bundleId: String, environment: AppStoreEnvironment) throws -> String? {

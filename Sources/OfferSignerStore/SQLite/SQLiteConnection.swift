@@ -6,6 +6,10 @@ import Foundation
 final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sqlite3 handle; the writer's Mutex or the reader Pool lends it to one thread at a time
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// The statements used last, by where their SQL text's bytes are (a literal's never move):
+    /// the usual lookup finds its statement there without hashing the text (a history read's
+    /// is ~1 KB); a slot is trusted only when its statement's text equals the one asked for.
+    private var recent = [SQLiteStatement?](repeating: nil, count: 32)
 
     /// SQLite's process-wide settings, made once before its first connection: no memory
     /// statistics (they serialise every allocation of every connection on one mutex). The
@@ -32,6 +36,7 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
     }
 
     deinit {
+        recent.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -44,8 +49,14 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
 
     /// The cached prepared statement for `sql`, reset and ready to bind.
     func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        let slot = Self.recentSlot(sql)
+        if let slot, let cached = recent[slot], cached.sql == sql {
+            cached.reset()
+            return cached
+        }
         if let cached = statements[sql] {
             cached.reset()
+            if let slot { recent[slot] = cached }
             return cached
         }
         var raw: OpaquePointer?
@@ -53,7 +64,16 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
         guard status == SQLITE_OK, let raw else { throw error(status, sql: sql) }
         let statement = SQLiteStatement(takingOwnershipOf: raw, connection: self, sql: sql)
         statements[sql] = statement
+        if let slot { recent[slot] = statement }
         return statement
+    }
+
+    /// The slot of ``recent`` for `sql`: from the address and length of its UTF-8 bytes (nil
+    /// when they are not contiguous). Only a hint: a hit is confirmed by comparing the texts.
+    private static func recentSlot(_ sql: String) -> Int? {
+        sql.utf8.withContiguousStorageIfAvailable { bytes in
+            Int(truncatingIfNeeded: (UInt(bitPattern: bytes.baseAddress) >> 4) &+ UInt(bitPattern: bytes.count)) & 31
+        }
     }
 
     /// Runs `sql` with `values` bound and no rows expected.
