@@ -201,8 +201,8 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
         }
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }
-        for (name, value) in response.headers {
-            _ = MHD_add_response_header(created, name, value)
+        for (name, value) in response.headers {  // the strings' own bytes lent, not copied (issue 38)
+            _ = name.withCString { name in value.withCString { MHD_add_response_header(created, name, $0) } }
         }
         return MHD_queue_response(connection, UInt32(response.status), created)
     }

@@ -19,9 +19,9 @@ extension HistoryFacts {
     ) -> HistoryFacts? {
         let inGroup = SubscriptionTransaction.newestCopies(
             of: transactions.lazy.filter { $0.environment == environment && $0.subscriptionGroupIdentifier == group })
-        guard let latestEnding = inGroup.max(by: { ($0.endDate, $0.transactionId) < ($1.endDate, $1.transactionId) }),
-              let latest = inGroup.max(by: { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) })
-        else { return nil }
+        guard !inGroup.isEmpty else { return nil }
+        let latestEnding = inGroup[greatestIndex(of: inGroup) { ($0.endDate, $0.transactionId) < ($1.endDate, $1.transactionId) }]
+        let latest = inGroup[greatestIndex(of: inGroup) { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }]
         let latestPeriods = latestPeriodBySubscription(inGroup)
         let renewals = newestRenewalStates(renewalStates.filter {
             $0.environment == environment && latestPeriods[$0.originalTransactionId] != nil
@@ -73,14 +73,27 @@ extension HistoryFacts {
             eligibleWinBackOfferIds: Set(renewals.values.flatMap(\.eligibleWinBackOfferIds)).sorted())
     }
 
+    /// The position of the greatest of `transactions` (not empty) by `increasing` — the first
+    /// of equals, as `max(by:)` takes — compared in place, without copying each transaction
+    /// out of the array as `max(by:)` does (issue 38: ~20 strings retained and released a copy).
+    private static func greatestIndex(of transactions: [SubscriptionTransaction],
+                                  by increasing: (SubscriptionTransaction, SubscriptionTransaction) -> Bool) -> Int {
+        var best = 0
+        for index in transactions.indices.dropFirst() where increasing(transactions[best], transactions[index]) {
+            best = index
+        }
+        return best
+    }
+
     /// Per subscription, its latest period (by purchase date).
     private static func latestPeriodBySubscription(_ transactions: [SubscriptionTransaction]) -> [String: LatestPeriod] {
         var latest: [String: LatestPeriod] = [:]
-        for transaction in transactions {
-            if let kept = latest[transaction.originalTransactionId],
-               (kept.purchaseDate, kept.transactionId) >= (transaction.purchaseDate, transaction.transactionId) { continue }
-            latest[transaction.originalTransactionId] = LatestPeriod(
-                purchaseDate: transaction.purchaseDate, endDate: transaction.endDate, transactionId: transaction.transactionId)
+        for index in transactions.indices {
+            let subscription = transactions[index].originalTransactionId
+            let purchaseDate = transactions[index].purchaseDate, transactionId = transactions[index].transactionId
+            if let kept = latest[subscription], (kept.purchaseDate, kept.transactionId) >= (purchaseDate, transactionId) { continue }
+            latest[subscription] = LatestPeriod(purchaseDate: purchaseDate, endDate: transactions[index].endDate,
+                                                transactionId: transactionId)
         }
         return latest
     }

@@ -27,7 +27,10 @@ final class SQLiteStatement {
             switch value {
             case .null: status = sqlite3_bind_null(handle, index)
             case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
-            case .text(let text): status = sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
+            case .text(let text):
+                // `withCString` lends a native string's own bytes (NUL-terminated already);
+                // passing `text` as the argument made a C copy of it on the heap per bind.
+                status = text.withCString { sqlite3_bind_text(handle, index, $0, -1, csqlite_transient()) }
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient()) }
             case .textArray, .integerArray:
