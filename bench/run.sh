@@ -248,6 +248,15 @@ stage_load() {
     echo "stage $name: GET $path: $STAGE_RPS requests/s, $STAGE_CPU_US µs of service CPU per request"
 }
 
+# writer_counts: the signature log's batches, records and WAL frames so far (from /metrics).
+writer_counts() {
+    curl -s --max-time 5 "$URL/metrics" | awk '
+        $1 == "offer_signer_signature_log_batches_total" { b = $2 }
+        $1 == "offer_signer_signature_log_records_total" { r = $2 }
+        $1 == "offer_signer_database_wal_frames_total" { f = $2 }
+        END { print b + 0, r + 0, f + 0 }'
+}
+
 # sign_load USERS SECONDS OUTFILE: warm-up, then the measured run of bench/sign.lua (its
 # service CPU per request in SIGN_CPU_US).
 sign_load() {
@@ -257,16 +266,22 @@ sign_load() {
         run_wrk "$out.warmup" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${BENCH_WARMUP}s" --timeout 10s -s "$BENCH/sign.lua" "$URL" \
         || { cat "$out.warmup" >&2; die "wrk failed during warm-up"; }
     echo "measured: ${seconds} s, ${BENCH_CONNECTIONS} connections, ${BENCH_THREADS} threads, keep-alive, ${users} distinct users"
-    local before writer_before
+    local before writer_before b0 r0 f0 b1 r1 f1
     before=$(cpu_ticks)
     writer_before=$(thread_ticks signature-log-w)
+    read -r b0 r0 f0 < <(writer_counts)
     TOKEN=$CLIENT_TOKEN OFFER=$OFFER PRODUCT=$PRODUCT USERS=$users \
         run_wrk "$out" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${seconds}s" --timeout 10s -s "$BENCH/sign.lua" "$URL" \
         || { cat "$out" >&2; die "wrk failed"; }
     SIGN_CPU_US=$(cpu_per_request "$before" "$(cpu_ticks)" "$out")
     SIGN_WRITER_US=$(cpu_per_request "$writer_before" "$(thread_ticks signature-log-w)" "$out")
+    read -r b1 r1 f1 < <(writer_counts)
+    # Records and WAL frames per batch of the signature log's writer over the measured run (SQLite).
+    read -r SIGN_RPB SIGN_FPB < <(awk -v b0="$b0" -v b1="$b1" -v r0="$r0" -v r1="$r1" -v f0="$f0" -v f1="$f1" \
+        'BEGIN { b = b1 - b0; if (b > 0) printf "%.1f %.1f\n", (r1 - r0) / b, (f1 - f0) / b; else print "? ?" }')
     cat "$out"
-    echo "service CPU per signature: $SIGN_CPU_US µs, of which the signature log's group-commit writer: $SIGN_WRITER_US µs"
+    echo "service CPU per signature: $SIGN_CPU_US µs, of which the signature log's group-commit writer: $SIGN_WRITER_US µs;" \
+        "$SIGN_RPB records and $SIGN_FPB WAL frames per batch"
 }
 
 # intro_load MODE OUTFILE: BENCH_INTRO_SECONDS of bench/intro.lua over the ten bench products
@@ -478,6 +493,7 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
         sign_load "$BENCH_USERS" "$BENCH_DURATION" "$WORK/wrk-sign-nowebhook-$round.txt"
         NOWEBHOOK_RPS=$(wrk_value "$WORK/wrk-sign-nowebhook-$round.txt" rps)
         NOWEBHOOK_CPU_US=$SIGN_CPU_US
+        NOWEBHOOK_WRITER="$SIGN_WRITER_US µs, $SIGN_RPB records, $SIGN_FPB frames"
         status=$(curl -s -o "$WORK/webhook.json" -w '%{http_code}' --max-time 10 -X PUT "$URL/v1/admin/webhooks/bench" \
             -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
             -d '{"url": "http://127.0.0.1:'$RECEIVER_PORT'/hook", "events": ["offer.signed"]}')
@@ -488,6 +504,7 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
         WEBHOOK_RPS=$(wrk_value "$WORK/wrk-sign-webhook-$round.txt" rps)
         WEBHOOK_P99=$(wrk_value "$WORK/wrk-sign-webhook-$round.txt" p99_ms)
         WEBHOOK_CPU_US=$SIGN_CPU_US
+        WEBHOOK_WRITER="$SIGN_WRITER_US µs, $SIGN_RPB records, $SIGN_FPB frames"
         # Every signature made while the webhook existed must reach the receiver: wait (up to
         # 300 s) for the webhook's outbox to hold nothing undelivered, then count what was delivered.
         PENDING_AFTER_LOAD=$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")
@@ -507,7 +524,7 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
         WEBHOOK_DELIVERED_TOTAL=$(( WEBHOOK_DELIVERED_TOTAL + DELIVERED ))
         WEBHOOK_RATIO=$(ratio "$WEBHOOK_RPS" "$NOWEBHOOK_RPS")
         WEBHOOK_PAIRS+=("$WEBHOOK_RATIO")
-        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); signed with the webhook: $SIGNED_WITH, delivered: $DELIVERED (undelivered when the load ended: $PENDING_AFTER_LOAD, all delivered ${DRAIN_S} s later); requests the receiver got so far: $RECEIVED"
+        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); signed with the webhook: $SIGNED_WITH, delivered: $DELIVERED (undelivered when the load ended: $PENDING_AFTER_LOAD, all delivered ${DRAIN_S} s later); requests the receiver got so far: $RECEIVED; writer per signature, records and WAL frames per batch: $WEBHOOK_WRITER / $NOWEBHOOK_WRITER"
         WEBHOOK_ROWS+=("| round $round, signing without a webhook: requests/s; service CPU µs per signature | $NOWEBHOOK_RPS; $NOWEBHOOK_CPU_US | | |")
         WEBHOOK_ROWS+=("| round $round, with one webhook subscribed to offer.signed: requests/s; p99 (ms); service CPU µs per signature (delivery included); signed = delivered (undelivered when the load ended, drained in s) | $WEBHOOK_RPS; $WEBHOOK_P99; $WEBHOOK_CPU_US; $SIGNED_WITH = $DELIVERED ($PENDING_AFTER_LOAD, $DRAIN_S) | | |")
     done

@@ -183,6 +183,7 @@ enum PostgreSQLSchema {
         PostgreSQLMigration(version: 9, .appStoreCatalogs),
         PostgreSQLMigration(version: 10, .webhooks),
         PostgreSQLMigration(version: 11, .transactionCurrency, backfill: { db in try TransactionCurrencyBackfill.run(db) }),
+        PostgreSQLMigration(version: 12, .webhookOutboxHeld),
     ]
 
     /// Brings the database to ``latestVersion``, each missing migration in its own

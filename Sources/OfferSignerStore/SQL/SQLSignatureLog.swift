@@ -57,9 +57,9 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     /// Writes an `offer.signed` event of each record the batch appended into the outbox.
     private static func announceSigned(_ results: [Result<LoggedSignature?, any Error>], _ outbox: WebhookOutbox,
                                        _ db: Database.Connection) throws {
-        let events = results.compactMap { result -> WebhookEvent? in
+        let events = results.compactMap { result -> SignedEvent? in
             guard case .success(let logged?) = result else { return nil }
-            return WebhookEvents.signed(logged)
+            return SignedEvent(logged)
         }
         if !events.isEmpty { try outbox.write(events, db, now: Date()) }
     }

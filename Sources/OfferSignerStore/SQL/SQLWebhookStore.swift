@@ -130,27 +130,47 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
         try database.withReader { db in try outbox.reload(db) }
     }
 
+    /// The oldest due deliveries, at most one per user and webhook, none of them behind an earlier
+    /// undelivered one of its user and webhook. An earlier one holds a later back in two ways:
+    /// it was claimed or tried (leased, or pending after a failure: in the small index
+    /// `webhook_outbox_held`, which holds only such rows, so writing an event touches none of
+    /// its pages), or it is untouched, and then due and among the candidates, ahead of the later
+    /// (only the first of each user is kept). The candidates are read without row locks, then
+    /// locked, skipping any another instance is claiming, so a row of a user another instance
+    /// is claiming still holds that user's later rows back.
     func claim(limit: Int, now: Date, lease: Duration, webhookId: String?) throws -> [ClaimedDelivery] {
         let at = now.milliseconds
         let claim = SecureRandom.token(byteCount: 12)
         let ofWebhook = webhookId == nil ? "" : "AND o.webhook_id = ?"
         return try database.inTransaction { db in
-            // The oldest due deliveries that no earlier undelivered one of the same user and webhook holds back.
-            let due = try db.select("""
-                SELECT o.id, o.webhook_id, o.event_id, o.body, o.attempts, o.queued_at_ms FROM webhook_outbox o
-                WHERE o.state = 'pending' AND o.next_attempt_ms <= ? AND (o.lease_until_ms IS NULL OR o.lease_until_ms <= ?) \(ofWebhook)
+            // An untouched row (no try yet: just written, retried or replayed) is due at once.
+            let candidates = try db.select("""
+                SELECT o.id, o.webhook_id, o.event_id, o.body, o.attempts, o.queued_at_ms, o.ordering_key FROM webhook_outbox o
+                WHERE o.state = 'pending' AND (o.attempts = 0 OR o.next_attempt_ms <= ?) AND (o.lease_until_ms IS NULL OR o.lease_until_ms <= ?)
+                  \(ofWebhook)
                   AND NOT EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.webhook_id = o.webhook_id AND p.ordering_key = o.ordering_key
-                                  AND p.state = 'pending' AND p.id < o.id)
-                ORDER BY o.id LIMIT ? \(db.lockingRowsSkippingLocked)
+                                  AND p.id < o.id AND p.state = 'pending' AND (p.attempts > 0 OR p.lease_until_ms IS NOT NULL))
+                ORDER BY o.id LIMIT ?
                 """, [.integer(at), .integer(at)] + (webhookId.map { [SQLValue.text($0)] } ?? []) + [.limit(limit)]) { row in
-                (row.int64(0), row.text(1), row.text(2), row.text(3), row.int(4), row.int64(5))
+                (id: row.int64(0), webhookId: row.text(1), eventId: row.text(2), body: row.text(3), attempts: row.int(4),
+                 queued: row.int64(5), key: row.text(6))
+            }
+            var users = Set<[String]>()
+            var due = candidates.filter { users.insert([$0.webhookId, $0.key]).inserted }
+            if !db.lockingRowsSkippingLocked.isEmpty, !due.isEmpty {
+                // Another instance may be claiming some of them: those it holds (or has just leased) are left to it.
+                let locked = Set(try db.select("""
+                    SELECT id FROM webhook_outbox WHERE id IN (\(Array(repeating: "?", count: due.count).joined(separator: ", ")))
+                      AND state = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms <= ?) \(db.lockingRowsSkippingLocked)
+                    """, due.map { .integer($0.id) } + [.integer(at)]) { $0.int64(0) })
+                due = due.filter { locked.contains($0.id) }
             }
             let leaseEnd = (now + TimeInterval(Double(lease.components.seconds) * Double(max(due.count, 1)))).milliseconds
-            return try due.map { id, webhookId, eventId, body, attempts, queued in
+            return try due.map { row in
                 try db.change("UPDATE webhook_outbox SET lease_until_ms = ?, claim = ? WHERE id = ?",
-                              [.integer(leaseEnd), .text(claim), .integer(id)])
-                return ClaimedDelivery(id: id, webhookId: webhookId, eventId: eventId, body: body, attempts: attempts,
-                                       queuedAt: Date(milliseconds: queued), claim: claim)
+                              [.integer(leaseEnd), .text(claim), .integer(row.id)])
+                return ClaimedDelivery(id: row.id, webhookId: row.webhookId, eventId: row.eventId, body: row.body, attempts: row.attempts,
+                                       queuedAt: Date(milliseconds: row.queued), claim: claim)
             }
         }
     }

@@ -30,7 +30,7 @@ final class WebhookOutbox: Sendable {
     /// Writes `events` for their subscribers inside `db`'s open transaction, up to 64 rows a
     /// statement (one round trip for a whole signature batch on PostgreSQL); how many rows.
     @discardableResult
-    func write(_ events: [WebhookEvent], _ db: some SQLConnection, now: Date) throws -> Int {
+    func write(_ events: [some OutboxEvent], _ db: some SQLConnection, now: Date) throws -> Int {
         let webhooks = subscribed.read()
         guard !webhooks.isEmpty else { return 0 }
         let queued = SQLValue.integer(now.milliseconds)

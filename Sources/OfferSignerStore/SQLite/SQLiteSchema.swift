@@ -206,6 +206,7 @@ enum SQLiteSchema {
             }
         }),
         version18,
+        SQLiteMigration(version: 19, .webhookOutboxHeld),
     ]
 
     /// Brings the database to ``latestVersion``, applying each missing migration in its own

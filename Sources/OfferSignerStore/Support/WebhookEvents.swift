@@ -5,8 +5,9 @@ import OfferSignerCore
 /// Users are named by the IDs the app gave (app account tokens) or Apple's transaction IDs;
 /// no event carries a signature, a proof or a secret.
 enum WebhookEvents {
-    /// `offer.signed`: a record appended to the signature log (its signature left out).
-    static func signed(_ logged: LoggedSignature) -> WebhookEvent {
+    /// `offer.signed`: a record appended to the signature log (its signature left out). The log's
+    /// writer hands the outbox ``SignedEvent``, the same document written directly.
+    static func signed(_ logged: LoggedSignature, id: String = SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID())) -> WebhookEvent {
         let r = logged.record
         var data: [String: JSONValue] = [
             "sequence": .int(Int(logged.sequence)), "nonce": .string(r.nonce), "format": .string(r.format.rawValue),
@@ -15,7 +16,7 @@ enum WebhookEvents {
             "source": .string(r.source.rawValue), "apiKeyName": .string(r.apiKeyName), "requestId": .string(r.requestId),
         ]
         if let allow = r.allowIntroductoryOffer { data["allowIntroductoryOffer"] = .bool(allow) }
-        return WebhookEvent(type: .offerSigned, occurredAt: Date(milliseconds: r.timestamp), bundleId: r.bundleId, environment: nil,
+        return WebhookEvent(id: id, type: .offerSigned, occurredAt: Date(milliseconds: r.timestamp), bundleId: r.bundleId, environment: nil,
                             orderingKey: userKey(userId: r.userId, transactionId: r.transactionId), data: data)
     }
 
