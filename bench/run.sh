@@ -218,6 +218,13 @@ thread_ticks() {
     done
     echo "$total"
 }
+# threads_ticks: "NAME TICKS" for each thread name of the service (ticks summed over its threads).
+threads_ticks() {
+    local task
+    for task in /proc/"$SERVER_PID"/task/*; do
+        echo "$(cat "$task/comm" 2>/dev/null | tr ' ' '_') $(awk '{ print $14 + $15 }' "$task/stat" 2>/dev/null || echo 0)"
+    done | awk '{ t[$1] += $2 } END { for (n in t) print n, t[n] }' | sort
+}
 # cpu_per_request TICKS_BEFORE TICKS_AFTER WRK_OUTFILE: the service's CPU microseconds per request of that run.
 # cpu_per_stored TICKS_BEFORE TICKS_AFTER WRK_OUTFILE: the service's CPU microseconds per stored item of a notify.lua run.
 cpu_per_stored() {
@@ -270,18 +277,27 @@ sign_load() {
     before=$(cpu_ticks)
     writer_before=$(thread_ticks signature-log-w)
     read -r b0 r0 f0 < <(writer_counts)
+    threads_ticks >"$out.threads-before"
+    local other_before=0
+    [ -z "${SIGN_OTHER_PID:-}" ] || other_before=$(awk '{ print $14 + $15 }' "/proc/$SIGN_OTHER_PID/stat" 2>/dev/null || echo 0)
     TOKEN=$CLIENT_TOKEN OFFER=$OFFER PRODUCT=$PRODUCT USERS=$users \
         run_wrk "$out" -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"${seconds}s" --timeout 10s -s "$BENCH/sign.lua" "$URL" \
         || { cat "$out" >&2; die "wrk failed"; }
     SIGN_CPU_US=$(cpu_per_request "$before" "$(cpu_ticks)" "$out")
     SIGN_WRITER_US=$(cpu_per_request "$writer_before" "$(thread_ticks signature-log-w)" "$out")
     read -r b1 r1 f1 < <(writer_counts)
+    threads_ticks >"$out.threads-after"
+    # The service's CPU µs per signature by thread name (threads that ended during the run are not counted).
+    SIGN_THREADS=$(join -a2 "$out.threads-before" "$out.threads-after" | awk -v n="$(wrk_value "$out" requests)" -v hz="$(getconf CLK_TCK)" \
+        'NF == 2 { $3 = $2; $2 = 0 } { us = ($3 - $2) * 1e6 / hz / n; if (us >= 1) { printf "%s%s %.0f", sep, $1, us; sep = ", " } }')
+    SIGN_OTHER_US=""
+    [ -z "${SIGN_OTHER_PID:-}" ] || SIGN_OTHER_US=$(cpu_per_request "$other_before" "$(awk '{ print $14 + $15 }' "/proc/$SIGN_OTHER_PID/stat" 2>/dev/null || echo 0)" "$out")
     # Records and WAL frames per batch of the signature log's writer over the measured run (SQLite).
     read -r SIGN_RPB SIGN_FPB < <(awk -v b0="$b0" -v b1="$b1" -v r0="$r0" -v r1="$r1" -v f0="$f0" -v f1="$f1" \
         'BEGIN { b = b1 - b0; if (b > 0) printf "%.1f %.1f\n", (r1 - r0) / b, (f1 - f0) / b; else print "? ?" }')
     cat "$out"
     echo "service CPU per signature: $SIGN_CPU_US µs, of which the signature log's group-commit writer: $SIGN_WRITER_US µs;" \
-        "$SIGN_RPB records and $SIGN_FPB WAL frames per batch"
+        "$SIGN_RPB records and $SIGN_FPB WAL frames per batch; by thread (µs per signature): $SIGN_THREADS${SIGN_OTHER_US:+; the receiver (another process): $SIGN_OTHER_US µs}"
 }
 
 # intro_load MODE OUTFILE: BENCH_INTRO_SECONDS of bench/intro.lua over the ten bench products
@@ -480,6 +496,7 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a): pass
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$RECEIVER_PORT" "$WORK/received.txt" &
     RECEIVER_PID=$!
+    SIGN_OTHER_PID=$RECEIVER_PID  # its CPU is counted in each signing run's figures
     # outbox_count SQL: one number read from the bench database (read-only, beside the running service).
     outbox_count() {
         python3 -c 'import sqlite3, sys
@@ -529,6 +546,7 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
         WEBHOOK_ROWS+=("| round $round, with one webhook subscribed to offer.signed: requests/s; p99 (ms); service CPU µs per signature (delivery included); signed = delivered (undelivered when the load ended, drained in s) | $WEBHOOK_RPS; $WEBHOOK_P99; $WEBHOOK_CPU_US; $SIGNED_WITH = $DELIVERED ($PENDING_AFTER_LOAD, $DRAIN_S) | | |")
     done
     kill "$RECEIVER_PID" 2>/dev/null || true
+    SIGN_OTHER_PID=""
     WEBHOOK_MEDIAN=$(printf '%s\n' "${WEBHOOK_PAIRS[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
     echo "signing with a webhook / without, per round: ${WEBHOOK_PAIRS[*]}; median $WEBHOOK_MEDIAN"
     WEBHOOK_ROWS+=("| signing with the webhook ÷ without, median of the rounds (${WEBHOOK_PAIRS[*]}) | $WEBHOOK_MEDIAN | >= 0.9 (issue 37) | $(meets "$WEBHOOK_MEDIAN" ">=" 0.9) |")
