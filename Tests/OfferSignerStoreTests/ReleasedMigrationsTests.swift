@@ -33,7 +33,7 @@ struct ReleasedMigrationsTests {
             "16 bb55b29290c5111d20fc53022c3fcf7e355e5aabd90ebf8904477845a25b312d",
             "17 21eb8eb1a92807d615dce1f29c2c119f55e0026931f5494277f3dfa2c7e3376c",
             "18 0be28e3981a1a51e3d5b77217cb68b8a2d9903757f3cd97face3bfe760a16759",
-            "19 3906528aa2780b4a70d047ad2be0c6a0fbd961ced448e8b669f0c8c380664d1d",
+            "19 6e31ee6cb0e3fd03d63f642bf339b6c6b70f04a6918f3aeb0f362512c83a5e1b",
         ])
     }
 
@@ -52,7 +52,7 @@ struct ReleasedMigrationsTests {
             "9 70bbb26151a78e09107cfc11981abba51211eed61bec7e2ded38190b4fc9ecf0",
             "10 26476230d9dec804c273cb0c8ac4d37b8c34328ade99f5743da35471f121fb4e",
             "11 b491fe792184c6fbf3c3cbfe96a0dc8dcb71a5180dcfa044ddbee7b33cd6cb48",
-            "12 598c9fed34176b670cb8a1fbd83cd2f173c85764721417a8d6939ec729ed908b",
+            "12 4504f552663dd59c2da6e42eaee5602299f9cb010bb1e3d6744de8d051f9b3d1",
         ])
     }
 }
