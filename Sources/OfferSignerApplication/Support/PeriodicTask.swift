@@ -10,16 +10,13 @@ package final class PeriodicTask: Sendable {
     private let name: String
     private let interval: Duration
     private let work: @Sendable (PeriodicTask) -> Void
-    /// The thread's nice value, when not the process's (``NamedThread/start(_:stackSize:niceness:_:)``).
-    private let niceness: Int32?
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    package init(name: String, interval: Duration, niceness: Int32? = nil, work: @escaping @Sendable (PeriodicTask) -> Void) {
+    package init(name: String, interval: Duration, work: @escaping @Sendable (PeriodicTask) -> Void) {
         self.name = name
-        self.niceness = niceness
         self.interval = interval
         self.work = work
     }
@@ -30,7 +27,7 @@ package final class PeriodicTask: Sendable {
     /// Starts the thread; the first round runs at once.
     package func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        NamedThread.start(name, niceness: niceness) { [self] in
+        NamedThread.start(name) { [self] in
             while !isStopping {
                 work(self)
                 let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18

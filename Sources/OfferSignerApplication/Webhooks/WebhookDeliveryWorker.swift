@@ -42,10 +42,6 @@ public final class WebhookDeliveryWorker: Sendable {
     static let batchSize = 50
     /// How long tries may wait to be recorded together.
     static let recordWithin: Duration = .seconds(1)
-    /// The lanes' nice value: when signing keeps every core busy, deliveries take what CPU
-    /// signing leaves (the outbox holds the rest, delivered once the burst is over) instead of
-    /// an equal share beside each request's thread; on an idle core they run as fast as ever.
-    static let laneNiceness: Int32 = 10
 
     public init(store: any WebhookStore, policy: WebhookURLPolicy, sender: any WebhookSending = WebhookHTTPClient(),
                 schedule: WebhookRetrySchedule = .standard, timeout: Duration = .seconds(10), retentionDays: Int = 30,
@@ -130,7 +126,7 @@ public final class WebhookDeliveryWorker: Sendable {
         let (started, gone) = lanes.withLock { lanes -> ([PeriodicTask], [PeriodicTask]) in
             var started: [PeriodicTask] = []
             for webhookId in webhookIds where lanes[webhookId] == nil {
-                let lane = PeriodicTask(name: "webhook-lane", interval: pollInterval, niceness: Self.laneNiceness) { [self] lane in
+                let lane = PeriodicTask(name: "webhook-lane", interval: pollInterval) { [self] lane in
                     deliverDue(webhookId: webhookId, stopping: { lane.isStopping })
                 }
                 lanes[webhookId] = lane
