@@ -14,7 +14,7 @@ struct PlacementSignHandler {
         let body = try PlacementSignRequest.read(request)
         try body.validate()
         let placed = try issuer.issue(body.placementRequest(context))
-        return HTTPResponse.json(encoded: SignResponse(placed.issued).json(then: Self.extraMembers(placed)))
+        return HTTPResponse.json(encoded: SignResponse(placed.issued).body(then: Self.extraMembers(placed)))
     }
 
     /// What the answer adds to the sign answer's members, in the contract's order.
