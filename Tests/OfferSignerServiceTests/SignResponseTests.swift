@@ -19,8 +19,8 @@ struct SignResponseTests {
         for (userId, timestamp) in [("user-1", Int64(1_764_633_600_000)), ("a \"quoted\" back\\slash / é 🎁 ユーザー", Int64(0)),
                                   ("tab\there\nline\u{01}\u{7f}", Int64(-1))] {
             let response = SignResponse(issued(format, userId: userId, timestamp: timestamp))
-            #expect(response.json == JSONValue.object(response.members))
-            let parsed = try JSONSerialization.jsonObject(with: Data(response.json.utf8)) as? [String: Any]
+            #expect(response.body == Array(JSONValue.object(response.members).utf8))
+            let parsed = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
             #expect(parsed?["appAccountToken"] as? String == userId)
         }
     }
@@ -33,7 +33,7 @@ struct SignResponseTests {
                                      experimentId: experimentId, armId: armId)
             var members = SignResponse(placed.issued).members + [("placement", JSONValue.string("cancel_flow"))]
             if let experimentId, let armId { members += [("experimentId", .string(experimentId)), ("armId", .string(armId))] }
-            #expect(SignResponse(placed.issued).json(then: PlacementSignHandler.extraMembers(placed)) == JSONValue.object(members))
+            #expect(SignResponse(placed.issued).body(then: PlacementSignHandler.extraMembers(placed)) == Array(JSONValue.object(members).utf8))
         }
     }
 }

@@ -6,11 +6,7 @@ public enum SHA256Digest {
     /// The 32-byte digest of `bytes`.
     public static func hash<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        bytes.withUnsafeBytes { input in
-            _ = digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, nil, FetchedAlgorithms.sha256, nil)
-            }
-        }
+        digest.withUnsafeMutableBufferPointer { hash(bytes, into: $0) }
         return digest
     }
 
@@ -19,10 +15,15 @@ public enum SHA256Digest {
     public static func hex<Bytes: ContiguousBytes>(_ bytes: Bytes) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(SHA256_DIGEST_LENGTH)) { digest in
             digest.initialize(repeating: 0)
-            bytes.withUnsafeBytes { input in
-                _ = EVP_Digest(input.baseAddress, input.count, digest.baseAddress, nil, FetchedAlgorithms.sha256, nil)
-            }
+            hash(bytes, into: digest)
             return UnsafeBufferPointer(digest).hexString
+        }
+    }
+
+    /// Writes the digest of `bytes` into `digest` (``SHA256_DIGEST_LENGTH`` bytes).
+    private static func hash<Bytes: ContiguousBytes>(_ bytes: Bytes, into digest: UnsafeMutableBufferPointer<UInt8>) {
+        bytes.withUnsafeBytes { input in
+            _ = EVP_Digest(input.baseAddress, input.count, digest.baseAddress, nil, FetchedAlgorithms.sha256, nil)
         }
     }
 

@@ -16,18 +16,10 @@ struct SignResponse {
     /// building the members first, nor a `String` copied into the response afterwards (issue 38).
     var body: [UInt8] { body(then: []) }
 
-    /// ``body`` as text.
-    var json: String { json(then: []) }
-
     /// The JSON text with `extra` string members after the contract's, written the same way:
     /// `POST /v1/offers/placement`'s answer (`placement`, and inside an experiment
     /// `experimentId` and `armId`). Byte for byte `JSONValue.object(members + extra)`
-    /// (`SignResponseTests`); the keys need no escaping.
-    func json(then extra: [(String, String)]) -> String {
-        String(decoding: body(then: extra), as: UTF8.self)
-    }
-
-    /// The bytes of ``json(then:)``.
+    /// (`SignResponseTests`).
     func body(then extra: [(String, String)]) -> [UInt8] {
         let offer = issued.offer
         var out = JSONBytes(capacity: 320 + issued.signature.utf8.count + offer.appAccountToken.utf8.count

@@ -97,7 +97,7 @@ final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
     /// an ID below the newest).
     private func refresh(force: Bool) throws {
         try database.withReader { db in
-            let stamp = try Self.stamp(db)
+            let stamp = try ChangeStamp.read(db, table: "offer_changes")
             guard force || stamp != mirror.read({ $0.stamp }) else { return }
             let offers = try Self.offers(db)
             mirror.write { mirror in
@@ -147,11 +147,6 @@ final class SQLOfferStore<Database: SQLDatabase>: OfferStore, Sendable {
             """, [.text(key.bundleId), .text(key.offerId), .integer(Int64(next.version)), .text(action), .text(actor),
                   .integer(now.milliseconds), .optional(try existing.map { try RuleCoding.encode($0.rule) }), .text(json)])
         return next
-    }
-
-    /// The state of `offer_changes`.
-    private static func stamp(_ db: Database.Connection) throws -> ChangeStamp {
-        try ChangeStamp.read(db, table: "offer_changes")
     }
 
     /// Every offer, by key.

@@ -30,7 +30,7 @@ struct SignatureBatchAssignments {
     /// Per item of the batch, what it needs (empty when no item carries an assignment).
     private let plans: [Plan]
     /// Whether a new user has more than one item in the batch (their requests at once).
-    private var repeats = false
+    private let repeats: Bool
 
     private enum Plan {
         /// Nothing to record.
@@ -55,7 +55,7 @@ struct SignatureBatchAssignments {
     /// `rowByRow`: one insert a row (``SQLExperimentAssignments/insertNew(_:_:rowByRow:)``).
     static func prepare(_ batch: [LogItem], _ db: some SQLConnection, rowByRow: Bool) throws -> SignatureBatchAssignments {
         guard batch.contains(where: { $0.assignment?.needsWrite == true }) else {
-            return SignatureBatchAssignments(writes: batch.map(\.write), plans: [])
+            return SignatureBatchAssignments(writes: batch.map(\.write), plans: [], repeats: false)
         }
         typealias Key = SQLExperimentAssignments.Key
         // The first item of each new user in the batch draws the row inserted; later ones follow it.
@@ -114,9 +114,7 @@ struct SignatureBatchAssignments {
             if case .assignedElsewhere = plan { continue }
             writes.append(item.write)
         }
-        var prepared = SignatureBatchAssignments(writes: writes, plans: plans)
-        prepared.repeats = repeats
-        return prepared
+        return SignatureBatchAssignments(writes: writes, plans: plans, repeats: repeats)
     }
 
     /// The engine writer's `results` (one per item of ``writes``) as one per item of the
