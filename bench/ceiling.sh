@@ -208,6 +208,39 @@ if [ -n "$PROFILE" ] && [ -n "${PID_OF[$PROFILE]:-}" ]; then
     } >"$WORK/profile-$PROFILE.txt"
     log "profile of $PROFILE under load ($RPS/s): $WORK/profile-$PROFILE.txt"
 fi
+# BENCH_CEILING_SCHED=1: one more load against the C server and each build with the
+# scheduler's and fdatasync's tracepoints recorded system-wide (`perf record -a`, the measured
+# BENCH_CEILING_DURATION s only): where the latency's tail comes from (bench/sched_latency.py:
+# fdatasync and commit-to-commit times, run-queue delays of the connection threads, the writer
+# and wrk). Summaries in $WORK/sched-NAME.txt. The recording costs some CPU itself.
+sched_load() {
+    local name=$1 url=$2 pid=$3 out=$WORK/$1.sched perf_pid
+    USERS_FILE=$WORK/c/users.txt TOKEN=$CLIENT_TOKEN OFFER=$OFFER PRODUCT=$PRODUCT USERS=$USERS \
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" --timeout 10s -s "$BENCH/ceiling.lua" "$url" >"$out.warmup" 2>&1 \
+        || die "wrk failed ($name warm-up)"
+    perf record -a -e sched:sched_switch -e sched:sched_wakeup -e syscalls:sys_enter_fdatasync -e syscalls:sys_exit_fdatasync \
+        -o "$WORK/sched-$name.data" -- sleep "$DURATION" >/dev/null 2>&1 &
+    perf_pid=$!
+    USERS_FILE=$WORK/c/users.txt TOKEN=$CLIENT_TOKEN OFFER=$OFFER PRODUCT=$PRODUCT USERS=$USERS \
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$BENCH/ceiling.lua" "$url" >"$out" 2>&1 \
+        || die "wrk failed ($name)"
+    wait "$perf_pid" || true
+    {
+        echo "$name: $(value "$out" rps)/s, p50 $(value "$out" p50_ms) ms, p99 $(value "$out" p99_ms) ms (under perf record)"
+        perf script -i "$WORK/sched-$name.data" -F comm,tid,cpu,time,event,trace 2>/dev/null | python3 "$BENCH/sched_latency.py"
+    } >"$WORK/sched-$name.txt"
+    rm -f "$WORK/sched-$name.data"
+    cat "$WORK/sched-$name.txt" >&2
+}
+if [ -n "${BENCH_CEILING_SCHED:-}" ]; then
+    command -v perf >/dev/null || die "perf is missing (linux-perf) for BENCH_CEILING_SCHED"
+    ROUND=sched
+    start_c "$WORK/c/sched.log"
+    sched_load c "http://127.0.0.1:$cport" "$C_PID"
+    stop_pid "$C_PID"; C_PID=""
+    sync
+    for name in "${NAMES[@]}"; do sched_load "$name" "${URL_OF[$name]}" "${PID_OF[$name]}"; done
+fi
 
 {
     echo
