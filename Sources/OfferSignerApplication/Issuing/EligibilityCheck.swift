@@ -72,10 +72,12 @@ package struct EligibilityCheck: Sendable {
     /// of `environment` say which group a product is in.
     func group(of products: [String], bundleId: String, environment: AppStoreEnvironment,
                        userHistory: UserHistory) throws -> String? {
+        let transactions = userHistory.transactions
         for product in products {
-            if let group = userHistory.transactions.first(where: { $0.environment == environment && $0.productId == product })?
-                .subscriptionGroupIdentifier {
-                return group
+            // Field by field: `first(where:)` would copy each transaction it visits (issue 38).
+            for index in transactions.indices
+            where transactions[index].environment == environment && transactions[index].productId == product {
+                return transactions[index].subscriptionGroupIdentifier
             }
         }
         for product in products {

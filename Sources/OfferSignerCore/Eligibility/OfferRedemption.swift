@@ -26,22 +26,39 @@ public struct OfferRedemption: Hashable, Sendable {
     /// later periods of a run are `RENEWAL`s). Access shared by a family member is not the
     /// user's redemption and is left out.
     public static func redemptions(in transactions: [SubscriptionTransaction]) -> [OfferRedemption] {
+        transactions.withUnsafeBufferPointer { redemptions(in: $0, at: Array($0.indices)) }
+    }
+
+    /// ``redemptions(in:)`` of the transactions at `positions` in `transactions` (one copy per
+    /// `transactionId`), read where they are: none is copied (issue 38).
+    static func redemptions(in transactions: UnsafeBufferPointer<SubscriptionTransaction>, at positions: [Int]) -> [OfferRedemption] {
         // Only a period under an offer starts a redemption: a history without one (the usual
         // case) has none, and is not grouped or sorted.
-        guard transactions.contains(where: { $0.isUnderOffer && !$0.isFamilyShared }) else { return [] }
-        let bySubscription = Dictionary(grouping: transactions.filter { !$0.isFamilyShared }, by: \.originalTransactionId)
+        guard positions.contains(where: {
+            transactions[$0].isUnderOffer && !SubscriptionTransaction.isFamilyShared(ownership: transactions[$0].inAppOwnershipType)
+        }) else { return [] }
+        let bySubscription = Dictionary(grouping: positions.filter {
+            !SubscriptionTransaction.isFamilyShared(ownership: transactions[$0].inAppOwnershipType)
+        }) {
+            transactions[$0].originalTransactionId
+        }
         var found: [OfferRedemption] = []
         for (subscription, periods) in bySubscription {
-            var previous: SubscriptionTransaction?
-            for period in periods.sorted(by: { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }) {
+            var previous: Int?
+            for period in periods.sorted(by: {
+                (transactions[$0].purchaseDate, transactions[$0].transactionId) < (transactions[$1].purchaseDate, transactions[$1].transactionId)
+            }) {
                 defer { previous = period }
-                guard period.isUnderOffer, let offerType = period.offerType else { continue }
-                let continuesRun = previous.map { $0.offerType == period.offerType && $0.offerIdentifier == period.offerIdentifier }
-                    ?? false
-                if continuesRun && period.knownTransactionReason != .purchase { continue }
+                guard transactions[period].isUnderOffer, let offerType = transactions[period].offerType else { continue }
+                let continuesRun = previous.map {
+                    transactions[$0].offerType == offerType && transactions[$0].offerIdentifier == transactions[period].offerIdentifier
+                } ?? false
+                if continuesRun && transactions[period].transactionReason.flatMap(TransactionReason.init(rawValue:)) != .purchase {
+                    continue
+                }
                 found.append(OfferRedemption(
-                    offerType: offerType, offerIdentifier: period.offerIdentifier,
-                    originalTransactionId: subscription, date: period.purchaseDate))
+                    offerType: offerType, offerIdentifier: transactions[period].offerIdentifier,
+                    originalTransactionId: subscription, date: transactions[period].purchaseDate))
             }
         }
         return found.sorted { ($0.date, $0.originalTransactionId) < ($1.date, $1.originalTransactionId) }

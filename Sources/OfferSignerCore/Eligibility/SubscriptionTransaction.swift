@@ -133,7 +133,13 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
 
     /// Access a family member paid for (`inAppOwnershipType` `FAMILY_SHARED`).
     public var isFamilyShared: Bool {
-        knownOwnershipType == .familyShared
+        Self.isFamilyShared(ownership: inAppOwnershipType)
+    }
+
+    /// ``isFamilyShared`` of a transaction whose `inAppOwnershipType` is `ownership`: the facts
+    /// read the one field where the transaction is, not a copy of the whole (issue 38).
+    static func isFamilyShared(ownership: String?) -> Bool {
+        ownership.flatMap(InAppOwnershipType.init(rawValue:)) == .familyShared
     }
 
     /// Whether the user paid for this period: false for access shared by a family member,
@@ -141,9 +147,14 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
     /// Apple gave no discount type, an offer period at price 0). A commitment plan's monthly
     /// periods are paid periods like any other.
     public var isPaid: Bool {
-        if isFamilyShared { return false }
-        if offerDiscountType != nil {
-            return knownOfferDiscountType != .freeTrial
+        Self.isPaid(ownership: inAppOwnershipType, discountType: offerDiscountType, offerType: offerType, price: price)
+    }
+
+    /// ``isPaid`` of a transaction with these fields (see ``isFamilyShared(ownership:)``).
+    static func isPaid(ownership: String?, discountType: String?, offerType: Int?, price: Int?) -> Bool {
+        if isFamilyShared(ownership: ownership) { return false }
+        if let discountType {
+            return OfferDiscountType(rawValue: discountType) != .freeTrial
         }
         return !(offerType != nil && price == 0)
     }
@@ -165,10 +176,16 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
     /// `FAMILY_REVOKE` (and any other type) is not. Revoked without a `revocationType`, as
     /// Apple sent it before that field existed: yes, a refund.
     public var isRefund: Bool {
-        guard revocationDate != nil, isUpgraded != true else { return false }
-        if revocationReason != nil, knownRevocationReason == nil { return false }
-        guard revocationType != nil else { return true }
-        return knownRevocationType == .refundFull || knownRevocationType == .refundProrated
+        Self.isRefund(revoked: revocationDate != nil, upgraded: isUpgraded, reason: revocationReason, type: revocationType)
+    }
+
+    /// ``isRefund`` of a transaction with these fields (see ``isFamilyShared(ownership:)``).
+    static func isRefund(revoked: Bool, upgraded: Bool?, reason: Int?, type: String?) -> Bool {
+        guard revoked, upgraded != true else { return false }
+        if let reason, Int32(exactly: reason).flatMap(RevocationReason.init(rawValue:)) == nil { return false }
+        guard let type else { return true }
+        let known = RevocationType(rawValue: type)
+        return known == .refundFull || known == .refundProrated
     }
 
     /// The end of the period: the earlier of expiry and revocation. A transaction without

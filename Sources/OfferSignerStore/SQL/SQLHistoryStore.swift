@@ -197,8 +197,10 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
         }
         guard history.transactions.endIndex > first else { return }
         // Sorted here, not by ORDER BY: SQLite would then walk the (environment, transaction_id)
-        // key instead of looking the subscription up by its index.
-        history.transactions[first...].sort { $0.transactionId < $1.transactionId }
+        // key instead of looking the subscription up by its index. In place, through the
+        // array's buffer: sorting `transactions[first...]` would copy the slice out and back
+        // (each transaction's strings retained and released; issue 38).
+        history.transactions.withUnsafeMutableBufferPointer { $0[first...].sort { $0.transactionId < $1.transactionId } }
         _ = try db.select(HistorySQL.subscriptionRenewalSQL, key) { row in
             if let renewal = HistoryRows.renewal(row) { history.renewals.append(renewal) }
         }
