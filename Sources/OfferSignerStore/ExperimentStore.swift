@@ -26,8 +26,12 @@ public protocol ExperimentStore: Sendable {
     /// The experiment running on the placement with `userKey`'s assignment: which experiment
     /// runs, and its definition, from the rules kept in memory (current at once after a change
     /// of this process, within about a second of another process's); the assignment by one
-    /// primary-key read.
+    /// primary-key read, or not read (``RunningExperiment/assignmentRead`` false) where the
+    /// signature's commit reads it more cheaply and the arm drawn now is the one any stored
+    /// assignment names (one weight period).
     func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment?
+    /// The user's assignment to the experiment, by one primary-key read.
+    func assignment(bundleId: String, experimentId: String, userKey: String) throws -> ExperimentAssignment?
     /// Records `assignment` when `previous` is nil (a user assigned at once elsewhere keeps
     /// that first assignment); otherwise marks the stored one eligible and signed as
     /// `assignment` says, never undoing either. Returns the assignment that stands: the

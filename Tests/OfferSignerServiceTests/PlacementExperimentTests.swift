@@ -44,6 +44,20 @@ struct PlacementExperimentTests {
         #expect(env.metrics.render().contains(#"offer_signer_experiment_assignments_total{bundle_id="com.example.app",experiment_id="exp1",arm_id="half"} 1"#))
     }
 
+    @Test("a user's later requests count no new assignment: signed again, or refused again by a no-offer arm (an assignment not read with the experiment is read before a refusal records it)")
+    func returningCountedOnce() throws {
+        let signed = try Self.running(control: 0, half: 1)
+        let control = try Self.running(control: 1, half: 0)
+        for _ in 0..<2 {
+            #expect(Self.ask(signed, "user-1").status == 200)
+            #expect(Self.ask(control, "user-2").code == "experiment_control")
+        }
+        #expect(signed.metrics.render().contains(#"offer_signer_experiment_assignments_total{bundle_id="com.example.app",experiment_id="exp1",arm_id="half"} 1"#))
+        #expect(control.metrics.render().contains(#"offer_signer_experiment_assignments_total{bundle_id="com.example.app",experiment_id="exp1",arm_id="control"} 1"#))
+        #expect(try Self.assignments(signed).count == 1 && Self.assignments(control).count == 1)
+        #expect(try signed.signatureLog.verifyIntegrity().records == 2)
+    }
+
     @Test("sticky: a later request, a change of weights and a new composition (a restart) keep the recorded arm; new users follow the new weights")
     func sticky() throws {
         let env = try Self.running(control: 0, half: 1)
@@ -141,6 +155,9 @@ struct UnassignedReads: ExperimentStore {
         }
     }
 
+    func assignment(bundleId: String, experimentId: String, userKey: String) throws -> ExperimentAssignment? {
+        try store.assignment(bundleId: bundleId, experimentId: experimentId, userKey: userKey)
+    }
     func experiment(bundleId: String, experimentId: String) throws -> StoredRule<Experiment>? {
         try store.experiment(bundleId: bundleId, experimentId: experimentId)
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OfferSignerCore
+import Synchronization
 import Testing
 @testable import OfferSignerStore
 
@@ -50,6 +51,8 @@ extension StorageContract {
             #expect(try Self.set(experiments, .running)?.rule.status == .running)
             let found = try #require(try experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1"))
             #expect(found.experiment.rule.experimentId == "exp1" && found.assignment == nil && found.experiment.version == 2)
+            #expect(found.assignmentRead == (engine != .sqlite),
+                    "one weight period: SQLite leaves the assignment to the signature's commit, PostgreSQL reads it")
             #expect(throws: (any Error).self, "a second running experiment on the placement breaks the key") {
                 try Self.set(experiments, id: "exp2", .running)
             }
@@ -59,15 +62,17 @@ extension StorageContract {
             #expect(try experiments.record(Self.assignment("u1", arm: "half"), previous: nil).armId == "half")
             #expect(try experiments.record(Self.assignment("u1", arm: "control", eligible: true), previous: nil).armId == "half",
                     "the assignment that stands is told")
-            var mine = try #require(try experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1")?.assignment)
+            var mine = try #require(try experiments.assignment(bundleId: Self.bundle, experimentId: "exp1", userKey: "u1"))
             #expect(mine.armId == "half" && !mine.eligible && mine.firstSignedAt == nil && mine.environment == "Production")
             // Eligible and signed are set once and never undone.
             try experiments.record(Self.assignment("u1", arm: "half", eligible: true, signedAt: 5), previous: mine)
             try experiments.record(Self.assignment("u1", arm: "half", eligible: false, signedAt: 9), previous: mine)
-            mine = try #require(try experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1")?.assignment)
+            mine = try #require(try experiments.assignment(bundleId: Self.bundle, experimentId: "exp1", userKey: "u1"))
             #expect(mine.eligible && mine.firstSignedAt == 5)
-            // Weights change: the recorded arm stays.
+            // Weights change: the recorded arm stays, read with the running experiment on both engines (a draw may differ now).
             #expect(try Self.set(experiments, .running, weights: [1, 0])?.rule.weightPeriods.count == 2)
+            let reread = try #require(try experiments.running(bundleId: Self.bundle, placementId: "cancel_flow", userKey: "u1"))
+            #expect(reread.assignmentRead && reread.assignment?.armId == "half")
             try experiments.record(Self.assignment("u2", arm: "control"), previous: nil)
 
             // Across a restart.
@@ -93,7 +98,64 @@ extension StorageContract {
         }
 
         static func stored(_ store: any ExperimentStore, _ user: String) throws -> ExperimentAssignment? {
-            try store.running(bundleId: bundle, placementId: "cancel_flow", userKey: user)?.assignment
+            try store.assignment(bundleId: bundle, experimentId: "exp1", userKey: user)
+        }
+
+        @Test("an assignment the request did not read is read by the signature's commit: inserted when absent (told newly assigned), marked or left when recorded with the arm, nothing appended when recorded with another",
+              arguments: Engine.allCases)
+        func unreadAssignmentInCommit(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            let experiments = stores.experiments
+            let log = stores.signatures
+            _ = try Self.set(experiments, .running)
+            let updates = try Self.countAssignmentUpdates(database)
+            @Sendable func unread(_ user: String, _ arm: String) -> SignedAssignment {
+                SignedAssignment(assignment: Self.assignment(user, arm: arm), previous: nil, previousRead: false)
+            }
+            // A new user: inserted, eligible and signed, told newly assigned.
+            guard case .appended(_, let inserted) = try log.append(Self.record("n1", user: "u1", at: 1_000), quota: nil,
+                                                                   assigning: unread("u1", "half")) else {
+                Issue.record("not appended"); return
+            }
+            #expect(inserted)
+            let u1 = try #require(try Self.stored(experiments, "u1"))
+            #expect(u1.armId == "half" && u1.eligible && u1.firstSignedAt == 1_000)
+            // The same user again (a returning user, not read): appended, not newly assigned, nothing rewritten.
+            guard case .appended(_, let again) = try log.append(Self.record("n2", user: "u1", at: 2_000), quota: nil,
+                                                                assigning: unread("u1", "half")) else {
+                Issue.record("not appended"); return
+            }
+            #expect(!again)
+            #expect(try updates() == 0)
+            #expect(try Self.stored(experiments, "u1")?.firstSignedAt == 1_000)
+            // Recorded before with the arm (refused then), not eligible: marked eligible and signed, not newly assigned.
+            try experiments.record(Self.assignment("u2", arm: "half"), previous: nil)
+            guard case .appended(_, let marked) = try log.append(Self.record("n3", user: "u2", at: 3_000), quota: nil,
+                                                                 assigning: unread("u2", "half")) else {
+                Issue.record("not appended"); return
+            }
+            let u2 = try #require(try Self.stored(experiments, "u2"))
+            #expect(!marked && u2.eligible && u2.firstSignedAt == 3_000)
+            #expect(try updates() == 1)
+            // Recorded with another arm: nothing appended, the stored one told.
+            let other = try log.append(Self.record("n4", user: "u1", at: 4_000, offer: "other"), quota: nil, assigning: unread("u1", "control"))
+            guard case .assignedElsewhere(let stands) = other else { Issue.record("appended: \(other)"); return }
+            #expect(stands.armId == "half")
+            #expect(try log.signature(nonce: "n4") == nil)
+            // Several requests of one new user in one batch: one inserted, one told newly assigned.
+            let results = Mutex<[Bool]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { index in
+                if case .appended(_, let newly)? = try? log.append(Self.record("many-\(index)", user: "u3", at: 10_000 + Int64(index)), quota: nil,
+                                                                   assigning: unread("u3", "half")) {
+                    results.withLock { $0.append(newly) }
+                }
+            }
+            #expect(results.withLock { $0.count } == 8 && results.withLock { $0.filter { $0 }.count } == 1)
+            #expect(try updates() == 1)
+            #expect(try experiments.assignments(bundleId: Self.bundle, experimentId: "exp1").map(\.userKey).sorted() == ["u1", "u2", "u3"])
         }
 
         @Test("the signature's commit records the assignment: a new user's arm signed at the record's time, a recorded one marked, kept unsigned when the quota refuses the record; a user assigned to another arm first gets no record",
@@ -110,7 +172,7 @@ extension StorageContract {
             // A new user: the record and the assignment, eligible and signed at the record's timestamp.
             let first = try log.append(Self.record("n1", user: "u1", at: 1_000), quota: nil,
                                        assigning: SignedAssignment(assignment: Self.assignment("u1", arm: "half"), previous: nil))
-            guard case .appended(let logged) = first else { Issue.record("not appended: \(first)"); return }
+            guard case .appended(let logged, _) = first else { Issue.record("not appended: \(first)"); return }
             #expect(logged.record.nonce == "n1" && logged.sequence == 1)
             let u1 = try #require(try Self.stored(experiments, "u1"))
             #expect(u1.armId == "half" && u1.eligible && u1.firstSignedAt == 1_000)
@@ -221,10 +283,12 @@ extension StorageContract {
             let results = outcomes.values
             #expect(results.count == 24)
             var appended = 0
+            var newlyAssigned = 0
             for (arm, result) in results {
                 switch result {
-                case .success(.appended(let logged)):
+                case .success(.appended(let logged, let inserted)):
                     appended += 1
+                    if inserted { newlyAssigned += 1 }
                     #expect(arm == stands.armId && logged.record.offerId == stands.armId, "a record of the arm that does not stand")
                 case .success(.assignedElsewhere(let stored)):
                     #expect(arm != stands.armId && stored.armId == stands.armId)
@@ -233,6 +297,7 @@ extension StorageContract {
                 }
             }
             #expect(appended == 12, "every request of the standing arm's draw is signed")
+            #expect(newlyAssigned == 1, "one commit inserted the assignment; the others found it")
             #expect(try log.verifyIntegrity().records == appended)
             #expect(try stores.experiments.assignments(bundleId: Self.bundle, experimentId: "exp1").count == 1)
             #expect(stands.eligible && stands.firstSignedAt != nil)

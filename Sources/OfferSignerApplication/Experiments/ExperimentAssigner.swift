@@ -8,11 +8,13 @@ import OfferSignerStore
 /// whatever the weights have become and whichever instance answers.
 ///
 /// The running experiment comes from the rules kept in memory, the user's assignment from one
-/// primary-key read (``ExperimentStore/running(bundleId:placementId:userKey:)``); one
-/// write records a new assignment (or marks a recorded one eligible or signed the first time
-/// it becomes so): in the signature's commit when the arm's offer is signed
-/// (``SignatureLog/append(_:quota:assigning:)``), in a commit of its own (``record(_:previous:eligible:signedAt:)``)
-/// when the request is refused.
+/// primary-key read (``ExperimentStore/running(bundleId:placementId:userKey:)``) — or, where
+/// the store leaves it unread (the arm drawn now is the one any stored assignment names), from
+/// the signature's commit, which reads the user's row before inserting, or from a read when
+/// the request is refused (``stored(_:userKey:)``); one write records a new assignment (or
+/// marks a recorded one eligible or signed the first time it becomes so): in the signature's
+/// commit when the arm's offer is signed (``SignatureLog/append(_:quota:assigning:)``), in a
+/// commit of its own (``record(_:previous:eligible:signedAt:)``) when the request is refused.
 struct ExperimentAssigner: Sendable {
     let experiments: any ExperimentStore
     let metrics: Metrics
@@ -21,6 +23,16 @@ struct ExperimentAssigner: Sendable {
     func running(bundleId: String, placementId: String, userKey: String) throws(SignRefusal) -> RunningExperiment? {
         do {
             return try experiments.running(bundleId: bundleId, placementId: placementId, userKey: userKey)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// The user's stored assignment to `running`'s experiment (for an assignment not read with it).
+    func stored(_ running: RunningExperiment, userKey: String) throws(SignRefusal) -> ExperimentAssignment? {
+        let experiment = running.experiment.rule
+        do {
+            return try experiments.assignment(bundleId: experiment.bundleId, experimentId: experiment.experimentId, userKey: userKey)
         } catch {
             throw .store(error)
         }
@@ -65,8 +77,11 @@ struct ExperimentAssigner: Sendable {
 
     /// Counts a new assignment (`previous` nil) once it is recorded.
     func counted(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) {
-        if previous == nil {
-            metrics.recordAssignment(bundleId: assignment.bundleId, experimentId: assignment.experimentId, armId: assignment.armId)
-        }
+        if previous == nil { counted(assignment) }
+    }
+
+    /// Counts a new assignment the signature's commit inserted.
+    func counted(_ assignment: ExperimentAssignment) {
+        metrics.recordAssignment(bundleId: assignment.bundleId, experimentId: assignment.experimentId, armId: assignment.armId)
     }
 }

@@ -42,16 +42,18 @@ struct SignatureRecorder: Sendable {
         let issued = try issue(offer, format: format, app: app, requestId: requestId)
         let record = SignatureRecord(issued, apiKeyName: requestedBy, requestId: requestId, recordedAt: clock.now.milliseconds,
                                      source: source)
+        let newlyAssigned: Bool
         do {
             let quota = maxPerDay.map { SignatureQuota(maxCount: $0) }
-            if case .assignedElsewhere(let stored) = try signatures.append(record, quota: quota, assigning: assignment) {
-                return .assignedElsewhere(stored)
+            switch try signatures.append(record, quota: quota, assigning: assignment) {
+            case .assignedElsewhere(let stored): return .assignedElsewhere(stored)
+            case .appended(_, let inserted): newlyAssigned = inserted
             }
         } catch {
             throw refusal(error, requestId: record.requestId, quota: maxPerDay, record: record, nonces: [record.nonce])
         }
         metrics.recordSignature(bundleId: offer.bundleId, offerId: offer.offerId, format: format.rawValue)
-        return .signed(issued)
+        return .signed(issued, newlyAssigned: newlyAssigned)
     }
 
     /// `offer` signed with the app's active key in `format`.

@@ -20,7 +20,9 @@ import OfferSignerStore
 /// experiment counts assigned users: intention to treat).
 ///
 /// With an experiment store, the placement and the running experiment come from the rules it
-/// keeps in memory, so beside the sign path a request reads only the user's assignment.
+/// keeps in memory, so beside the sign path a request reads only the user's assignment — or,
+/// where the store leaves it unread (SQLite, one weight period), the signature's commit reads
+/// it with the insert, and a refused request reads it before recording.
 public struct PlacementIssuer: Sendable {
     let issuer: OfferIssuer
     let rules: any RuleStore
@@ -122,19 +124,30 @@ public struct PlacementIssuer: Sendable {
             guard running.assignment == nil else { throw .refused(.store(ExperimentAssignmentError.noArm(experimentId: experimentId))) }
             var followed = running
             followed.assignment = stored
+            followed.assignmentRead = true
             return try issue(request, customer, placement: placement, experiment: followed, userKey: userKey, assigner: assigner,
                              consented: history)
         }
         // Another arm found standing where a refusal records the assignment.
         var standing: ExperimentAssignment?
         func record(eligible: Bool) throws(PlacementRefusal) {
-            let stands: ExperimentAssignment
             do {
-                stands = try assigner.record(assignment, previous: running.assignment, eligible: eligible, signedAt: nil)
+                var recorded = assignment
+                var previous = running.assignment
+                if !running.assignmentRead, let stored = try assigner.stored(running, userKey: userKey) {
+                    // Not read with the experiment: the stored assignment is the one to mark, or to follow.
+                    guard stored.armId == assignment.armId else {
+                        standing = stored
+                        return
+                    }
+                    recorded = stored
+                    previous = stored
+                }
+                let stands = try assigner.record(recorded, previous: previous, eligible: eligible, signedAt: nil)
+                if stands.armId != assignment.armId { standing = stands }
             } catch {
                 throw .refused(error)
             }
-            if stands.armId != assignment.armId { standing = stands }
         }
         func signArm() throws(PlacementRefusal) -> PlacedOffer {
             guard let offerId = arm.offerId else {
@@ -164,7 +177,8 @@ public struct PlacementIssuer: Sendable {
             let signed: AssignedSignature
             do {
                 signed = try issuer.signJudged(offerRequest, for: customer, rule: rule, now: now,
-                                               assigning: SignedAssignment(assignment: assignment, previous: running.assignment))
+                                               assigning: SignedAssignment(assignment: assignment, previous: running.assignment,
+                                                                           previousRead: running.assignmentRead))
             } catch .quotaExceeded(let offerId, let maxCount, let retry) {
                 // The log's commit recorded the assignment (eligible, not signed).
                 throw .refused(.quotaExceeded(offerId: offerId, maxCount: maxCount, retryAfterSeconds: retry))
@@ -176,8 +190,8 @@ public struct PlacementIssuer: Sendable {
             switch signed {
             case .assignedElsewhere(let stored):
                 return try follow(stored)
-            case .signed(let issued):
-                assigner.counted(assignment, previous: running.assignment)
+            case .signed(let issued, let newlyAssigned):
+                if newlyAssigned { assigner.counted(assignment) }
                 issuer.answered(offerRequest, customer)
                 return PlacedOffer(issued: issued, placementId: placement.placementId, experimentId: experimentId, armId: arm.armId)
             }

@@ -27,23 +27,21 @@ enum SQLExperimentAssignments {
     static let rowsPerStatement = 64
 
     /// Inserts each of `assignments` whose user has no assignment in its experiment yet (a
-    /// user already assigned keeps that assignment: `ON CONFLICT DO NOTHING`); the keys it
-    /// inserted. `assignments` name each key once, in key order (so that two transactions
-    /// inserting the same users on PostgreSQL wait for each other in one order, never in a
-    /// cycle).
+    /// user already assigned keeps that assignment: `ON CONFLICT DO NOTHING`); per assignment,
+    /// whether it was inserted. `assignments` name each key once, in key order (so that two
+    /// transactions inserting the same users on PostgreSQL wait for each other in one order,
+    /// never in a cycle).
     ///
-    /// - Parameter rowByRow: one statement a row, each told inserted by the rows it changed
-    ///   (where a statement is a call into the process, SQLite: a `RETURNING` clause cost about
-    ///   half again the insert); otherwise up to ``rowsPerStatement`` rows a statement, told by
-    ///   `RETURNING` (where each statement is a round trip, PostgreSQL).
-    static func insertNew(_ assignments: [ExperimentAssignment], _ db: some SQLConnection, rowByRow: Bool = false) throws -> Set<Key> {
-        var inserted = Set<Key>()
+    /// - Parameter rowByRow: one statement a row (``insertOne(_:_:)``), where a statement is a
+    ///   call into the process (SQLite: a `RETURNING` clause cost about half again the
+    ///   insert); otherwise up to ``rowsPerStatement`` rows a statement, told by `RETURNING`
+    ///   (where each statement is a round trip, PostgreSQL).
+    static func insertNew(_ assignments: [ExperimentAssignment], _ db: some SQLConnection, rowByRow: Bool = false) throws -> [Bool] {
         if rowByRow {
-            for assignment in assignments {
-                if try db.change(insertOneSQL, values(assignment)) == 1 { inserted.insert(Key(assignment)) }
-            }
-            return inserted
+            return try assignments.map { try insertOne($0, db) }
         }
+        var inserted: [Bool] = []
+        inserted.reserveCapacity(assignments.count)
         var start = 0
         while start < assignments.count {
             let chunk = assignments[start..<min(start + rowsPerStatement, assignments.count)]
@@ -56,10 +54,17 @@ enum SQLExperimentAssignments {
                 """, chunk.flatMap(values)) { row in
                 Key(bundleId: row.text(0), experimentId: row.text(1), userKey: row.text(2))
             }
-            inserted.formUnion(rows)
+            let returned = Set(rows)
+            inserted += chunk.map { returned.contains(Key($0)) }
             start += chunk.count
         }
         return inserted
+    }
+
+    /// Inserts `assignment` unless its user is assigned already; whether it was inserted (told
+    /// by the rows the statement changed: SQLite counts none for a conflict skipped).
+    static func insertOne(_ assignment: ExperimentAssignment, _ db: some SQLConnection) throws -> Bool {
+        try db.change(insertOneSQL, values(assignment)) == 1
     }
 
     /// One row's insert, unless the user is assigned already.

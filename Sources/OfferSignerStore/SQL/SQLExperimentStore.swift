@@ -86,20 +86,34 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
         }
     }
 
+    /// Where a statement is no round trip (SQLite) and every user of the experiment was drawn
+    /// under the weights in force (one weight period), the assignment is not read here: the
+    /// arm drawn now is the one any stored assignment names, and the signature's commit reads
+    /// the user's row on the writer's connection inside its transaction (no read transaction
+    /// and reader of its own, the writer's pages cached), inserting it when absent
+    /// (``SignatureBatchAssignments``); a refused request reads it then
+    /// (``assignment(bundleId:experimentId:userKey:)``). On PostgreSQL a read inside the
+    /// batch would be a round trip on the serial writer: the request reads it, as after a
+    /// change of weights.
     func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment? {
         guard let experiment = try mirror.running(bundleId: bundleId, placementId: placementId) else { return nil }
-        let key = SQLExperimentAssignments.Key(bundleId: bundleId, experimentId: experiment.rule.experimentId, userKey: userKey)
-        let assignment = try database.withReader { db in try SQLExperimentAssignments.stored(key, db) }
+        guard database.statementsAreRoundTrips || experiment.rule.weightPeriods.count > 1 else {
+            return RunningExperiment(experiment: experiment, assignment: nil, assignmentRead: false)
+        }
+        let assignment = try assignment(bundleId: bundleId, experimentId: experiment.rule.experimentId, userKey: userKey)
         return RunningExperiment(experiment: experiment, assignment: assignment)
+    }
+
+    func assignment(bundleId: String, experimentId: String, userKey: String) throws -> ExperimentAssignment? {
+        let key = SQLExperimentAssignments.Key(bundleId: bundleId, experimentId: experimentId, userKey: userKey)
+        return try database.withReader { db in try SQLExperimentAssignments.stored(key, db) }
     }
 
     func record(_ assignment: ExperimentAssignment, previous: ExperimentAssignment?) throws -> ExperimentAssignment {
         try database.inTransaction { db in
             let key = SQLExperimentAssignments.Key(assignment)
             if previous == nil {
-                guard try SQLExperimentAssignments.insertNew([assignment], db, rowByRow: !database.statementsAreRoundTrips).isEmpty else {
-                    return assignment
-                }
+                if try SQLExperimentAssignments.insertOne(assignment, db) { return assignment }
                 return try SQLExperimentAssignments.stored(key, db) ?? assignment
             }
             try SQLExperimentAssignments.mark(key, eligible: assignment.eligible, signedAt: assignment.firstSignedAt, db)

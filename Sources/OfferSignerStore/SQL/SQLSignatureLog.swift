@@ -97,11 +97,12 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     /// commit (``SignatureBatchAssignments``).
     public func append(_ record: SignatureRecord, quota: SignatureQuota?,
                        assigning assignment: SignedAssignment) throws(SignatureLogError) -> AssignedAppend {
-        let result = committer.submit(LogItem(write: .append(record, quota), assignment: assignment))
+        let receipt = AssignmentReceipt()
+        let result = committer.submit(LogItem(write: .append(record, quota), assignment: assignment, receipt: receipt))
         if case .failure(let elsewhere as SignatureBatchAssignments.AssignedElsewhere) = result {
             return .assignedElsewhere(stored: elsewhere.stored)
         }
-        return .appended(try result.appended())
+        return .appended(try result.appended(), newlyAssigned: receipt.inserted)
     }
 
     /// The records go to the writer together, so they are written in one batch: one

@@ -1,21 +1,45 @@
 import Foundation
 import OfferSignerCore
+import Synchronization
 
 /// What the signature log's writer is handed: a write, and for a placement inside an
-/// experiment the user's assignment to record in the same commit.
+/// experiment the user's assignment to record in the same commit, with where to tell the
+/// request whether the commit inserted it.
 struct LogItem: Sendable {
     var write: LogWrite
     var assignment: SignedAssignment?
+    var receipt: AssignmentReceipt?
+
+    init(write: LogWrite, assignment: SignedAssignment? = nil, receipt: AssignmentReceipt? = nil) {
+        self.write = write
+        self.assignment = assignment
+        self.receipt = receipt
+    }
+}
+
+/// Whether an item's commit inserted its user's assignment (a user new to the experiment):
+/// set by the writer, read by the request once its batch committed.
+final class AssignmentReceipt: Sendable {
+    private let insertedFlag = Atomic<Bool>(false)
+
+    /// Whether the commit inserted the assignment.
+    var inserted: Bool { insertedFlag.load(ordering: .acquiring) }
+
+    fileprivate func markInserted() {
+        insertedFlag.store(true, ordering: .releasing)
+    }
 }
 
 /// The experiment assignments a signature batch records in its own transaction, so a
 /// placement inside an experiment costs no commit of its own (engine-independent: it wraps
 /// the engine's batch writer, which never sees the assignments).
 ///
-/// Before the records are written, the batch's new users are inserted (on SQLite a statement
-/// each, on PostgreSQL one statement per 64 users), eligible and first signed at their
-/// record's timestamp; a user whose first assignment is already committed (another request,
-/// another instance) keeps it. A record
+/// Before the records are written, the batch's new users are inserted, eligible and first
+/// signed at their record's timestamp; a user whose first assignment is already committed
+/// (another request, another instance) keeps it. On SQLite a statement each — a user the
+/// request did not read (``SignedAssignment/previousRead``) is read first, on the writer's
+/// connection inside the batch's transaction, and inserted when absent; on PostgreSQL one
+/// statement per 64 users, then a read of each not inserted. A record
 /// whose user turns out assigned to another arm — by another request drawn under other
 /// weights, committed first or earlier in this batch — is not written: its request is told
 /// the assignment that stands. After the records are written, a new assignment whose record
@@ -24,6 +48,9 @@ struct LogItem: Sendable {
 /// user's second request in the batch, or one whose first committed since it read the
 /// assignment): then nothing is written for it. One hash chain, the quota and durability are
 /// the engine writer's, untouched.
+///
+/// The bookkeeping is by the batch's items (arrays), not by user keys: a batch's items of one
+/// new user form a group led by its first item, found by sorting the items by key.
 struct SignatureBatchAssignments {
     /// The writes to hand the engine's batch writer: the batch's, less those refused here.
     let writes: [LogWrite]
@@ -35,10 +62,13 @@ struct SignatureBatchAssignments {
     private enum Plan {
         /// Nothing to record.
         case nothing
-        /// Inserted here, first signed at the record's timestamp.
-        case inserted(SQLExperimentAssignments.Key, signedAt: Int64)
+        /// Inserted here, first signed at the record's timestamp; `group`: the batch index of
+        /// the user's first item (this one).
+        case inserted(SQLExperimentAssignments.Key, signedAt: Int64, group: Int, receipt: AssignmentReceipt?)
         /// Recorded already (or by an earlier item of the batch): mark it eligible and signed.
-        case mark(SQLExperimentAssignments.Key, signedAt: Int64)
+        /// `group`: the batch index of the user's first item when the request read no
+        /// assignment, else -1.
+        case mark(SQLExperimentAssignments.Key, signedAt: Int64, group: Int)
         /// Assigned to another arm: the record is not written.
         case assignedElsewhere(ExperimentAssignment)
     }
@@ -51,37 +81,70 @@ struct SignatureBatchAssignments {
 
     /// Inserts the batch's new assignments inside `db`'s open transaction and decides each
     /// item's part; nothing is read or written when no item carries an assignment that needs
-    /// a write (a new one, or a recorded one not yet eligible and signed).
-    /// `rowByRow`: one insert a row (``SQLExperimentAssignments/insertNew(_:_:rowByRow:)``).
+    /// a write (a new one, one not read, or a recorded one not yet eligible and signed).
+    /// `rowByRow`: one statement a row (``SQLExperimentAssignments/insertOne(_:_:)``), where a
+    /// statement is a call into the process (SQLite).
     static func prepare(_ batch: [LogItem], _ db: some SQLConnection, rowByRow: Bool) throws -> SignatureBatchAssignments {
         guard batch.contains(where: { $0.assignment?.needsWrite == true }) else {
             return SignatureBatchAssignments(writes: batch.map(\.write), plans: [], repeats: false)
         }
         typealias Key = SQLExperimentAssignments.Key
-        // The first item of each new user in the batch draws the row inserted; later ones follow it.
-        var first: [Key: Int] = Dictionary(minimumCapacity: batch.count)
-        var rows: [ExperimentAssignment] = []
-        rows.reserveCapacity(batch.count)
-        var repeats = false
+        // The items of users with no assignment read, in key order (then batch order).
+        var users: [Int] = []
+        users.reserveCapacity(batch.count)
         for (index, item) in batch.enumerated() {
-            guard let signed = item.assignment, signed.previous == nil, case .append(let record, _) = item.write else { continue }
-            let key = Key(signed.assignment)
-            guard first[key] == nil else {
-                repeats = true
-                continue
-            }
-            first[key] = index
-            var row = signed.assignment
-            row.eligible = true
-            row.firstSignedAt = record.timestamp
-            rows.append(row)
+            guard let signed = item.assignment, signed.previous == nil, case .append = item.write else { continue }
+            users.append(index)
         }
-        rows.sort { ($0.bundleId, $0.experimentId, $0.userKey) < ($1.bundleId, $1.experimentId, $1.userKey) }
-        let inserted: Set<Key> = try rows.isEmpty ? [] : SQLExperimentAssignments.insertNew(rows, db, rowByRow: rowByRow)
-        var standing: [Key: ExperimentAssignment] = [:]
-        // Only a user's later items in the batch look up a row inserted here.
-        if repeats {
-            for row in rows where inserted.contains(Key(row)) { standing[Key(row)] = row }
+        users.sort { a, b in
+            let order = Self.keyOrder(batch[a].assignment!.assignment, batch[b].assignment!.assignment)
+            return order != 0 ? order < 0 : a < b
+        }
+        // Each such item's group (the batch index of the user's first item); the groups' rows.
+        var group = [Int](repeating: -1, count: batch.count)
+        var leaders: [Int] = []
+        leaders.reserveCapacity(users.count)
+        var repeats = false
+        for index in users {
+            if let leader = leaders.last, Self.keyOrder(batch[leader].assignment!.assignment, batch[index].assignment!.assignment) == 0 {
+                group[index] = leader
+                repeats = true
+            } else {
+                group[index] = index
+                leaders.append(index)
+            }
+        }
+        // By group leader: inserted here, or the row that stands (nil: not found).
+        var inserted = [Bool](repeating: false, count: batch.count)
+        var standing = [ExperimentAssignment?](repeating: nil, count: batch.count)
+        func row(_ leader: Int) -> ExperimentAssignment {
+            var row = batch[leader].assignment!.assignment
+            row.eligible = true
+            if case .append(let record, _) = batch[leader].write { row.firstSignedAt = record.timestamp }
+            return row
+        }
+        if rowByRow {
+            for leader in leaders {
+                let signed = batch[leader].assignment!
+                let key = Key(signed.assignment)
+                if !signed.previousRead, let stored = try SQLExperimentAssignments.stored(key, db) {
+                    standing[leader] = stored
+                    continue
+                }
+                let new = row(leader)
+                if try SQLExperimentAssignments.insertOne(new, db) {
+                    inserted[leader] = true
+                    standing[leader] = new
+                } else {
+                    standing[leader] = try SQLExperimentAssignments.stored(key, db)
+                }
+            }
+        } else if !leaders.isEmpty {
+            let rows = leaders.map(row)
+            for (leader, (new, wasInserted)) in zip(leaders, zip(rows, try SQLExperimentAssignments.insertNew(rows, db))) {
+                inserted[leader] = wasInserted
+                standing[leader] = wasInserted ? new : try SQLExperimentAssignments.stored(Key(new), db)
+            }
         }
         var plans: [Plan] = []
         plans.reserveCapacity(batch.count)
@@ -95,26 +158,33 @@ struct SignatureBatchAssignments {
             }
             let key = Key(signed.assignment)
             let plan: Plan
+            let leader = group[index]
             if signed.previous != nil {
-                plan = signed.needsWrite ? .mark(key, signedAt: record.timestamp) : .nothing
-            } else if first[key] == index, inserted.contains(key) {
-                plan = .inserted(key, signedAt: record.timestamp)
+                plan = signed.needsWrite ? .mark(key, signedAt: record.timestamp, group: -1) : .nothing
+            } else if leader == index, inserted[leader] {
+                plan = .inserted(key, signedAt: record.timestamp, group: leader, receipt: item.receipt)
+            } else if let stands = standing[leader], stands.armId != signed.assignment.armId {
+                plan = .assignedElsewhere(stands)
+            } else if let stands = standing[leader], !inserted[leader], stands.eligible, stands.firstSignedAt != nil {
+                // Committed before this batch, eligible and signed already: a mark would change nothing.
+                plan = .nothing
             } else {
-                if standing[key] == nil { standing[key] = try SQLExperimentAssignments.stored(key, db) }
-                if let stands = standing[key], stands.armId != signed.assignment.armId {
-                    plan = .assignedElsewhere(stands)
-                } else if let stands = standing[key], !inserted.contains(key), stands.eligible, stands.firstSignedAt != nil {
-                    // Committed before this batch, eligible and signed already: a mark would change nothing.
-                    plan = .nothing
-                } else {
-                    plan = .mark(key, signedAt: record.timestamp)
-                }
+                plan = .mark(key, signedAt: record.timestamp, group: leader)
             }
             plans.append(plan)
             if case .assignedElsewhere = plan { continue }
             writes.append(item.write)
         }
         return SignatureBatchAssignments(writes: writes, plans: plans, repeats: repeats)
+    }
+
+    /// -1, 0 or 1 as `a`'s key (app, experiment, user) comes before `b`'s, is it, or comes
+    /// after it: the order of the tuples of the three strings.
+    private static func keyOrder(_ a: ExperimentAssignment, _ b: ExperimentAssignment) -> Int {
+        if a.bundleId != b.bundleId { return a.bundleId < b.bundleId ? -1 : 1 }
+        if a.experimentId != b.experimentId { return a.experimentId < b.experimentId ? -1 : 1 }
+        if a.userKey != b.userKey { return a.userKey < b.userKey ? -1 : 1 }
+        return 0
     }
 
     /// The engine writer's `results` (one per item of ``writes``) as one per item of the
@@ -125,8 +195,8 @@ struct SignatureBatchAssignments {
         var merged: [Result<LoggedSignature?, any Error>] = []
         merged.reserveCapacity(plans.count)
         var next = results.makeIterator()
-        // Users whose row this transaction has left eligible and signed: a later item's mark would change nothing.
-        var signed = Set<SQLExperimentAssignments.Key>()
+        // By group leader: the user's row this transaction has left eligible and signed (a later item's mark would change nothing).
+        var signed = repeats ? [Bool](repeating: false, count: plans.count) : []
         for plan in plans {
             if case .assignedElsewhere(let stored) = plan {
                 merged.append(.failure(AssignedElsewhere(stored: stored)))
@@ -137,16 +207,17 @@ struct SignatureBatchAssignments {
             var appended = false
             if case .success(_?) = result { appended = true }
             switch plan {
-            case .inserted(let key, let signedAt):
+            case .inserted(let key, let signedAt, let group, let receipt):
                 if appended {
-                    if repeats { signed.insert(key) }
+                    receipt?.markInserted()
+                    if repeats { signed[group] = true }
                 } else {
                     try SQLExperimentAssignments.unmarkSigned(key, signedAt: signedAt, db)
                 }
-            case .mark(let key, let signedAt):
-                guard !signed.contains(key) else { break }
+            case .mark(let key, let signedAt, let group):
+                guard group < 0 || !repeats || !signed[group] else { break }
                 try SQLExperimentAssignments.mark(key, eligible: true, signedAt: appended ? signedAt : nil, db)
-                if appended, repeats { signed.insert(key) }
+                if appended, repeats, group >= 0 { signed[group] = true }
             case .nothing, .assignedElsewhere:
                 break
             }
