@@ -30,6 +30,11 @@ public protocol ExperimentStore: Sendable {
     /// signature's commit reads it more cheaply and the arm drawn now is the one any stored
     /// assignment names (one weight period).
     func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment?
+    /// The placement (enabled or not) and, when it is enabled, the experiment running on it
+    /// with `userKey`'s assignment: ``placement(bundleId:placementId:)`` and
+    /// ``running(bundleId:placementId:userKey:)`` at once (one look at the rules kept in memory).
+    func placementAndRunning(bundleId: String, placementId: String,
+                             userKey: String) throws -> (placement: StoredRule<Placement>?, running: RunningExperiment?)
     /// The user's assignment to the experiment, by one primary-key read.
     func assignment(bundleId: String, experimentId: String, userKey: String) throws -> ExperimentAssignment?
     /// Records `assignment` when `previous` is nil (a user assigned at once elsewhere keeps
@@ -55,4 +60,13 @@ public protocol ExperimentStore: Sendable {
     /// one of `offerIds` in the app and environment matched to a signature, with the offer and
     /// the redemption's start.
     func matchedRedemptions(bundleId: String, environment: String, offerIds: [String]) throws -> [(userKeys: [String], offerId: String, at: Int64)]
+}
+
+extension ExperimentStore {
+    public func placementAndRunning(bundleId: String, placementId: String,
+                                    userKey: String) throws -> (placement: StoredRule<Placement>?, running: RunningExperiment?) {
+        let stored = try placement(bundleId: bundleId, placementId: placementId)
+        guard let stored, stored.rule.enabled else { return (stored, nil) }
+        return (stored, try running(bundleId: bundleId, placementId: placementId, userKey: userKey))
+    }
 }

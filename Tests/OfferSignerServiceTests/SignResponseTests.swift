@@ -28,12 +28,14 @@ struct SignResponseTests {
     @Test("the placement's answer, written directly, is byte for byte the sign answer's members then placement (and experimentId, armId)",
           arguments: [PromotionalOfferFormat.legacy, .jws])
     func placementSameBytesAsMembers(_ format: PromotionalOfferFormat) throws {
-        for (experimentId, armId) in [(nil, nil), ("exp_1", "half"), ("exp \"2\"", "arm/é 🎁")] as [(String?, String?)] {
-            let placed = PlacedOffer(issued: issued(format, userId: "user-1", timestamp: 1_764_633_600_000), placementId: "cancel_flow",
+        for (placement, experimentId, armId) in [("cancel_flow", nil, nil), ("cancel_flow", "exp_1", "half"),
+                                                 ("cancel \"flow\"\n", "exp \"2\"", "arm/é 🎁\u{01}")] as [(String, String?, String?)] {
+            let placed = PlacedOffer(issued: issued(format, userId: "user-1", timestamp: 1_764_633_600_000), placementId: placement,
                                      experimentId: experimentId, armId: armId)
-            var members = SignResponse(placed.issued).members + [("placement", JSONValue.string("cancel_flow"))]
+            var members = SignResponse(placed.issued).members + [("placement", JSONValue.string(placement))]
             if let experimentId, let armId { members += [("experimentId", .string(experimentId)), ("armId", .string(armId))] }
-            #expect(SignResponse(placed.issued).body(then: PlacementSignHandler.extraMembers(placed)) == Array(JSONValue.object(members).utf8))
+            #expect(SignResponse(placed.issued).body(placement: placed.placementId, experimentId: placed.experimentId, armId: placed.armId)
+                    == Array(JSONValue.object(members).utf8))
         }
     }
 }

@@ -8,7 +8,7 @@ import OfferSignerStore
 /// whatever the weights have become and whichever instance answers.
 ///
 /// The running experiment comes from the rules kept in memory, the user's assignment from one
-/// primary-key read (``ExperimentStore/running(bundleId:placementId:userKey:)``) — or, where
+/// primary-key read (``ExperimentStore/placementAndRunning(bundleId:placementId:userKey:)``) — or, where
 /// the store leaves it unread (the arm drawn now is the one any stored assignment names), from
 /// the signature's commit, which reads the user's row before inserting, or from a read when
 /// the request is refused (``stored(_:userKey:)``); one write records a new assignment (or
@@ -18,15 +18,6 @@ import OfferSignerStore
 struct ExperimentAssigner: Sendable {
     let experiments: any ExperimentStore
     let metrics: Metrics
-
-    /// The experiment running on the placement with the user's assignment, if one runs.
-    func running(bundleId: String, placementId: String, userKey: String) throws(SignRefusal) -> RunningExperiment? {
-        do {
-            return try experiments.running(bundleId: bundleId, placementId: placementId, userKey: userKey)
-        } catch {
-            throw .store(error)
-        }
-    }
 
     /// The user's stored assignment to `running`'s experiment (for an assignment not read with it).
     func stored(_ running: RunningExperiment, userKey: String) throws(SignRefusal) -> ExperimentAssignment? {

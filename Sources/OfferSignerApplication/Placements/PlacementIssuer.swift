@@ -52,19 +52,33 @@ public struct PlacementIssuer: Sendable {
 
     /// The placement's offer for the bound `customer`, or why none.
     private func issue(_ request: PlacementRequest, _ customer: BoundCustomer) throws(PlacementRefusal) -> PlacedOffer {
-        let placement = try enabledPlacement(request.placementId, bundleId: customer.app.bundleId)
-        if let assigner {
-            let userKey = OfferHoldout.userKey(appAccountToken: customer.userId, provenOriginalTransactionId: customer.provenSubscription)
-            let running: RunningExperiment?
+        let bundleId = customer.app.bundleId
+        guard let assigner else {
+            let stored: StoredRule<Placement>?
             do {
-                running = try assigner.running(bundleId: customer.app.bundleId, placementId: placement.placementId, userKey: userKey)
+                stored = try rules.rule(Placement.self, bundleId: bundleId, ruleId: request.placementId)
             } catch {
-                throw .refused(error)
+                throw .refused(.store(error))
             }
-            if let running {
-                return try issue(request, customer, placement: placement, experiment: running, userKey: userKey, assigner: assigner)
-            }
+            return try firstEligible(request, customer, placement: Self.enabled(stored, request.placementId, bundleId: bundleId))
         }
+        // The placement and the experiment running on it, from one look at the rules in memory.
+        let userKey = OfferHoldout.userKey(appAccountToken: customer.userId, provenOriginalTransactionId: customer.provenSubscription)
+        let found: (placement: StoredRule<Placement>?, running: RunningExperiment?)
+        do {
+            found = try assigner.experiments.placementAndRunning(bundleId: bundleId, placementId: request.placementId, userKey: userKey)
+        } catch {
+            throw .refused(.store(error))
+        }
+        let placement = try Self.enabled(found.placement, request.placementId, bundleId: bundleId)
+        if let running = found.running {
+            return try issue(request, customer, placement: placement, experiment: running, userKey: userKey, assigner: assigner)
+        }
+        return try firstEligible(request, customer, placement: placement)
+    }
+
+    /// The first of the placement's offers the bound `customer` is eligible for, signed, or why none.
+    private func firstEligible(_ request: PlacementRequest, _ customer: BoundCustomer, placement: Placement) throws(PlacementRefusal) -> PlacedOffer {
         var passedOver: [PlacementOfferDecision] = []
         for offerId in placement.offerIds {
             var offerRequest = request.offer
@@ -204,17 +218,8 @@ public struct PlacementIssuer: Sendable {
         }
     }
 
-    private func enabledPlacement(_ placementId: String, bundleId: String) throws(PlacementRefusal) -> Placement {
-        let stored: StoredRule<Placement>?
-        do {
-            if let assigner {
-                stored = try assigner.experiments.placement(bundleId: bundleId, placementId: placementId)
-            } else {
-                stored = try rules.rule(Placement.self, bundleId: bundleId, ruleId: placementId)
-            }
-        } catch {
-            throw .refused(.store(error))
-        }
+    /// The placement `stored`, unless it is missing or disabled.
+    private static func enabled(_ stored: StoredRule<Placement>?, _ placementId: String, bundleId: String) throws(PlacementRefusal) -> Placement {
         guard let placement = stored?.rule, placement.enabled else {
             throw .placementNotFound(placementId: placementId, bundleId: bundleId)
         }

@@ -9,8 +9,15 @@ import Foundation
 public enum ExperimentArmDraw {
     /// The user's point in [0, 1) for the experiment.
     public static func point(experimentId: String, user: String) -> Double {
-        let digest = SHA256Digest.hash(Array("\(experimentId)\u{0}\(user)".utf8))
-        let prefix = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // The bytes hashed, written in one buffer (no interpolated string copied into an array).
+        var input: [UInt8] = []
+        input.reserveCapacity(experimentId.utf8.count + 1 + user.utf8.count)
+        input.append(contentsOf: experimentId.utf8)
+        input.append(0)
+        input.append(contentsOf: user.utf8)
+        let digest = SHA256Digest.hash(input)
+        var prefix: UInt64 = 0
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(digest[index]) }
         return Double(prefix >> 11) / Double(UInt64(1) << 53)
     }
 

@@ -14,13 +14,8 @@ struct PlacementSignHandler {
         let body = try PlacementSignRequest.read(request)
         try body.validate()
         let placed = try issuer.issue(body.placementRequest(context))
-        return HTTPResponse.json(encoded: SignResponse(placed.issued).body(then: Self.extraMembers(placed)))
-    }
-
-    /// What the answer adds to the sign answer's members, in the contract's order.
-    static func extraMembers(_ placed: PlacedOffer) -> [(String, String)] {
-        guard let experimentId = placed.experimentId, let armId = placed.armId else { return [("placement", placed.placementId)] }
-        return [("placement", placed.placementId), ("experimentId", experimentId), ("armId", armId)]
+        return HTTPResponse.json(encoded: SignResponse(placed.issued).body(placement: placed.placementId, experimentId: placed.experimentId,
+                                                                             armId: placed.armId))
     }
 }
 

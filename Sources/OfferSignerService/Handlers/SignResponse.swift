@@ -14,17 +14,42 @@ struct SignResponse {
     /// The JSON text, written directly into one buffer of bytes: this is the hot path of the
     /// service. Byte for byte `JSONValue.object(members)` (`SignResponseTests`), without
     /// building the members first, nor a `String` copied into the response afterwards (issue 38).
-    var body: [UInt8] { body(then: []) }
+    var body: [UInt8] {
+        var out = JSONBytes(capacity: capacity)
+        writeMembers(&out)
+        out.raw("}")
+        return out.bytes
+    }
 
-    /// The JSON text with `extra` string members after the contract's, written the same way:
-    /// `POST /v1/offers/placement`'s answer (`placement`, and inside an experiment
-    /// `experimentId` and `armId`). Byte for byte `JSONValue.object(members + extra)`
-    /// (`SignResponseTests`).
-    func body(then extra: [(String, String)]) -> [UInt8] {
+    /// `POST /v1/offers/placement`'s answer: the sign answer's members then `placement` and,
+    /// inside an experiment, `experimentId` and `armId`, written the same way. Byte for byte
+    /// `JSONValue.object(members + those)` (`SignResponseTests`): the three names written as
+    /// they are (they need no escaping), their values escaped as every string is.
+    func body(placement: String, experimentId: String?, armId: String?) -> [UInt8] {
+        var out = JSONBytes(capacity: capacity + 40 + placement.utf8.count + (experimentId?.utf8.count ?? 0) + (armId?.utf8.count ?? 0))
+        writeMembers(&out)
+        out.raw(",\"placement\":")
+        out.string(placement)
+        if let experimentId, let armId {
+            out.raw(",\"experimentId\":")
+            out.string(experimentId)
+            out.raw(",\"armId\":")
+            out.string(armId)
+        }
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// Room for the contract's members.
+    private var capacity: Int {
         let offer = issued.offer
-        var out = JSONBytes(capacity: 320 + issued.signature.utf8.count + offer.appAccountToken.utf8.count
-                            + offer.bundleId.utf8.count + offer.productId.utf8.count + offer.offerId.utf8.count
-                            + extra.reduce(0) { $0 + 8 + $1.0.utf8.count + $1.1.utf8.count })
+        return 320 + issued.signature.utf8.count + offer.appAccountToken.utf8.count + offer.bundleId.utf8.count
+            + offer.productId.utf8.count + offer.offerId.utf8.count
+    }
+
+    /// The contract's members, from the opening brace, without the closing one.
+    private func writeMembers(_ out: inout JSONBytes) {
+        let offer = issued.offer
         out.raw("{\"format\":")
         out.string(issued.format.rawValue)
         out.raw(",\"bundleId\":")
@@ -50,14 +75,6 @@ struct SignResponse {
         out.string(issued.signature)
         out.raw(",\"expiresAt\":")
         out.string(RFC3339.string(from: issued.expiresAt))
-        for (key, value) in extra {
-            out.raw(",")
-            out.string(key)
-            out.raw(":")
-            out.string(value)
-        }
-        out.raw("}")
-        return out.bytes
     }
 
     /// The answer's members in the contract's order.

@@ -97,6 +97,19 @@ final class SQLExperimentStore<Database: SQLDatabase>: ExperimentStore, Sendable
     /// change of weights.
     func running(bundleId: String, placementId: String, userKey: String) throws -> RunningExperiment? {
         guard let experiment = try mirror.running(bundleId: bundleId, placementId: placementId) else { return nil }
+        return try running(experiment, userKey: userKey)
+    }
+
+    func placementAndRunning(bundleId: String, placementId: String,
+                             userKey: String) throws -> (placement: StoredRule<Placement>?, running: RunningExperiment?) {
+        let (placement, experiment) = try mirror.placementAndRunning(bundleId: bundleId, placementId: placementId)
+        guard let placement, placement.rule.enabled, let experiment else { return (placement, nil) }
+        return (placement, try running(experiment, userKey: userKey))
+    }
+
+    /// `experiment`, running, with the user's assignment (or not read: see ``running(bundleId:placementId:userKey:)``).
+    private func running(_ experiment: StoredRule<Experiment>, userKey: String) throws -> RunningExperiment {
+        let bundleId = experiment.rule.bundleId
         guard database.statementsAreRoundTrips || experiment.rule.weightPeriods.count > 1 else {
             return RunningExperiment(experiment: experiment, assignment: nil, assignmentRead: false)
         }

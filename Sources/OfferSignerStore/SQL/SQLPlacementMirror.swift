@@ -72,6 +72,14 @@ final class SQLPlacementMirror<Database: SQLDatabase>: Sendable {
         return mirror.read { $0.running[Key(bundleId: bundleId, ruleId: placementId)] }
     }
 
+    /// The placement `placementId` of the app (enabled or not) and the experiment running on
+    /// it, from one look at the mirror.
+    func placementAndRunning(bundleId: String, placementId: String) throws -> (StoredRule<Placement>?, StoredRule<Experiment>?) {
+        try current()
+        let key = Key(bundleId: bundleId, ruleId: placementId)
+        return mirror.read { ($0.placements[key], $0.running[key]) }
+    }
+
     /// Brings the mirror up to date when a change of this process moved the generation, when
     /// it was never loaded, or (where reads check) when the once-a-second check is due.
     private func current() throws {

@@ -12,6 +12,20 @@ import Testing
         }
     }
 
+    /// The points of the documented hash (the first 8 bytes of SHA-256 of experiment, U+0000,
+    /// user, in UTF-8), computed apart from the service (Python's hashlib): a stored
+    /// assignment's arm is the arm drawn again only while the draw never changes.
+    @Test("the draw's point is pinned: the same for every build", arguments: [
+        ("e1", "user-1", 0.9759141912431273),
+        ("bench_experiment", "bench-user-00010000", 0.6709677764212584),
+        ("exp1", "transaction:2000000123456789", 0.3573325960104248),
+        ("exp1", "6f1c2a34-0000-4000-8000-000000000001", 0.103384863682631),
+        ("é", "ü-user", 0.6319975108194205),
+    ])
+    func pinnedPoints(experimentId: String, user: String, point: Double) {
+        #expect(ExperimentArmDraw.point(experimentId: experimentId, user: user) == point)
+    }
+
     @Test func drawsFollowTheWeights() throws {
         let weights = [1.0, 1.0, 2.0]
         var counts = [0, 0, 0]
