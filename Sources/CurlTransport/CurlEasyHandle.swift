@@ -9,6 +9,10 @@ import Foundation
 /// takes it back under its lock.
 package final class CurlEasyHandle: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
+    /// What the handle's options were last set for, after an exchange that ended well: the next
+    /// exchange of the same shape (a webhook lane's next post) sets only its headers, body and
+    /// this exchange's pointers, not every option again after a reset.
+    private var configured: CurlRequest.Shape?
 
     /// libcurl's one-time global set-up (thread-safe in the libcurl 7.84+ that Debian ships).
     package static let globalInitialization: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -29,7 +33,10 @@ package final class CurlEasyHandle: @unchecked Sendable {
 
     /// Sends `request` and reads the answer.
     package func perform(_ request: CurlRequest) throws(CurlFailure) -> CurlResponse {
-        curl_easy_reset(handle)
+        let shape = request.shape
+        let reusing = configured == shape
+        configured = nil  // set again only if this exchange ends well
+        if !reusing { curl_easy_reset(handle) }
         var headerList: UnsafeMutablePointer<curl_slist>?
         var resolveList: UnsafeMutablePointer<curl_slist>?
         defer {
@@ -50,7 +57,7 @@ package final class CurlEasyHandle: @unchecked Sendable {
             pinnedAddress = copy
         }
         defer { free(pinnedAddress) }
-        if let pin = request.pin, !pin.host.contains(":") {
+        if !reusing, let pin = request.pin, !pin.host.contains(":") {
             // A name, or an IPv4 address (libcurl consults its DNS cache for those too): an entry for the same
             // host and port replaces the one an earlier exchange left in the handle's cache. (An IPv6 host cannot
             // be given here in libcurl 7.88; none is ever pinned to another address, and the socket check holds.)
@@ -65,44 +72,21 @@ package final class CurlEasyHandle: @unchecked Sendable {
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorText in
             withExtendedLifetime(collector) {
                 let context = Unmanaged.passUnretained(collector).toOpaque()
+                // This exchange's own: its headers, body and the pointers to this call's buffers.
                 var setup = [
-                    ccurl_set_string(handle, CURLOPT_URL, request.url),
-                    // Several threads use libcurl: never let it raise SIGALRM for name-resolution timeouts.
-                    ccurl_set_long(handle, CURLOPT_NOSIGNAL, 1),
-                    ccurl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
-                    ccurl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0),
-                    ccurl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(request.timeout.wholeMilliseconds)),
                     ccurl_set_headers(handle, headerList),
                     ccurl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorText.baseAddress),
-                    ccurl_set_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
-                        guard let context else { return 0 }
-                        let collector = Unmanaged<CurlResponseCollector>.fromOpaque(context).takeUnretainedValue()
-                        return collector.appendBody(UnsafeRawBufferPointer(start: data, count: size * count))
-                    }),
                     ccurl_set_pointer(handle, CURLOPT_WRITEDATA, context),
                     methodSetup(request),
                 ]
-                if let connectTimeout = request.connectTimeout {
-                    setup.append(ccurl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout.wholeMilliseconds)))
-                }
-                if request.acceptsEncoding { setup.append(ccurl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")) }
-                if request.ignoresProxyEnvironment {
-                    setup.append(ccurl_set_string(handle, CURLOPT_PROXY, ""))
-                    setup.append(ccurl_set_string(handle, CURLOPT_NOPROXY, "*"))
-                }
+                if !reusing { setup += shapeSetup(request) }
                 if let pinnedAddress {
-                    setup.append(ccurl_set_pointer(handle, CURLOPT_RESOLVE, resolveList.map { UnsafeMutableRawPointer($0) }))
+                    // A handle reused for the same pin keeps the resolve entry its first exchange loaded
+                    // (libcurl loads CURLOPT_RESOLVE once per setting); no list is left for it to read again.
+                    setup.append(ccurl_set_pointer(handle, CURLOPT_RESOLVE, reusing ? nil : resolveList.map { UnsafeMutableRawPointer($0) }))
                     setup.append(ccurl_pin_connections(handle, pinnedAddress))
                 }
-                if request.collectsHeaders {
-                    setup.append(ccurl_set_callback(handle, CURLOPT_HEADERFUNCTION, { data, size, count, context in
-                        guard let context else { return 0 }
-                        let collector = Unmanaged<CurlResponseCollector>.fromOpaque(context).takeUnretainedValue()
-                        collector.appendHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
-                        return size * count
-                    }))
-                    setup.append(ccurl_set_pointer(handle, CURLOPT_HEADERDATA, context))
-                }
+                if request.collectsHeaders { setup.append(ccurl_set_pointer(handle, CURLOPT_HEADERDATA, context)) }
                 if let failed = setup.first(where: { $0 != CURLE_OK }) { return failed }
                 let result = curl_easy_perform(handle)
                 // Nothing of this exchange may be reached once it is over.
@@ -124,7 +108,42 @@ package final class CurlEasyHandle: @unchecked Sendable {
             let summary = String(cString: curl_easy_strerror(code))
             throw CurlFailure.failed(detail.isEmpty ? summary : "\(summary): \(detail)")
         }
+        configured = shape
         return CurlResponse(status: status, headers: collector.headers, body: collector.body)
+    }
+
+    /// The options every exchange of `request`'s shape sets alike (after a reset).
+    private func shapeSetup(_ request: CurlRequest) -> [CURLcode] {
+        var setup = [
+            ccurl_set_string(handle, CURLOPT_URL, request.url),
+            // Several threads use libcurl: never let it raise SIGALRM for name-resolution timeouts.
+            ccurl_set_long(handle, CURLOPT_NOSIGNAL, 1),
+            ccurl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
+            ccurl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0),
+            ccurl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(request.timeout.wholeMilliseconds)),
+            ccurl_set_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
+                guard let context else { return 0 }
+                let collector = Unmanaged<CurlResponseCollector>.fromOpaque(context).takeUnretainedValue()
+                return collector.appendBody(UnsafeRawBufferPointer(start: data, count: size * count))
+            }),
+        ]
+        if let connectTimeout = request.connectTimeout {
+            setup.append(ccurl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout.wholeMilliseconds)))
+        }
+        if request.acceptsEncoding { setup.append(ccurl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")) }
+        if request.ignoresProxyEnvironment {
+            setup.append(ccurl_set_string(handle, CURLOPT_PROXY, ""))
+            setup.append(ccurl_set_string(handle, CURLOPT_NOPROXY, "*"))
+        }
+        if request.collectsHeaders {
+            setup.append(ccurl_set_callback(handle, CURLOPT_HEADERFUNCTION, { data, size, count, context in
+                guard let context else { return 0 }
+                let collector = Unmanaged<CurlResponseCollector>.fromOpaque(context).takeUnretainedValue()
+                collector.appendHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+                return size * count
+            }))
+        }
+        return setup
     }
 
     private func methodSetup(_ request: CurlRequest) -> CURLcode {
@@ -132,17 +151,23 @@ package final class CurlEasyHandle: @unchecked Sendable {
         case "GET":
             return ccurl_set_long(handle, CURLOPT_HTTPGET, 1)
         case "POST":
-            // libcurl copies the body; a terminating zero keeps the pointer valid when it is empty.
-            let body = (request.body ?? []).map { CChar(bitPattern: $0) } + [0]
-            return body.withUnsafeBufferPointer { ccurl_set_post_body(handle, $0.baseAddress, body.count - 1) }
+            return setPostBody(request.body ?? [])
         default:
             // PUT, DELETE …: a body goes as POST's does, then the method is named.
             if let bytes = request.body {
-                let body = bytes.map { CChar(bitPattern: $0) } + [0]
-                let code = body.withUnsafeBufferPointer { ccurl_set_post_body(handle, $0.baseAddress, body.count - 1) }
+                let code = setPostBody(bytes)
                 if code != CURLE_OK { return code }
             }
             return ccurl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+        }
+    }
+
+    /// The body, copied by libcurl straight from the array's storage (its length given first, so
+    /// no terminating zero is needed; an empty body is given a valid pointer all the same).
+    private func setPostBody(_ body: [UInt8]) -> CURLcode {
+        guard !body.isEmpty else { return ccurl_set_post_body(handle, "", 0) }
+        return body.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { ccurl_set_post_body(handle, $0.baseAddress, $0.count) }
         }
     }
 }

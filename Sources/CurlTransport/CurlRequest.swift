@@ -42,6 +42,26 @@ package struct CurlRequest: Sendable {
     }
 }
 
+extension CurlRequest {
+    /// Everything of a request but its headers and body: two requests of one shape set a handle's
+    /// options alike, but for those.
+    struct Shape: Equatable {
+        var method: String
+        var url: String
+        var timeout: Duration
+        var connectTimeout: Duration?
+        var collectsHeaders: Bool
+        var acceptsEncoding: Bool
+        var ignoresProxyEnvironment: Bool
+        var pin: CurlAddressPin?
+    }
+
+    var shape: Shape {
+        Shape(method: method, url: url, timeout: timeout, connectTimeout: connectTimeout, collectsHeaders: collectsHeaders,
+              acceptsEncoding: acceptsEncoding, ignoresProxyEnvironment: ignoresProxyEnvironment, pin: pin)
+    }
+}
+
 /// The one address connections to a URL's host and port may go to: the URL's host resolves to
 /// it (`CURLOPT_RESOLVE`, nothing resolved by libcurl), and a socket to any other address is
 /// refused when libcurl opens it (`CURLOPT_OPENSOCKETFUNCTION`), whatever its caches hold.
