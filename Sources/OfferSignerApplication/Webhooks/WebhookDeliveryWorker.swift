@@ -154,10 +154,12 @@ public final class WebhookDeliveryWorker: Sendable {
                 if claimed.isEmpty { break }
                 guard let webhook = try store.webhook(id: webhookId) else { break }  // deleted meanwhile: its rows went with it
                 var unrecorded: [DeliveryAttempt] = []
+                unrecorded.reserveCapacity(claimed.count)
                 var since = ContinuousClock.now
+                var check = WebhookTargetCheck()
                 for delivery in claimed where !stopping() {
                     if unrecorded.isEmpty { since = ContinuousClock.now }
-                    unrecorded.append(attempt(delivery, to: webhook))
+                    unrecorded.append(attempt(delivery, to: webhook, check: &check))
                     tried += 1
                     if ContinuousClock.now - since >= Self.recordWithin {
                         try store.record(unrecorded)
@@ -173,12 +175,13 @@ public final class WebhookDeliveryWorker: Sendable {
         return tried
     }
 
-    /// Posts one claimed delivery; what came of it, to record.
-    func attempt(_ delivery: ClaimedDelivery, to webhook: StoredWebhook) -> DeliveryAttempt {
+    /// Posts one claimed delivery; what came of it, to record. `check`: the lane's last check of
+    /// the webhook's URL, used again within ``WebhookTargetCheck/recheckAfter``.
+    func attempt(_ delivery: ClaimedDelivery, to webhook: StoredWebhook, check: inout WebhookTargetCheck) -> DeliveryAttempt {
         let started = clock.now
         var status: Int?, answer: String?, failure: String?
         do {
-            let target = try policy.target(webhook.url)
+            let target = try check.target(webhook.url, policy: policy)
             let body = Array(delivery.body.utf8)
             let timestamp = Int64(started.timeIntervalSince1970)
             let post = WebhookPost(
