@@ -204,6 +204,16 @@ extension PostgreSQLDatabase: SQLDatabase {
         try write { try body($0) }
     }
 
+    /// ``CommitSync/deferred``: `SET LOCAL synchronous_commit = off` (this transaction only: the
+    /// server flushes its WAL record with the next synchronous commit's, or within
+    /// `wal_writer_delay`). ``CommitSync/withProcess`` stays durable: the server may crash alone.
+    func inTransaction<T>(syncing: CommitSync, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try write { db in
+            if syncing == .deferred { try db.execute("SET LOCAL synchronous_commit = off") }
+            return try body(db)
+        }
+    }
+
     var statementsAreRoundTrips: Bool { true }
 
     func appendRefusal() -> String? {

@@ -26,6 +26,9 @@ protocol SQLDatabase: Sendable {
     /// PostgreSQL may run it again after a conflict with another transaction, so `body` must
     /// be safe to repeat.
     func inTransaction<T>(_ body: (Connection) throws -> T) throws -> T
+    /// Runs `body` in one transaction whose commit need not be durable by itself (see
+    /// ``CommitSync``); ``inTransaction(_:)`` for ``CommitSync/durable``.
+    func inTransaction<T>(syncing: CommitSync, _ body: (Connection) throws -> T) throws -> T
     /// True when each statement costs a round trip to a server (PostgreSQL), so a read on the
     /// signing path is worth one statement; false where a statement is a call into the process
     /// (SQLite), whose planner prefers several simple indexed lookups.
@@ -41,6 +44,23 @@ protocol SQLDatabase: Sendable {
 
 extension SQLDatabase {
     func appendRefusal() -> String? { nil }
+}
+
+/// When a transaction's commit reaches the disk. Every commit is atomic and in order; only the
+/// moment it is durable differs. Commits are durable in the order they were made (SQLite's WAL,
+/// PostgreSQL's WAL: a durable commit makes every commit before it durable too), so a commit
+/// that is not synced by itself is lost in a crash only together with every commit after it,
+/// and never once a later durable commit has returned.
+enum CommitSync: Sendable {
+    /// Durable when the call returns (SQLite `synchronous=FULL`, PostgreSQL `synchronous_commit`).
+    case durable
+    /// May be lost in a crash that also ends this process (the machine's), not otherwise: on
+    /// SQLite, in this process, committed without a sync of its own (`synchronous=NORMAL`); durable
+    /// on PostgreSQL, whose server may crash while this process lives on.
+    case withProcess
+    /// May be lost in any crash until a later durable commit: SQLite `synchronous=NORMAL`,
+    /// PostgreSQL `SET LOCAL synchronous_commit = off`.
+    case deferred
 }
 
 /// One connection of an ``SQLDatabase``, lent to one thread at a time. Statements are written

@@ -138,11 +138,17 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
     /// (only the first of each user is kept). The candidates are read without row locks, then
     /// locked, skipping any another instance is claiming, so a row of a user another instance
     /// is claiming still holds that user's later rows back.
+    ///
+    /// The claim's commit is ``CommitSync/withProcess``: on SQLite it is not synced by itself (a
+    /// crash that loses it ends this process and its posts too: the rows are claimed again, and
+    /// sent again, at least once), and any later durable commit (the signature log's next batch)
+    /// syncs it; on PostgreSQL it stays durable, so a lease outlives a crash of the server while
+    /// this instance is still posting, and no other instance takes those rows meanwhile.
     func claim(limit: Int, now: Date, lease: Duration, webhookId: String?) throws -> [ClaimedDelivery] {
         let at = now.milliseconds
         let claim = SecureRandom.token(byteCount: 12)
         let ofWebhook = webhookId == nil ? "" : "AND o.webhook_id = ?"
-        return try database.inTransaction { db in
+        return try database.inTransaction(syncing: .withProcess) { db in
             // An untouched row (no try yet: just written, retried or replayed) is due at once.
             let candidates = try db.select("""
                 SELECT o.id, o.webhook_id, o.event_id, o.body, o.attempts, o.queued_at_ms, o.ordering_key FROM webhook_outbox o
@@ -175,9 +181,15 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
         }
     }
 
+    /// The tries' commit is ``CommitSync/deferred`` (SQLite `synchronous=NORMAL`, PostgreSQL
+    /// `synchronous_commit = off`): a crash that loses it leaves the deliveries claimed, and they
+    /// are sent again once the lease ends (at least once; receivers deduplicate by ID). It is
+    /// durable with the next durable commit; commits are durable in order, so a crash never keeps
+    /// a later claim (of the user's next event) while losing the record it was claimed on: order
+    /// per user holds after a crash too.
     func record(_ attempts: [DeliveryAttempt]) throws -> [Bool] {
         guard !attempts.isEmpty else { return [] }
-        return try database.inTransaction { db in
+        return try database.inTransaction(syncing: .deferred) { db in
             try attempts.map { attempt in
                 let state: String, next: Int64, delivered: Int64?
                 switch attempt.outcome {

@@ -15,6 +15,8 @@ public final class SQLiteDatabase: Sendable {
     /// Runs the WAL's checkpoints on a thread of its own instead of the writer's.
     private let checkpointer: SQLiteCheckpointer
     private let writer: Mutex<SQLiteConnection>
+    /// True while the writer connection may not be back at `synchronous=FULL` (a failed restore).
+    private let unsyncedWriter = Atomic<Bool>(false)
     private let readers: Pool<SQLiteConnection>
     private let auditReaders: Pool<SQLiteConnection>
     /// Serving readers open at once; more callers wait for one, so a burst of requests cannot
@@ -69,9 +71,20 @@ public final class SQLiteDatabase: Sendable {
     }
 
     /// Runs `body` in one IMMEDIATE transaction on the writer connection; commits if it
-    /// returns, rolls back if it throws.
-    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    /// returns, rolls back if it throws. The commit is durable (`synchronous=FULL`) unless
+    /// `syncingCommit` is false: then it is committed without a sync of its own
+    /// (`synchronous=NORMAL`, set before the transaction: SQLite refuses it inside one) and the
+    /// connection is set back to FULL before anyone else may use it. In WAL mode the next FULL
+    /// commit syncs the WAL file, with the earlier commit's frames in it.
+    func write<T>(syncingCommit: Bool = true, _ body: (SQLiteConnection) throws -> T) throws -> T {
         try writer.withLock { writer in
+            if syncingCommit {
+                // Only after a failed restore (below): never a durable transaction on a connection that is not FULL.
+                if unsyncedWriter.load(ordering: .acquiring) { try restoreFullSync(writer) }
+            } else {
+                try writer.run("PRAGMA synchronous=NORMAL")
+            }
+            defer { if !syncingCommit { try? restoreFullSync(writer) } }
             try writer.run("BEGIN IMMEDIATE")
             do {
                 let result = try body(writer)
@@ -82,6 +95,21 @@ public final class SQLiteDatabase: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Sets the writer connection back to `synchronous=FULL` after a transaction committed
+    /// without its own sync. SQLite refuses the change only inside a transaction (one whose
+    /// rollback failed): it is rolled back and tried again; if that fails too, every durable
+    /// transaction tries again first and fails until it succeeds.
+    private func restoreFullSync(_ writer: SQLiteConnection) throws {
+        do {
+            try writer.run("PRAGMA synchronous=FULL")
+        } catch {
+            unsyncedWriter.store(true, ordering: .releasing)
+            try? writer.run("ROLLBACK")
+            try writer.run("PRAGMA synchronous=FULL")
+        }
+        unsyncedWriter.store(false, ordering: .releasing)
     }
 
     /// Runs `body` on a reader connection of `lane` (a consistent snapshot for the duration).
@@ -106,6 +134,12 @@ extension SQLiteDatabase: SQLDatabase {
 
     func inTransaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try write { try body($0) }
+    }
+
+    /// In this process, a commit not synced by itself is lost only in a crash of the machine, which
+    /// ends this process too: ``CommitSync/withProcess`` and ``CommitSync/deferred`` are one here.
+    func inTransaction<T>(syncing: CommitSync, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try write(syncingCommit: syncing == .durable) { try body($0) }
     }
 
     var statementsAreRoundTrips: Bool { false }
