@@ -32,6 +32,7 @@ BENCH_PKCS11_DURATION=${BENCH_PKCS11_DURATION:-5}   # seconds of that load, meas
 BENCH_PKCS11_MODULE=${BENCH_PKCS11_MODULE:-/usr/lib/softhsm/libsofthsm2.so}
 BENCH_WEBHOOK=${BENCH_WEBHOOK:-1}             # 0 skips signing with and without a webhook subscribed to offer.signed (issue 37)
 BENCH_WEBHOOK_ROUNDS=${BENCH_WEBHOOK_ROUNDS:-3}  # pairs of runs (without, with), alternated
+BENCH_WEBHOOK_RECEIVER=${BENCH_WEBHOOK_RECEIVER:-c}  # c: bench/webhook_receiver.c (libmicrohttpd, built with gcc); python: http.server
 
 # The service's rate limits (per API key, per user, per client address) would turn most of
 # wrk's requests into 429s: the benchmark measures capacity, so they are off unless the
@@ -290,6 +291,9 @@ sign_load() {
     # The service's CPU µs per signature by thread name (threads that ended during the run are not counted).
     SIGN_THREADS=$(join -a2 "$out.threads-before" "$out.threads-after" | awk -v n="$(wrk_value "$out" requests)" -v hz="$(getconf CLK_TCK)" \
         'NF == 2 { $3 = $2; $2 = 0 } { us = ($3 - $2) * 1e6 / hz / n; if (us >= 1) { printf "%s%s %.0f", sep, $1, us; sep = ", " } }')
+    # What no living thread accounts for: the connections' threads (MHD-connection), which end with wrk's connections.
+    SIGN_THREADS="$SIGN_THREADS, ended threads (the connections') $(join -a2 "$out.threads-before" "$out.threads-after" | awk -v n="$(wrk_value "$out" requests)" \
+        -v hz="$(getconf CLK_TCK)" -v total="$SIGN_CPU_US" 'NF == 2 { $3 = $2; $2 = 0 } { named += ($3 - $2) * 1e6 / hz / n } END { printf "%.0f", total - named }')"
     SIGN_OTHER_US=""
     [ -z "${SIGN_OTHER_PID:-}" ] || SIGN_OTHER_US=$(cpu_per_request "$other_before" "$(awk '{ print $14 + $15 }' "/proc/$SIGN_OTHER_PID/stat" 2>/dev/null || echo 0)" "$out")
     # Records and WAL frames per batch of the signature log's writer over the measured run (SQLite).
@@ -485,17 +489,37 @@ if [ "$BENCH_WEBHOOK" = 1 ]; then
     [ -n "$ADMIN_TOKEN" ] || die "no admin token in dev-setup's output"
     say "5c. signing without a webhook, then with one subscribed to offer.signed: ${BENCH_DURATION} s each, ${BENCH_WEBHOOK_ROUNDS} rounds alternated"
     RECEIVER_PORT=$((BENCH_PORT + 1))
+    # The receiver stands for the customer's backend, on another machine in production; here it
+    # shares the two cores the service signs on, so by default it is the cheapest HTTP/1.1 server
+    # at hand (C over libmicrohttpd, one thread, keep-alive, 204, counting the POSTs: GET /count).
+    case $BENCH_WEBHOOK_RECEIVER in
+    c)
+    command -v gcc >/dev/null || die "gcc is missing (BENCH_WEBHOOK_RECEIVER=python uses Python's http.server instead)"
+    gcc -O2 -Wall -o "$WORK/webhook_receiver" "$BENCH/webhook_receiver.c" -lmicrohttpd \
+        || die "could not build bench/webhook_receiver.c (needs gcc and libmicrohttpd-dev)"
+    "$WORK/webhook_receiver" "$RECEIVER_PORT" &
+    RECEIVER_PID=$!
+    receiver_count() { curl -fs --max-time 10 "http://127.0.0.1:$RECEIVER_PORT/count" || echo "?"; }
+    ;;
+    python)
+    rm -f "$WORK/received.txt"
     python3 -c '
 import http.server, sys
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.send_response(204); self.send_header("Content-Length", "0"); self.end_headers()
         with open(sys.argv[2], "a") as f: f.write("1\n")
+        self.send_response(204); self.send_header("Content-Length", "0"); self.end_headers()
     def log_message(self, *a): pass
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$RECEIVER_PORT" "$WORK/received.txt" &
     RECEIVER_PID=$!
+    receiver_count() { cat "$WORK/received.txt" 2>/dev/null | wc -l; }
+    ;;
+    *) die "BENCH_WEBHOOK_RECEIVER must be c or python (got '$BENCH_WEBHOOK_RECEIVER')" ;;
+    esac
+    for _ in $(seq 1 100); do curl -s -o /dev/null --max-time 1 -X POST "http://127.0.0.1:$RECEIVER_PORT/ready" && break; sleep 0.05; done
+    echo "webhook receiver: $BENCH_WEBHOOK_RECEIVER (pid $RECEIVER_PID, port $RECEIVER_PORT)"
     SIGN_OTHER_PID=$RECEIVER_PID  # its CPU is counted in each signing run's figures
     # outbox_count SQL: one number read from the bench database (read-only, beside the running service).
     outbox_count() {
@@ -516,6 +540,7 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
             -d '{"url": "http://127.0.0.1:'$RECEIVER_PORT'/hook", "events": ["offer.signed"]}')
         case $status in 201) ;; *) cat "$WORK/webhook.json" >&2; kill "$RECEIVER_PID"; die "PUT /v1/admin/webhooks/bench answered $status" ;; esac
         SIGNED_BEFORE=$(outbox_count "SELECT COUNT(*) FROM signatures")
+        RECEIVED_BEFORE=$(receiver_count)
         sign_load "$BENCH_USERS" "$BENCH_DURATION" "$WORK/wrk-sign-webhook-$round.txt"
         SIGNED_WITH=$(( $(outbox_count "SELECT COUNT(*) FROM signatures") - SIGNED_BEFORE ))
         WEBHOOK_RPS=$(wrk_value "$WORK/wrk-sign-webhook-$round.txt" rps)
@@ -525,23 +550,34 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
         # Every signature made while the webhook existed must reach the receiver: wait (up to
         # 300 s) for the webhook's outbox to hold nothing undelivered, then count what was delivered.
         PENDING_AFTER_LOAD=$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")
+        DRAIN_LANE0=$(thread_ticks webhook-lane)
+        DRAIN_RECEIVER0=$(awk '{ print $14 + $15 }' "/proc/$RECEIVER_PID/stat")
         DRAIN_T0=$(date +%s%N)
         until [ "$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")" = 0 ]; do
             [ $(( ($(date +%s%N) - DRAIN_T0) / 1000000000 )) -lt 300 ] || break
             sleep 0.2
         done
         DRAIN_S=$(awk -v a="$DRAIN_T0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+        # CPU µs per delivery while draining the backlog (no signing load): the lane's thread, the receiver.
+        DRAIN_LANE_US=$(awk -v a="$DRAIN_LANE0" -v b="$(thread_ticks webhook-lane)" -v n="$PENDING_AFTER_LOAD" -v hz="$(getconf CLK_TCK)" \
+            'BEGIN { if (n + 0 > 0) printf "%.0f", (b - a) * 1e6 / hz / n; else print "?" }')
+        DRAIN_RECEIVER_US=$(awk -v a="$DRAIN_RECEIVER0" -v b="$(awk '{ print $14 + $15 }' "/proc/$RECEIVER_PID/stat")" -v n="$PENDING_AFTER_LOAD" -v hz="$(getconf CLK_TCK)" \
+            'BEGIN { if (n + 0 > 0) printf "%.0f", (b - a) * 1e6 / hz / n; else print "?" }')
         DELIVERED=$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state = 'delivered'")
         UNDELIVERED=$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")
-        RECEIVED=$(cat "$WORK/received.txt" 2>/dev/null | wc -l)
+        RECEIVED=$(( $(receiver_count) - RECEIVED_BEFORE ))
         curl -s -o /dev/null --max-time 60 -X DELETE "$URL/v1/admin/webhooks/bench" -H "Authorization: Bearer $ADMIN_TOKEN"
         [ "$DELIVERED" = "$SIGNED_WITH" ] && [ "$UNDELIVERED" = 0 ] \
             || die "round $round: $SIGNED_WITH signatures were made with the webhook subscribed, $DELIVERED delivered, $UNDELIVERED not (after ${DRAIN_S} s)"
+        # The receiver must have answered each delivery (more only if one was sent again: at least once).
+        [ "$RECEIVED" -ge "$DELIVERED" ] \
+            || die "round $round: $DELIVERED deliveries recorded as delivered, but the receiver answered only $RECEIVED posts"
+        [ "$RECEIVED" = "$DELIVERED" ] || echo "round $round: the receiver answered $RECEIVED posts for $DELIVERED deliveries (sent again: $((RECEIVED - DELIVERED)))"
         WEBHOOK_SIGNED_TOTAL=$(( WEBHOOK_SIGNED_TOTAL + SIGNED_WITH ))
         WEBHOOK_DELIVERED_TOTAL=$(( WEBHOOK_DELIVERED_TOTAL + DELIVERED ))
         WEBHOOK_RATIO=$(ratio "$WEBHOOK_RPS" "$NOWEBHOOK_RPS")
         WEBHOOK_PAIRS+=("$WEBHOOK_RATIO")
-        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); signed with the webhook: $SIGNED_WITH, delivered: $DELIVERED (undelivered when the load ended: $PENDING_AFTER_LOAD, all delivered ${DRAIN_S} s later); requests the receiver got so far: $RECEIVED; writer per signature, records and WAL frames per batch: $WEBHOOK_WRITER / $NOWEBHOOK_WRITER"
+        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); signed with the webhook: $SIGNED_WITH, delivered: $DELIVERED (undelivered when the load ended: $PENDING_AFTER_LOAD, all delivered ${DRAIN_S} s later, CPU µs per delivery meanwhile: lane $DRAIN_LANE_US, receiver $DRAIN_RECEIVER_US); posts the receiver answered: $RECEIVED; writer per signature, records and WAL frames per batch: $WEBHOOK_WRITER / $NOWEBHOOK_WRITER"
         WEBHOOK_ROWS+=("| round $round, signing without a webhook: requests/s; service CPU µs per signature | $NOWEBHOOK_RPS; $NOWEBHOOK_CPU_US | | |")
         WEBHOOK_ROWS+=("| round $round, with one webhook subscribed to offer.signed: requests/s; p99 (ms); service CPU µs per signature (delivery included); signed = delivered (undelivered when the load ended, drained in s) | $WEBHOOK_RPS; $WEBHOOK_P99; $WEBHOOK_CPU_US; $SIGNED_WITH = $DELIVERED ($PENDING_AFTER_LOAD, $DRAIN_S) | | |")
     done
