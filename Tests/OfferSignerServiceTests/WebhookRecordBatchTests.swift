@@ -6,15 +6,18 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The webhook store, counting the commits that record tries and the gauge's scans.
+/// The webhook store, counting the commits that record tries and the gauge's scans, and noting
+/// the nice value of each thread that claims or records (``currentThreadNiceness()``).
 final class RecordCountingWebhookStore: WebhookStore {
     let base: any WebhookStore
     let recorded = Mutex<[Int]>([])
     let gaugeScans = Mutex(0)
+    let databaseThreadNiceness = Mutex<Set<Int32>>([])
 
     init(_ base: any WebhookStore) { self.base = base }
 
     func record(_ attempts: [DeliveryAttempt]) throws -> [Bool] {
+        databaseThreadNiceness.withLock { _ = $0.insert(currentThreadNiceness()) }
         if !attempts.isEmpty { recorded.withLock { $0.append(attempts.count) } }
         return try base.record(attempts)
     }
@@ -32,7 +35,8 @@ final class RecordCountingWebhookStore: WebhookStore {
     func isSubscribed(_ type: WebhookEventType, bundleId: String?) -> Bool { base.isSubscribed(type, bundleId: bundleId) }
     func reloadSubscriptions() throws { try base.reloadSubscriptions() }
     func claim(limit: Int, now: Date, lease: Duration, webhookId: String?) throws -> [ClaimedDelivery] {
-        try base.claim(limit: limit, now: now, lease: lease, webhookId: webhookId)
+        databaseThreadNiceness.withLock { _ = $0.insert(currentThreadNiceness()) }
+        return try base.claim(limit: limit, now: now, lease: lease, webhookId: webhookId)
     }
     func deliveries(webhookId: String, state: WebhookDelivery.State?, beforeId: Int64?, limit: Int) throws -> [WebhookDelivery] {
         try base.deliveries(webhookId: webhookId, state: state, beforeId: beforeId, limit: limit)

@@ -141,32 +141,44 @@ public final class WebhookDeliveryWorker: Sendable {
     }
 
     /// Delivers every due delivery of one webhook, a claim at a time; how many were tried.
+    /// The claim's posts are made on a posting thread at a lower priority (``WebhookPosting``);
+    /// this thread, which alone takes the database's write connection, claims and records.
     /// The tries of a claim are recorded together, in one commit (not one per delivery, which
     /// would cost a durable commit each beside the signature log's): when the claim is done, or
     /// once ``recordWithin`` has passed since the first unrecorded try (a slow receiver). A
     /// crash before the record sends those deliveries again: at least once, as before.
     @discardableResult
-    func deliverDue(webhookId: String, stopping: () -> Bool) -> Int {
+    func deliverDue(webhookId: String, stopping: @escaping @Sendable () -> Bool) -> Int {
         var tried = 0
         do {
             while !stopping() {
                 let claimed = try store.claim(limit: Self.batchSize, now: clock.now, lease: schedule.lease, webhookId: webhookId)
                 if claimed.isEmpty { break }
                 guard let webhook = try store.webhook(id: webhookId) else { break }  // deleted meanwhile: its rows went with it
-                var unrecorded: [DeliveryAttempt] = []
-                unrecorded.reserveCapacity(claimed.count)
-                var since = ContinuousClock.now
-                var check = WebhookTargetCheck()
-                for delivery in claimed where !stopping() {
-                    if unrecorded.isEmpty { since = ContinuousClock.now }
-                    unrecorded.append(attempt(delivery, to: webhook, check: &check))
-                    tried += 1
-                    if ContinuousClock.now - since >= Self.recordWithin {
-                        try store.record(unrecorded)
-                        unrecorded = []
+                let posting = WebhookPosting.start { [self] hand in
+                    var unrecorded: [DeliveryAttempt] = []
+                    unrecorded.reserveCapacity(claimed.count)
+                    var since = ContinuousClock.now
+                    var check = WebhookTargetCheck()
+                    for delivery in claimed where !stopping() {
+                        if unrecorded.isEmpty { since = ContinuousClock.now }
+                        unrecorded.append(attempt(delivery, to: webhook, check: &check))
+                        if ContinuousClock.now - since >= Self.recordWithin {
+                            hand(unrecorded)
+                            unrecorded = []
+                        }
                     }
+                    if !unrecorded.isEmpty { hand(unrecorded) }
                 }
-                try store.record(unrecorded)
+                // Every try is waited for, also after a failed record, so no post of this claim is
+                // still out when the lane claims again or stops.
+                var failure: (any Error)?
+                while let tries = posting.next() {
+                    tried += tries.count
+                    guard failure == nil else { continue }
+                    do { try store.record(tries) } catch { failure = error }
+                }
+                if let failure { throw failure }
             }
         } catch {
             logger.log(.error, "webhook deliveries paused for this round",
