@@ -54,7 +54,7 @@ struct WebhookCommitSyncTests {
             #expect(claimed.count == 2)
             #expect(try Self.synchronous(database) == 2, "FULL after the claim")
             claimedIds = claimed.map(\.id)
-            try webhooks.record([DeliveryAttempt(delivery: claimed[0], at: Date(), outcome: .delivered, status: 204, answer: "", error: nil)])
+            _ = try webhooks.record([DeliveryAttempt(delivery: claimed[0], at: Date(), outcome: .delivered, status: 204, answer: "", error: nil)])
             #expect(try Self.synchronous(database) == 2, "FULL after the record")
             _ = try log.append(SignatureRecord(nonce: UUID().uuidString.lowercased(), format: .legacy, bundleId: "com.example.app",
                                                productId: "pro", offerId: "offer-1", userId: "user-c", keyId: "KEY", timestamp: 2,
