@@ -291,8 +291,9 @@ sign_load() {
     # The service's CPU µs per signature by thread name (threads that ended during the run are not counted).
     SIGN_THREADS=$(join -a2 "$out.threads-before" "$out.threads-after" | awk -v n="$(wrk_value "$out" requests)" -v hz="$(getconf CLK_TCK)" \
         'NF == 2 { $3 = $2; $2 = 0 } { us = ($3 - $2) * 1e6 / hz / n; if (us >= 1) { printf "%s%s %.0f", sep, $1, us; sep = ", " } }')
-    # What no living thread accounts for: the connections' threads (MHD-connection), which end with wrk's connections.
-    SIGN_THREADS="$SIGN_THREADS, ended threads (the connections') $(join -a2 "$out.threads-before" "$out.threads-after" | awk -v n="$(wrk_value "$out" requests)" \
+    # What no living thread accounts for: threads that ended, the connections' (MHD-connection, ending with wrk's
+    # connections) and a webhook lane's posting threads (webhook-post, one per claim).
+    SIGN_THREADS="$SIGN_THREADS, ended threads (connections', posting) $(join -a2 "$out.threads-before" "$out.threads-after" | awk -v n="$(wrk_value "$out" requests)" \
         -v hz="$(getconf CLK_TCK)" -v total="$SIGN_CPU_US" 'NF == 2 { $3 = $2; $2 = 0 } { named += ($3 - $2) * 1e6 / hz / n } END { printf "%.0f", total - named }')"
     SIGN_OTHER_US=""
     [ -z "${SIGN_OTHER_PID:-}" ] || SIGN_OTHER_US=$(cpu_per_request "$other_before" "$(awk '{ print $14 + $15 }' "/proc/$SIGN_OTHER_PID/stat" 2>/dev/null || echo 0)" "$out")
@@ -551,6 +552,7 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
         # 300 s) for the webhook's outbox to hold nothing undelivered, then count what was delivered.
         PENDING_AFTER_LOAD=$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")
         DRAIN_LANE0=$(thread_ticks webhook-lane)
+        DRAIN_SERVICE0=$(cpu_ticks)
         DRAIN_RECEIVER0=$(awk '{ print $14 + $15 }' "/proc/$RECEIVER_PID/stat")
         DRAIN_T0=$(date +%s%N)
         until [ "$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")" = 0 ]; do
@@ -558,7 +560,10 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
             sleep 0.2
         done
         DRAIN_S=$(awk -v a="$DRAIN_T0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
-        # CPU µs per delivery while draining the backlog (no signing load): the lane's thread, the receiver.
+        # CPU µs per delivery while draining the backlog (no signing load): the whole service, the lane's
+        # thread (its claims and records; the posts are on posting threads), the receiver.
+        DRAIN_SERVICE_US=$(awk -v a="$DRAIN_SERVICE0" -v b="$(cpu_ticks)" -v n="$PENDING_AFTER_LOAD" -v hz="$(getconf CLK_TCK)" \
+            'BEGIN { if (n + 0 > 0) printf "%.0f", (b - a) * 1e6 / hz / n; else print "?" }')
         DRAIN_LANE_US=$(awk -v a="$DRAIN_LANE0" -v b="$(thread_ticks webhook-lane)" -v n="$PENDING_AFTER_LOAD" -v hz="$(getconf CLK_TCK)" \
             'BEGIN { if (n + 0 > 0) printf "%.0f", (b - a) * 1e6 / hz / n; else print "?" }')
         DRAIN_RECEIVER_US=$(awk -v a="$DRAIN_RECEIVER0" -v b="$(awk '{ print $14 + $15 }' "/proc/$RECEIVER_PID/stat")" -v n="$PENDING_AFTER_LOAD" -v hz="$(getconf CLK_TCK)" \
@@ -577,7 +582,7 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
         WEBHOOK_DELIVERED_TOTAL=$(( WEBHOOK_DELIVERED_TOTAL + DELIVERED ))
         WEBHOOK_RATIO=$(ratio "$WEBHOOK_RPS" "$NOWEBHOOK_RPS")
         WEBHOOK_PAIRS+=("$WEBHOOK_RATIO")
-        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); signed with the webhook: $SIGNED_WITH, delivered: $DELIVERED (undelivered when the load ended: $PENDING_AFTER_LOAD, all delivered ${DRAIN_S} s later, CPU µs per delivery meanwhile: lane $DRAIN_LANE_US, receiver $DRAIN_RECEIVER_US); posts the receiver answered: $RECEIVED; writer per signature, records and WAL frames per batch: $WEBHOOK_WRITER / $NOWEBHOOK_WRITER"
+        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); signed with the webhook: $SIGNED_WITH, delivered: $DELIVERED (undelivered when the load ended: $PENDING_AFTER_LOAD, all delivered ${DRAIN_S} s later, CPU µs per delivery meanwhile: service $DRAIN_SERVICE_US, of which the lane's thread $DRAIN_LANE_US; receiver $DRAIN_RECEIVER_US); posts the receiver answered: $RECEIVED; writer per signature, records and WAL frames per batch: $WEBHOOK_WRITER / $NOWEBHOOK_WRITER"
         WEBHOOK_ROWS+=("| round $round, signing without a webhook: requests/s; service CPU µs per signature | $NOWEBHOOK_RPS; $NOWEBHOOK_CPU_US | | |")
         WEBHOOK_ROWS+=("| round $round, with one webhook subscribed to offer.signed: requests/s; p99 (ms); service CPU µs per signature (delivery included); signed = delivered (undelivered when the load ended, drained in s) | $WEBHOOK_RPS; $WEBHOOK_P99; $WEBHOOK_CPU_US; $SIGNED_WITH = $DELIVERED ($PENDING_AFTER_LOAD, $DRAIN_S) | | |")
     done
