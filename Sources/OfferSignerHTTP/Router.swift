@@ -90,7 +90,7 @@ public struct Router<Context: RequestContext>: HTTPApplication {
 
     private func context(for request: HTTPRequest, _ target: ResolvedRoute.Target, parameters: RouteParameters) -> Context {
         let requestId = request.headers["X-Request-Id"].flatMap { Identifier.isValid($0, maxLength: 128) ? $0 : nil }
-            ?? RequestIdentifiers.shared.next()  // not RAND_bytes per request (issue 38); see RequestIdentifiers
+            ?? SecureRandom.lowercasedString(SecureRandom.uuid())  // Foundation's UUID() opens /dev/urandom each time
         switch target {
         case .route(let index, _):
             let route = table[index].route
