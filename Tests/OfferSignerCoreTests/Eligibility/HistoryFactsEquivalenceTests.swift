@@ -11,7 +11,7 @@ import Testing
     private typealias T = EligibilityTestData
 
     @Test func randomHistoriesGiveTheReferenceFacts() {
-        var random = SplitMix64(seed: 38)
+        var random = SeededGenerator(seed: 38)
         let rules = [
             T.rule(),
             T.rule(EligibilityCriteria(requireLapsed: true, includeBillingRetry: true, minPaidDays: 30, minDaysSinceExpiry: 0,
@@ -42,7 +42,7 @@ import Testing
 
     /// `OfferRedemption.redemptions(in:)`, public, still finds what the reference finds.
     @Test func redemptionsOfRandomHistoriesAreTheReferences() {
-        var random = SplitMix64(seed: 3_800)
+        var random = SeededGenerator(seed: 3_800)
         for _ in 0 ..< 2_000 {
             let transactions = ReferenceFacts.newestCopies((0 ..< random.below(12)).map { _ in Self.transaction(&random) })
             #expect(OfferRedemption.redemptions(in: transactions) == ReferenceFacts.redemptions(in: transactions))
@@ -51,7 +51,7 @@ import Testing
     }
 
     /// A transaction from a small pool of IDs (so that copies repeat), each field drawn at random.
-    private static func transaction(_ random: inout SplitMix64) -> SubscriptionTransaction {
+    private static func transaction(_ random: inout SeededGenerator) -> SubscriptionTransaction {
         let start = Double(random.below(400))
         let end: Double? = random.below(10) == 0 ? nil : start + Double(random.below(3) == 0 ? random.below(60) : 30)
         let offerType: Int? = [nil, nil, nil, 1, 2, 3, 4, 5, 9][random.below(9)]
@@ -68,27 +68,13 @@ import Testing
             ownership: ["PURCHASED", "FAMILY_SHARED", nil][random.below(3)], reason: ["PURCHASE", "RENEWAL", nil][random.below(3)])
     }
 
-    private static func renewal(_ random: inout SplitMix64) -> SubscriptionRenewalState {
+    private static func renewal(_ random: inout SeededGenerator) -> SubscriptionRenewalState {
         T.renewal(signedOn: Double(random.below(8) * 60), original: ["1000", "2000", "3000", "9000"][random.below(4)],
                   retrying: [nil, false, true][random.below(3)],
                   graceUntil: random.below(3) == 0 ? Double(random.below(500)) : nil, intent: [nil, 1, 2, 5][random.below(4)],
                   winBackOffers: [[], ["wb1"], ["wb2", "wb1"]][random.below(3)],
                   environment: random.below(4) == 0 ? .sandbox : .production)
     }
-}
-
-/// A deterministic generator, so that a failure repeats.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
 
 /// The facts computed the straightforward way, copying transactions freely: the definition the

@@ -11,6 +11,9 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
+    /// A value in 0 ..< `bound` (the modulo's bias is far below what a test notices).
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+
     /// A value uniform in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
 }
