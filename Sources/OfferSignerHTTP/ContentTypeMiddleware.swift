@@ -8,7 +8,8 @@ public struct ContentTypeMiddleware<Context: RequestContext>: HTTPMiddleware {
     public init() {}
 
     public func handle(_ request: HTTPRequest, context: Context, next: HTTPResponder<Context>) throws -> HTTPResponse {
-        if let accepted = context.core.acceptedMediaTypes, !request.body.isEmpty || request.bodyFile != nil {
+        if let accepted = context.core.acceptedMediaTypes, !request.body.isEmpty || request.bodyFile != nil,
+           !Self.isPlainlyAccepted(request, accepted) {
             guard let type = request.mediaType, accepted.contains(type) else {
                 let expected = accepted.sorted().joined(separator: " or ")
                 throw HTTPProblem.unsupportedMediaType(
@@ -16,6 +17,16 @@ public struct ContentTypeMiddleware<Context: RequestContext>: HTTPMiddleware {
             }
         }
         return try next(request, context)
+    }
+
+    /// Whether the `Content-Type` is, byte for byte, an accepted type with no parameter, space
+    /// or capital letter: then it is its own ``HTTPRequest/mediaType``, and the media type need
+    /// not be made (issue 38: a lowercased copy per request). Any other value goes the full way.
+    static func isPlainlyAccepted(_ request: HTTPRequest, _ accepted: Set<String>) -> Bool {
+        guard let value = request.headers["Content-Type"], !value.isEmpty,
+              value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) })
+        else { return false }
+        return accepted.contains(value)
     }
 }
 

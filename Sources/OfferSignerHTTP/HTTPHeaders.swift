@@ -4,6 +4,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     public init() {}
 
+    /// Empty, with room for `capacity` fields.
+    init(capacity: Int) {
+        fields.reserveCapacity(capacity)
+    }
+
     public init(dictionaryLiteral elements: (String, String)...) {
         for (name, value) in elements { add(name, value) }
     }
@@ -29,6 +34,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// The fields whose lowercase names are among `keys` (lowercase), in order, repeats kept.
     func fields(named keys: [String]) -> [(name: String, value: String)] {
         fields.compactMap { keys.contains($0.key) ? (name: $0.name, value: $0.value) : nil }
+    }
+
+    /// Calls `body` with each field's lowercase name and value, in order, without copying the fields.
+    func forEachField(_ body: (_ key: String, _ value: String) -> Void) {
+        for field in fields { body(field.key, field.value) }
     }
 
     public func makeIterator() -> some IteratorProtocol<(name: String, value: String)> {

@@ -181,7 +181,7 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
             return HTTPProblem(status: 414, code: "uri_too_long", title: "URI too long",
                                detail: "the query has more than \(configuration.maxQueryParameters) parameters").response
         }
-        return RequestFraming.problem(version: version, headers: pending.headers.fields(named: RequestFraming.fields))?.response
+        return RequestFraming.problem(version: version, headers: pending.headers)?.response
     }
 
     private func respond(_ connection: OpaquePointer, _ pending: PendingRequest, beforeBody: Bool = false) -> MHD_Result {
@@ -237,9 +237,16 @@ public final class HTTPServer: @unchecked Sendable { // @unchecked: `daemon`, `w
         return withExtendedLifetime(collector) { collector.pairs }
     }
 
-    /// The request head's header fields, in order.
+    /// The request head's header fields, in order: added one by one as libmicrohttpd hands
+    /// them over, into room for the usual dozen (issue 38: no array of pairs copied after).
     private static func headers(_ connection: OpaquePointer) -> HTTPHeaders {
-        values(connection, kind: .HEADER_KIND).reduce(into: HTTPHeaders()) { $0.add($1.name, $1.value) }
+        let collector = HeaderCollector()
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
+            guard let cls, let key else { return .YES }
+            Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue().headers.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+            return .YES
+        }, Unmanaged.passUnretained(collector).toOpaque())
+        return withExtendedLifetime(collector) { collector.headers }
     }
 }
 
@@ -329,6 +336,10 @@ private final class PendingRequest {
         try? FileManager.default.removeItem(at: spool.url)
         self.spool = nil
     }
+}
+
+private final class HeaderCollector {
+    var headers = HTTPHeaders(capacity: 12)
 }
 
 private final class PairCollector {

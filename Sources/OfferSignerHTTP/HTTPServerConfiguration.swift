@@ -15,7 +15,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var perAddressConnectionLimit: Int
     /// A connection idle this long is closed.
     public var connectionTimeoutSeconds: Int
-    /// Memory for one connection's headers and buffers.
+    /// Memory for one connection's headers and buffers (libmicrohttpd's per-connection pool):
+    /// the largest request head it serves. libmicrohttpd clears the whole pool for every
+    /// request (one and a half times its size written per request), so it is no larger than
+    /// the heads the server answers itself need: 48 KiB holds a request line of 5,000 query
+    /// parameters (~39 KB, answered 414 by the server rather than by libmicrohttpd) and a head
+    /// of ~40 KB of header fields (`HTTPHardeningTests`); it was 64 KiB until issue 38.
     public var connectionMemoryLimit: Int
     /// The time a request's head and body may take to arrive, counted from when the connection
     /// is ready for it (opened, or the previous response sent); a connection that overruns it
@@ -33,7 +38,7 @@ public struct HTTPServerConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, connectionLimit: Int = 1000,
-        perAddressConnectionLimit: Int = 0, connectionTimeoutSeconds: Int = 15, connectionMemoryLimit: Int = 64 * 1024,
+        perAddressConnectionLimit: Int = 0, connectionTimeoutSeconds: Int = 15, connectionMemoryLimit: Int = 48 * 1024,
         requestTimeoutSeconds: Int = 10, minimumUploadBytesPerSecond: Int = 1 << 20, maxQueryParameters: Int = 256,
         firstRequestLineTimeoutSeconds: Int = 2
     ) {

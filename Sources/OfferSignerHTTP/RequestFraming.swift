@@ -11,6 +11,29 @@ enum RequestFraming {
     /// The header fields the checks read (lowercase).
     static let fields = ["host", "content-length", "transfer-encoding"]
 
+    /// Why the head with `headers` cannot be served, or nil when its framing is sound: the
+    /// same answer as ``problem(version:headers:)`` over the fields it reads. The usual head
+    /// (one Host, at most one Content-Length of plain digits, no Transfer-Encoding) is passed
+    /// in one pass over the fields without copying any (issue 38); any other goes the full way.
+    static func problem(version: String, headers: HTTPHeaders) -> HTTPProblem? {
+        var hosts = 0, lengths = 0, codings = 0
+        var plainLength = true
+        headers.forEachField { key, value in
+            switch key {
+            case "host": hosts += 1
+            case "content-length":
+                lengths += 1
+                plainLength = plainLength && isDecimal(value)
+            case "transfer-encoding": codings += 1
+            default: break
+            }
+        }
+        if codings == 0, hosts == 1 || (hosts == 0 && version != "HTTP/1.1"), lengths == 0 || (lengths == 1 && plainLength) {
+            return nil
+        }
+        return problem(version: version, headers: headers.fields(named: fields))
+    }
+
     /// Why the head with these header fields (in order, repeats kept) cannot be served, or nil
     /// when its framing is sound. `version` is the request line's, e.g. `HTTP/1.1`.
     static func problem(version: String, headers: [(name: String, value: String)]) -> HTTPProblem? {

@@ -55,10 +55,20 @@ struct RouteTable: Sendable {
     /// routes whose pattern matches, the first declared with this method; without one, the
     /// pattern of the first declared.
     func match(method: String, path: String) -> Match {
-        let segments = Self.split(path)
+        // The path's segments are split only when a parameterized pattern must be tried: a
+        // parameterless route declared before every parameterized one is found by the hash
+        // lookup alone (issue 38: the split was most of a lookup's cost).
+        var split: [Substring]?
+        func segments() -> [Substring] {
+            if let split { return split }
+            let made = Self.split(path)
+            split = made
+            return made
+        }
         var firstMatching: Int?
         var found: (index: Int, parameters: RouteParameters)?
-        for index in literalPaths[Self.canonical(path, segments)] ?? [] {
+        let key = Self.isCanonical(path) ? path : Self.canonical(path, segments())
+        for index in literalPaths[key] ?? [] {
             firstMatching = firstMatching ?? index
             if entries[index].method == method {
                 found = (index, RouteParameters())
@@ -67,7 +77,7 @@ struct RouteTable: Sendable {
         }
         for index in parameterized {
             if let found, found.index < index { break }
-            guard let parameters = Self.match(entries[index].segments, segments) else { continue }
+            guard let parameters = Self.match(entries[index].segments, segments()) else { continue }
             firstMatching = min(firstMatching ?? index, index)
             if entries[index].method == method {
                 found = (index, parameters)
@@ -76,6 +86,28 @@ struct RouteTable: Sendable {
         }
         if let found { return .route(found.index, found.parameters) }
         return firstMatching.map { .methodNotAllowed(pathIndex: entries[$0].pathIndex) } ?? .notFound
+    }
+
+    /// Whether `path` is its own ``canonical(_:_:)`` form, decided on its bytes without
+    /// splitting it: printable ASCII other than a space, a leading `/`, no empty segment (no
+    /// `//`, no trailing `/` but in `/` itself). Any other path (non-ASCII ones included,
+    /// where a `/` could be part of a larger character) goes the general way.
+    static func isCanonical(_ path: String) -> Bool {
+        path.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.first == UInt8(ascii: "/") else { return false }
+            var previous = UInt8(ascii: "/")
+            for byte in bytes.dropFirst() {
+                guard byte > 0x20, byte < 0x7F, !(byte == UInt8(ascii: "/") && previous == byte) else { return false }
+                previous = byte
+            }
+            return bytes.count == 1 || previous != UInt8(ascii: "/")
+        } ?? false
+    }
+
+    /// The key of `path` in the parameterless patterns, made the general way (for tests that
+    /// hold ``isCanonical(_:)`` to it).
+    static func canonical(_ path: String) -> String {
+        canonical(path, split(path))
     }
 
     /// `path` as the patterns are keyed: `/` and the segments joined by `/` (the path itself

@@ -40,3 +40,38 @@ extension RFC3339Tests {
         }
     }
 }
+
+@Suite("RFC 3339 text written digit by digit (issue 38)")
+struct RFC3339TextTests {
+    /// The text as it was made before issue 38's change: pieces formatted and interpolated.
+    static func reference(_ date: Date) -> String {
+        let whole = date.timeIntervalSince1970.rounded(.down)
+        var seconds = time_t(whole.isNaN ? 0 : min(max(whole, -62_167_219_200), 253_402_300_799))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        let fullYear = Int(parts.tm_year) + 1900
+        let year = (0..<1000).contains(fullYear) ? String(String(fullYear + 10_000).dropFirst()) : String(fullYear)
+        return "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    @Test("the same text as the interpolated formatting, for 50,000 random instants and the range's ends")
+    func sameText() {
+        var generator = SystemRandomNumberGenerator()
+        var dates = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -1), Date(timeIntervalSince1970: 0.999),
+                     Date(timeIntervalSince1970: -62_167_219_200), Date(timeIntervalSince1970: -62_167_219_201),
+                     Date(timeIntervalSince1970: 253_402_300_799.5), Date(timeIntervalSince1970: 1e300),
+                     Date(timeIntervalSince1970: -1e300), Date(timeIntervalSince1970: .nan), Date(timeIntervalSince1970: .infinity),
+                     Date(timeIntervalSince1970: -31_536_000_000), Date(timeIntervalSince1970: 1_764_481_533)]
+        for _ in 0..<50_000 {
+            dates.append(Date(timeIntervalSince1970: Double.random(in: -63_000_000_000...254_000_000_000, using: &generator)))
+        }
+        for date in dates {
+            let expected = Self.reference(date)
+            #expect(RFC3339.string(from: date) == expected, "\(date.timeIntervalSince1970)")
+            var json = JSONBytes(capacity: 24)
+            json.string(rfc3339: date)
+            #expect(json.bytes == Array("\"\(expected)\"".utf8))
+        }
+    }
+}

@@ -158,6 +158,19 @@ struct HTTPHardeningTests {
         #expect(text.hasPrefix("HTTP/1.1 200") && text.hasSuffix("hello with 256 parameters"))
     }
 
+    @Test("issue 38: the connection's memory still holds a head of ~40 KB of header fields (served) beside the 5,000-parameter line (the server's own 414)")
+    func largeHeads() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let fields = (0..<20).map { "X-Fill-\($0): " + String(repeating: "f", count: 1_950) + "\r\n" }.joined()
+        let (text, _) = try exchange(server, "GET /hello HTTP/1.1\r\nHost: x\r\n\(fields)Connection: close\r\n\r\n")
+        #expect(fields.utf8.count > 39_000)
+        #expect(text.hasPrefix("HTTP/1.1 200") && text.hasSuffix("hello with 0 parameters"))
+        let body = String(repeating: "b", count: 60_000)
+        let echoed = try exchange(server, "POST /echo HTTP/1.1\r\nHost: x\r\n\(fields)Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        #expect(echoed.text.hasPrefix("HTTP/1.1 200") && echoed.text.hasSuffix(body + "]"))
+    }
+
     @Test("HEAD on a GET route answers like GET, without the body; the connection stays usable")
     func headLikeGet() throws {
         let server = try startServer()
@@ -324,5 +337,27 @@ struct RequestFramingTests {
         #expect(problem([("Host", "x"), ("Transfer-Encoding", "chunked"), ("Content\rLength", "3")]) == nil)
         #expect(problem([("Hos", "x")])?.status == 400)
         #expect(RequestFraming.isNamed("Content-Length", "content-length") && !RequestFraming.isNamed("Content_Length", "content-length"))
+    }
+
+    @Test("issue 38: the one-pass check of a head's fields answers as the full check, over 30,000 random heads")
+    func onePassAgreesWithFullCheck() {
+        var generator = SystemRandomNumberGenerator()
+        let names = ["Host", "host", "HOST", "Content-Length", "content-length", "CONTENT-length", "Transfer-Encoding",
+                     "transfer-encoding", "Content\rLength", "Hos", "Hosts", "Accept", "X-Host", "K", "\u{212A}"]
+        let values = ["x", "", "5", "12", "0", "5, 5", "5,6", " 5", "5 ", "+5", "99999999999999999999", "123456789012345678",
+                      "chunked", "Chunked", "gzip", "chunked, chunked", "identity", "a\u{301}", "\t7"]
+        for round in 0..<30_000 {
+            var headers = HTTPHeaders()
+            var fields: [(name: String, value: String)] = []
+            for _ in 0..<Int.random(in: 0...5, using: &generator) {
+                let name = names.randomElement(using: &generator)!, value = values.randomElement(using: &generator)!
+                headers.add(name, value)
+                fields.append((name, value))
+            }
+            let version = round % 3 == 0 ? "HTTP/1.0" : "HTTP/1.1"
+            let fast = RequestFraming.problem(version: version, headers: headers)?.response
+            let full = RequestFraming.problem(version: version, headers: fields)?.response
+            #expect(fast?.status == full?.status && fast?.body == full?.body, "\(version) \(fields)")
+        }
     }
 }

@@ -36,4 +36,28 @@ struct MediaTypeTests {
     func noAccept() {
         #expect(!HTTPRequest(method: "GET", path: "/x").prefers("text/csv", over: "application/json"))
     }
+
+    @Test("issue 38: a Content-Type taken as accepted on its bytes is one the media type accepts, over 20,000 random values")
+    func plainAcceptanceAgreesWithMediaType() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["application", "/", "json", "JSON", "x-ndjson", ";", " ", "\t", "charset=utf-8", "\u{00A0}", "é", "+", "text/csv"]
+        let accepted: Set<String> = ["application/json", "application/x-ndjson", "text/csv", "application/json; charset=utf-8"]
+        var plain = 0
+        for _ in 0..<20_000 {
+            let value = (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let request = HTTPRequest(method: "POST", path: "/", headers: ["Content-Type": value])
+            if ContentTypeMiddleware<BasicRequestContext>.isPlainlyAccepted(request, accepted) {
+                plain += 1
+                #expect(request.mediaType.map(accepted.contains) == true, "\(value.debugDescription)")
+            }
+        }
+        #expect(plain > 100)
+        let json = HTTPRequest(method: "POST", path: "/", headers: ["Content-Type": "application/json"])
+        #expect(ContentTypeMiddleware<BasicRequestContext>.isPlainlyAccepted(json, accepted))
+        // Accepted only through the media type (the full way): never plainly.
+        for value in ["Application/JSON", "application/json; charset=utf-8", " application/json"] {
+            let request = HTTPRequest(method: "POST", path: "/", headers: ["Content-Type": value])
+            #expect(!ContentTypeMiddleware<BasicRequestContext>.isPlainlyAccepted(request, accepted))
+        }
+    }
 }

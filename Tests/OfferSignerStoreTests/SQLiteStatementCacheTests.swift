@@ -23,4 +23,34 @@ struct SQLiteStatementCacheTests {
             #expect(try connection.query("SELECT ?", [.integer(Int64(value))]) { $0.int64(0) } == [Int64(value)])
         }
     }
+
+    @Test("issue 38: bindings are cleared only when needed, yet a parameter not bound again reads as NULL, as after sqlite3_clear_bindings")
+    func unboundParametersReadNull() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let connection = try SQLiteConnection(path: temp.path, readOnly: false)
+        let sql = "SELECT ?1 IS NULL, ?2 IS NULL, ?3 IS NULL"
+        func nulls(_ values: [SQLValue]) throws -> [Int64] {
+            try connection.query(sql, values) { [$0.int64(0), $0.int64(1), $0.int64(2)] }.first ?? []
+        }
+        #expect(try nulls([.integer(1), .text("two"), .blob([3])]) == [0, 0, 0])
+        #expect(try nulls([.integer(1), .text("two"), .blob([3])]) == [0, 0, 0])
+        #expect(try nulls([.integer(1)]) == [0, 1, 1], "the earlier run's second and third values must not remain")
+        #expect(try nulls([.text("a"), .text("b")]) == [0, 0, 1])
+        #expect(try nulls([]) == [1, 1, 1])
+        #expect(try nulls([.integer(1), .integer(2), .integer(3)]) == [0, 0, 0])
+        // Stepped without any bind after the reset (as `statement` hands it out): all NULL.
+        let statement = try connection.statement(sql)
+        #expect(try statement.step())
+        let row = SQLiteRow(statement: statement)
+        #expect([row.int64(0), row.int64(1), row.int64(2)] == [1, 1, 1])
+        statement.reset()
+        #expect(try nulls([.integer(1), .integer(2), .integer(3)]) == [0, 0, 0])
+        let again = try connection.statement(sql)
+        try again.bind([.integer(7)])
+        #expect(try again.step())
+        let bound = SQLiteRow(statement: again)
+        #expect([bound.int64(0), bound.int64(1), bound.int64(2)] == [0, 1, 1])
+        again.reset()
+    }
 }

@@ -36,8 +36,43 @@ public struct PromotionalOfferRequest: Hashable, Sendable {
 
     /// The exact bytes of Apple's legacy payload:
     /// `bundleId⁣keyIdentifier⁣productId⁣offerId⁣lowercase(appAccountToken)⁣lowercase(nonce)⁣timestamp`.
+    /// Written field by field into one reserved array (issue 38: no joined string copied into
+    /// bytes after); an ASCII field lowercased byte by byte, as `lowercased()` maps ASCII.
     public var legacyPayload: [UInt8] {
-        let fields = [bundleId, keyIdentifier, productId, offerId, appAccountToken.lowercased(), nonce.lowercased(), String(timestamp)]
-        return Array(fields.joined(separator: Self.separator).utf8)
+        let separator: [UInt8] = [0xE2, 0x81, 0xA3]  // U+2063 in UTF-8 (`separator`)
+        let timestamp = String(timestamp)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(bundleId.utf8.count + keyIdentifier.utf8.count + productId.utf8.count + offerId.utf8.count
+                              + appAccountToken.utf8.count + nonce.utf8.count + timestamp.utf8.count + 6 * separator.count)
+        func lowercased(_ text: String) {
+            // An ASCII field is copied whole, then A–Z folded in place (what `lowercased()`
+            // does to ASCII); any other goes through `lowercased()`.
+            let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                guard !utf8.contains(where: { $0 >= 0x80 }) else { return false }
+                let start = bytes.count
+                bytes.append(contentsOf: utf8)
+                bytes.withUnsafeMutableBufferPointer { all in
+                    for index in start..<all.count where all[index] >= UInt8(ascii: "A") && all[index] <= UInt8(ascii: "Z") {
+                        all[index] |= 0x20
+                    }
+                }
+                return true
+            }
+            if copied != true { bytes.append(contentsOf: text.lowercased().utf8) }
+        }
+        bytes.append(contentsOf: bundleId.utf8)
+        bytes.append(contentsOf: separator)
+        bytes.append(contentsOf: keyIdentifier.utf8)
+        bytes.append(contentsOf: separator)
+        bytes.append(contentsOf: productId.utf8)
+        bytes.append(contentsOf: separator)
+        bytes.append(contentsOf: offerId.utf8)
+        bytes.append(contentsOf: separator)
+        lowercased(appAccountToken)
+        bytes.append(contentsOf: separator)
+        lowercased(nonce)
+        bytes.append(contentsOf: separator)
+        bytes.append(contentsOf: timestamp.utf8)
+        return bytes
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON text written byte by byte into one reserved buffer, for documents written by hand
 /// on a hot path (the signing answer): the same text `JSONValue` writes, without a `String`
 /// grown piece by piece and copied into the response's bytes afterwards.
@@ -30,6 +32,14 @@ public struct JSONBytes {
             JSONValue.write(string: value, to: &escaped)
             bytes.append(contentsOf: escaped.utf8)
         }
+    }
+
+    /// Appends `date` as a JSON string in RFC 3339 (``RFC3339/string(from:)``'s text, which
+    /// needs no escaping), written in place.
+    public mutating func string(rfc3339 date: Date) {
+        bytes.append(UInt8(ascii: "\""))
+        RFC3339.withText(of: date) { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Appends `value` as a JSON integer.

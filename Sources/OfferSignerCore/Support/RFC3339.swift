@@ -6,15 +6,39 @@ public enum RFC3339 {
     /// it runs for every signature and log line, where Foundation's formatter is costly. A date
     /// outside 0000–9999 is written as the nearest end of that range.
     public static func string(from date: Date) -> String {
+        withText(of: date) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the 20 bytes of ``string(from:)`` for `date`, written digit by digit
+    /// into a buffer on the stack (issue 38: no string pieces made and appended per field).
+    public static func withText<Result>(of date: Date, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         let whole = date.timeIntervalSince1970.rounded(.down)
         var seconds = time_t(whole.isNaN ? 0 : min(max(whole, -62_167_219_200), 253_402_300_799))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
-        let fullYear = Int(parts.tm_year) + 1900
-        // Four digits, as RFC 3339 writes years 0000–9999.
-        let year = (0..<1000).contains(fullYear) ? String(String(fullYear + 10_000).dropFirst()) : String(fullYear)
-        return "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        // The clamp keeps the year within 0000–9999: four digits, as RFC 3339 writes years.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { text in
+            func digits(_ value: Int32, at start: Int, count: Int) {
+                var rest = Int(value)
+                for index in stride(from: start + count - 1, through: start, by: -1) {
+                    text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            digits(parts.tm_year + 1900, at: 0, count: 4)
+            text[4] = UInt8(ascii: "-")
+            digits(parts.tm_mon + 1, at: 5, count: 2)
+            text[7] = UInt8(ascii: "-")
+            digits(parts.tm_mday, at: 8, count: 2)
+            text[10] = UInt8(ascii: "T")
+            digits(parts.tm_hour, at: 11, count: 2)
+            text[13] = UInt8(ascii: ":")
+            digits(parts.tm_min, at: 14, count: 2)
+            text[16] = UInt8(ascii: ":")
+            digits(parts.tm_sec, at: 17, count: 2)
+            text[19] = UInt8(ascii: "Z")
+            return body(UnsafeBufferPointer(text))
+        }
     }
 
     /// The instants the interface accepts where it is given a time to keep (offer rules'

@@ -74,7 +74,7 @@ struct SignResponse {
         }
         out.string(issued.signature)
         out.raw(",\"expiresAt\":")
-        out.string(RFC3339.string(from: issued.expiresAt))
+        out.string(rfc3339: issued.expiresAt)
     }
 
     /// The answer's members in the contract's order.

@@ -29,7 +29,10 @@ struct CallerIdentificationMiddleware: HTTPMiddleware {
         guard let token = Self.bearerToken(header) else {
             return .failure(.unauthorized("the Authorization header must be 'Bearer <token>'"))
         }
-        let presented = SHA256Digest.hash(Array(token))
+        // Hashed from the header's own bytes where they are contiguous (a native string's
+        // always are), not from an array copied out of them (issue 38).
+        let presented = token.withContiguousStorageIfAvailable { SHA256Digest.hash(UnsafeRawBufferPointer($0)) }
+            ?? SHA256Digest.hash(Array(token))
         var match: APIKey?
         for key in keyRing.current.apiKeys where SHA256Digest.constantTimeEquals(key.tokenHash, presented) {
             match = key

@@ -15,12 +15,29 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// Parameters that may still hold a value bound before the last ``reset()``: 0 after
+    /// they were cleared, else the count of the last ``bind(_:)``'s values (or more).
+    private var possiblyBound: Int32 = 0
+    /// ``reset()`` ran since the last ``bind(_:)``: parameters not bound again read as NULL.
+    private var bindingsStale = false
+
+    /// Ready to run again; every parameter reads as NULL until bound. The clearing itself is
+    /// left to the next ``bind(_:)`` or ``step()`` and done only where a value could remain
+    /// (issue 38: `sqlite3_clear_bindings` per execution, though a statement binds the same
+    /// parameters each time).
     func reset() {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        bindingsStale = possiblyBound > 0
     }
 
+    /// Binds `values` to parameters 1…`values.count`; any parameter beyond them reads as NULL.
     func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        let count = Int32(values.count)
+        if bindingsStale, possiblyBound > count {
+            sqlite3_clear_bindings(handle)
+        }
+        bindingsStale = false
+        possiblyBound = count
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -42,6 +59,11 @@ final class SQLiteStatement {
 
     /// Advances; true while a row is available. Resets the statement when done or failed.
     func step() throws(SQLiteError) -> Bool {
+        if bindingsStale {  // reset without a bind since: what the last run bound reads as NULL
+            sqlite3_clear_bindings(handle)
+            bindingsStale = false
+            possiblyBound = 0
+        }
         let status = sqlite3_step(handle)
         switch status {
         case SQLITE_ROW:

@@ -70,3 +70,24 @@ struct LegacySignatureTests {
         #expect(key.publicKey.isValidSignature(derSignature: second, of: appleInputs.legacyPayload))
     }
 }
+
+@Suite("Legacy payload written field by field (issue 38)")
+struct LegacyPayloadBytesTests {
+    @Test("the same bytes as the fields joined by U+2063 with the token and nonce lowercased, over 20,000 random requests")
+    func sameBytesAsJoined() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "Z", "com.example", "0", "-", "İ", "É", "ß", "\u{2063}", "Σ", "x\u{301}", "ÅB", "KELVIN\u{212A}", " "]
+        func text() -> String {
+            (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+        }
+        for _ in 0..<20_000 {
+            let request = PromotionalOfferRequest(bundleId: text(), keyIdentifier: text(), productId: text(), offerId: text(),
+                                                  appAccountToken: text(), nonce: text(),
+                                                  timestamp: Int64.random(in: .min ... .max, using: &generator))
+            let joined = [request.bundleId, request.keyIdentifier, request.productId, request.offerId,
+                          request.appAccountToken.lowercased(), request.nonce.lowercased(), String(request.timestamp)]
+                .joined(separator: PromotionalOfferRequest.separator)
+            #expect(request.legacyPayload == Array(joined.utf8), "\(joined.debugDescription)")
+        }
+    }
+}
