@@ -2,12 +2,14 @@
 #define COPENSSL_SHIM_H
 #include <openssl/bio.h>
 #include <openssl/bn.h>
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/objects.h>
+#include <openssl/params.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
@@ -28,6 +30,18 @@ static inline void copenssl_free(void *pointer) { OPENSSL_free(pointer); }
 static inline STACK_OF(X509) *copenssl_x509_stack_new(void) { return sk_X509_new_null(); }
 static inline int copenssl_x509_stack_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
 static inline void copenssl_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+
+/// An HMAC context of `mac` (EVP_MAC "HMAC") over SHA-256 keyed with `key`, to duplicate per
+/// message (EVP_MAC_CTX_dup); NULL on failure. The digest's parameter array is built in C.
+static inline EVP_MAC_CTX *copenssl_hmac_sha256_keyed(EVP_MAC *mac, const unsigned char *key, size_t length) {
+    EVP_MAC_CTX *context = EVP_MAC_CTX_new(mac);
+    if (context == NULL) return NULL;
+    OSSL_PARAM params[2];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
+    params[1] = OSSL_PARAM_construct_end();
+    if (EVP_MAC_init(context, key, length, params) != 1) { EVP_MAC_CTX_free(context); return NULL; }
+    return context;
+}
 
 /* App Store signed-data verification */
 /// sk_X509_num and sk_X509_value are macros over the generic stack functions.

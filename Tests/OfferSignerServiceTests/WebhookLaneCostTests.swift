@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 @testable import OfferSignerApplication
+import OfferSignerCore
 @testable import OfferSignerStore
 import Synchronization
 import Testing
@@ -40,6 +41,21 @@ final class CountingResolver: HostResolver {
 
 @Suite("Webhooks: what a lane does once per claim rather than once per post (issue 37)")
 struct WebhookLaneCostTests {
+    @Test("a lane keys each secret once: the next posts reuse its key; a rotated secret is keyed, the one rotated out dropped")
+    func secretsKeyedOnce() {
+        var keys = WebhookSigningKeys()
+        let first = keys.keys(for: ["whsec_a"])
+        for _ in 0..<3 { #expect(keys.keys(for: ["whsec_a"]).map(ObjectIdentifier.init) == first.map(ObjectIdentifier.init)) }
+        let rotated = keys.keys(for: ["whsec_b", "whsec_a"])
+        #expect(rotated.count == 2 && rotated[1] === first[0] && rotated[0] !== first[0])
+        let after = keys.keys(for: ["whsec_b"])
+        #expect(after.count == 1 && after[0] === rotated[0])
+        #expect(keys.keys(for: ["whsec_a"])[0] !== first[0], "a secret no longer asked for is not kept")
+        let body = Array(#"{"id":"e"}"#.utf8)
+        #expect(WebhookSignature.header(body: body, timestamp: 7, keys: rotated)
+            == WebhookSignature.header(body: body, timestamp: 7, secrets: ["whsec_b", "whsec_a"]))
+    }
+
     @Test("a URL is checked once for the posts of the next second, again after it or for another URL; a name rebound meanwhile is refused at the next check")
     func targetCheckedOncePerSecond() throws {
         let resolver = CountingResolver()

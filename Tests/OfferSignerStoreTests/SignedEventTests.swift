@@ -33,5 +33,11 @@ struct SignedEventTests {
         #expect(direct.orderingKey == event.orderingKey && direct.occurredAt == event.occurredAt)
         #expect(try JSONSerialization.jsonObject(with: Data(direct.document.utf8)) is [String: Any])
         #expect(!direct.document.contains("MEUCsecret"))
+        // Prepared before the append (on the request's thread), numbered by the writer after it.
+        let prepared = SignedEvent(logged.record, id: id)
+        #expect(try #require(prepared.numbered(logged)).document == event.document)
+        var other = logged
+        other.record.nonce = "another-nonce"
+        #expect(prepared.numbered(other) == nil, "only the entry of its own record numbers it")
     }
 }

@@ -82,6 +82,28 @@ extension StorageContract {
             #expect(!body.contains("secret-signature"), "no event carries the signature")
         }
 
+        @Test("offer.signed is prepared on the appending thread: the log's writer only numbers and inserts it, for each way of appending",
+              arguments: Engine.allCases)
+        func signedPreparedBeforeTheWriter(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            let outbox = try #require((stores.webhooks as? SQLWebhookStore<SQLiteDatabase>)?.outbox
+                ?? (stores.webhooks as? SQLWebhookStore<PostgreSQLDatabase>)?.outbox)
+            try stores.webhooks.put(webhook("signed"), change: change("signed"))
+            var logged = [try stores.signatures.append(record(user: "user-a"), quota: nil)]
+            logged += try stores.signatures.append(all: (0..<3).map { record(user: "user-\($0)") })
+            _ = try stores.signatures.append(record(user: "user-other-app", bundle: "com.example.other"), quota: nil)
+            let claimed = try stores.webhooks.claim(limit: 10, now: Date(), lease: .seconds(30))
+            #expect(claimed.count == 5, "one event per record appended, the other app's too (the webhook takes every app)")
+            for entry in logged {
+                let delivery = try #require(claimed.first { $0.body.contains(entry.record.nonce) })
+                #expect(delivery.body == WebhookEvents.signed(entry, id: delivery.eventId).document)
+            }
+            #expect(outbox.signedMadeByWriter == 0, "every event was prepared before its record reached the writer")
+        }
+
         @Test("claims keep each user's order per webhook, skip leased deliveries, and a lapsed claim cannot record",
               arguments: Engine.allCases)
         func claimOrder(engine: Engine) throws {

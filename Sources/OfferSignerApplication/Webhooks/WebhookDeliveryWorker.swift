@@ -160,9 +160,10 @@ public final class WebhookDeliveryWorker: Sendable {
                     unrecorded.reserveCapacity(claimed.count)
                     var since = ContinuousClock.now
                     var check = WebhookTargetCheck()
+                    var keys = WebhookSigningKeys()
                     for delivery in claimed where !stopping() {
                         if unrecorded.isEmpty { since = ContinuousClock.now }
-                        unrecorded.append(attempt(delivery, to: webhook, check: &check))
+                        unrecorded.append(attempt(delivery, to: webhook, check: &check, keys: &keys))
                         if ContinuousClock.now - since >= Self.recordWithin {
                             hand(unrecorded)
                             unrecorded = []
@@ -188,8 +189,10 @@ public final class WebhookDeliveryWorker: Sendable {
     }
 
     /// Posts one claimed delivery; what came of it, to record. `check`: the lane's last check of
-    /// the webhook's URL, used again within ``WebhookTargetCheck/recheckAfter``.
-    func attempt(_ delivery: ClaimedDelivery, to webhook: StoredWebhook, check: inout WebhookTargetCheck) -> DeliveryAttempt {
+    /// the webhook's URL, used again within ``WebhookTargetCheck/recheckAfter``; `keys`: its
+    /// secrets keyed for HMAC, used again while they are the secrets in force.
+    func attempt(_ delivery: ClaimedDelivery, to webhook: StoredWebhook, check: inout WebhookTargetCheck,
+                 keys: inout WebhookSigningKeys) -> DeliveryAttempt {
         let started = clock.now
         var status: Int?, answer: String?, failure: String?
         do {
@@ -199,7 +202,7 @@ public final class WebhookDeliveryWorker: Sendable {
             let post = WebhookPost(
                 url: webhook.url,
                 headers: [("Content-Type", "application/json"), ("User-Agent", "offer-signer-webhooks"),
-                          ("Offer-Signer-Signature", WebhookSignature.header(body: body, timestamp: timestamp, secrets: webhook.secrets(at: started))),
+                          ("Offer-Signer-Signature", WebhookSignature.header(body: body, timestamp: timestamp, keys: keys.keys(for: webhook.secrets(at: started)))),
                           ("Offer-Signer-Event-Id", delivery.eventId)],
                 body: body, timeout: timeout,
                 host: target.host, port: target.port, address: target.address)

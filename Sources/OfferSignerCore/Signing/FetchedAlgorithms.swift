@@ -26,4 +26,12 @@ enum FetchedAlgorithms {
         }
         return cipher
     }()
+
+    /// HMAC from the default provider (webhook signatures, keyed once per secret).
+    nonisolated(unsafe) static let hmac: OpaquePointer = {
+        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else {
+            fatalError("OpenSSL has no HMAC: \(OpenSSLError.drain("fetching HMAC"))")
+        }
+        return mac
+    }()
 }

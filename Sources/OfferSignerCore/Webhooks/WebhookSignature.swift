@@ -5,8 +5,20 @@ import Foundation
 public enum WebhookSignature {
     /// The header's value for `body` sent at `timestamp` (Unix seconds), signed with each of `secrets`.
     public static func header(body: [UInt8], timestamp: Int64, secrets: [String]) -> String {
-        (["t=\(timestamp)"] + secrets.map { "v1=" + hmacSHA256(key: Array($0.utf8), message: signed(body, timestamp)).hexString })
-            .joined(separator: ",")
+        header(body: body, timestamp: timestamp, keys: secrets.map(WebhookSigningKey.init(secret:)))
+    }
+
+    /// The header's value for `body` sent at `timestamp`, signed with each of `keys` (the
+    /// secrets in force, each keyed once: ``WebhookSigningKey``).
+    public static func header(body: [UInt8], timestamp: Int64, keys: [WebhookSigningKey]) -> String {
+        let time = String(timestamp)
+        let prefix = Array((time + ".").utf8)
+        var out = "t=" + time
+        for key in keys {
+            out += ",v1="
+            out += key.mac(prefix, body).hexString
+        }
+        return out
     }
 
     /// Whether `header` carries a `v1=` of `body` made with `secret`, and its timestamp is within
@@ -59,12 +71,8 @@ public enum WebhookSignature {
         Array("\(timestamp).".utf8) + body
     }
 
-    /// HMAC-SHA256 (RFC 2104) over OpenSSL's SHA-256.
+    /// HMAC-SHA256 (RFC 2104), OpenSSL's.
     public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        let blockSize = 64
-        var block = key.count > blockSize ? SHA256Digest.hash(key) : key
-        block += [UInt8](repeating: 0, count: blockSize - block.count)
-        let inner = SHA256Digest.hash(block.map { $0 ^ 0x36 } + message)
-        return SHA256Digest.hash(block.map { $0 ^ 0x5c } + inner)
+        WebhookSigningKey(key: key).mac(message)
     }
 }

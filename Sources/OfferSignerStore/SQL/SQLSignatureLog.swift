@@ -13,6 +13,8 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     let database: Database
     private let committer: GroupCommitter<LogItem, LoggedSignature?>
     let health: SignatureLogHealth
+    /// Where `offer.signed` goes, prepared on the appending thread (nil: no outbox).
+    private let outbox: WebhookOutbox?
     /// How long this process's batches waited for the chain lock (for measuring the design;
     /// on SQLite, whose writer is serial, they never wait).
     let chainLockWaits = ChainLockWaits()
@@ -35,6 +37,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
         let state = try database.withReader { db in try ChainHead.read(db) }
         let health = SignatureLogHealth(end: state.last, failure: state.mismatch.map { SignatureLogError.endMismatch($0).description })
         self.health = health
+        self.outbox = outbox
         let waits = chainLockWaits
         committer = GroupCommitter(database: database, name: "signature-log-writer", observe: { outcome in
             health.record(outcome, isConstraintViolation: isConstraintViolation)
@@ -45,7 +48,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
             let results = try assignments.finish(try write(assignments.writes, db, health.committed, waits), db)
             database.writerStatistics.recordBatch(records: results.count(where: { if case .success(.some) = $0 { true } else { false } }))
             // `offer.signed` for the webhooks that take it, in the batch's own transaction.
-            if let outbox, outbox.isSubscribed(.offerSigned) { try Self.announceSigned(results, outbox, db) }
+            if let outbox, outbox.isSubscribed(.offerSigned) { try Self.announceSigned(batch, results, outbox, db) }
             return results
         }
     }
@@ -54,12 +57,21 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
         committer.close()
     }
 
-    /// Writes an `offer.signed` event of each record the batch appended into the outbox.
-    private static func announceSigned(_ results: [Result<LoggedSignature?, any Error>], _ outbox: WebhookOutbox,
-                                       _ db: Database.Connection) throws {
-        let events = results.compactMap { result -> SignedEvent? in
-            guard case .success(let logged?) = result else { return nil }
-            return SignedEvent(logged)
+    /// Writes an `offer.signed` event of each record the batch appended into the outbox: the
+    /// event its item prepared on the request's thread, numbered, or, for a record whose
+    /// request found no webhook taking it (one subscribed since), one made here.
+    private static func announceSigned(_ batch: [LogItem], _ results: [Result<LoggedSignature?, any Error>],
+                                       _ outbox: WebhookOutbox, _ db: Database.Connection) throws {
+        var events: [SignedEvent] = []
+        events.reserveCapacity(results.count)
+        for (index, result) in results.enumerated() {
+            guard case .success(let logged?) = result else { continue }
+            if let prepared = index < batch.count ? batch[index].event?.numbered(logged) : nil {
+                events.append(prepared)
+            } else if outbox.isSubscribed(.offerSigned, bundleId: logged.record.bundleId) {
+                outbox.countMadeByWriter()
+                events.append(SignedEvent(logged))
+            }
         }
         if !events.isEmpty { try outbox.write(events, db, now: Date()) }
     }
@@ -90,7 +102,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     }
 
     public func append(_ record: SignatureRecord, quota: SignatureQuota?) throws(SignatureLogError) -> LoggedSignature {
-        try committer.submit(LogItem(write: .append(record, quota))).appended()
+        try committer.submit(LogItem(write: .append(record, quota), announcing: outbox)).appended()
     }
 
     /// The record and the assignment go to the writer together: one transaction, one durable
@@ -98,7 +110,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     public func append(_ record: SignatureRecord, quota: SignatureQuota?,
                        assigning assignment: SignedAssignment) throws(SignatureLogError) -> AssignedAppend {
         let receipt = AssignmentReceipt()
-        let result = committer.submit(LogItem(write: .append(record, quota), assignment: assignment, receipt: receipt))
+        let result = committer.submit(LogItem(write: .append(record, quota), assignment: assignment, receipt: receipt, announcing: outbox))
         if case .failure(let elsewhere as SignatureBatchAssignments.AssignedElsewhere) = result {
             return .assignedElsewhere(stored: elsewhere.stored)
         }
@@ -110,7 +122,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
     public func append(all records: [SignatureRecord]) throws(SignatureLogError) -> [LoggedSignature] {
         var logged: [LoggedSignature] = []
         logged.reserveCapacity(records.count)
-        for result in committer.submit(all: records.map { LogItem(write: .append($0, nil)) }) {
+        for result in committer.submit(all: records.map { LogItem(write: .append($0, nil), announcing: outbox) }) {
             logged.append(try result.appended())
         }
         return logged

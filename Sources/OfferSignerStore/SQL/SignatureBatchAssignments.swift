@@ -9,11 +9,16 @@ struct LogItem: Sendable {
     var write: LogWrite
     var assignment: SignedAssignment?
     var receipt: AssignmentReceipt?
+    /// The record's `offer.signed`, prepared on the request's thread when a webhook took it then
+    /// (nil: none did, or no record); the writer numbers it and writes it in the batch.
+    var event: SignedEvent?
 
-    init(write: LogWrite, assignment: SignedAssignment? = nil, receipt: AssignmentReceipt? = nil) {
+    /// `announcing`: the outbox, to prepare the record's `offer.signed` for if a webhook takes it.
+    init(write: LogWrite, assignment: SignedAssignment? = nil, receipt: AssignmentReceipt? = nil, announcing outbox: WebhookOutbox? = nil) {
         self.write = write
         self.assignment = assignment
         self.receipt = receipt
+        if let outbox, case .append(let record, _) = write { event = outbox.prepareSigned(record) }
     }
 }
 

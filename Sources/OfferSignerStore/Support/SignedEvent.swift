@@ -1,61 +1,114 @@
 import Foundation
 import OfferSignerCore
 
-/// `offer.signed` of a record the signature log appended, as the log's writer hands it to the
-/// outbox inside the batch's transaction: its document is written directly, member by member,
-/// instead of through a dictionary of ``JSONValue``s sorted at each write (the same text as
-/// ``WebhookEvents/signed(_:id:)``'s `document`, which a test holds it to, about a fifth of
-/// the time: the writer's thread is the one every signature waits for).
-struct SignedEvent: OutboxEvent {
+/// `offer.signed` of a record the signature log appends, prepared on the request's thread
+/// before the record goes to the log's writer (``SignedEvent/init(_:id:)``): its ID, ordering
+/// key and document, all but the sequence number the batch gives it, written as bytes around
+/// that number (`head`, `tail`). The writer, whose thread every signature waits for, only puts
+/// the number between them (``numbered(_:)``) and inserts the row. The document is the text of
+/// ``WebhookEvents/signed(_:id:)``'s `document`, to the byte (a test holds it to that).
+struct SignedEvent: OutboxEvent, Sendable {
     let id: String
-    let logged: LoggedSignature
+    /// The record the event tells of.
+    let record: SignatureRecord
+    let orderingKey: String
+    /// The sequence number the log gave the record (nil: not yet appended).
+    private(set) var sequence: Int64?
+    /// The document's bytes up to and including `"sequence":`.
+    private let head: [UInt8]
+    /// The document's bytes after the sequence number.
+    private let tail: [UInt8]
 
-    init(_ logged: LoggedSignature, id: String = SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID())) {
+    /// Prepares the event of `record`, before the log appends it.
+    init(_ record: SignatureRecord, id: String = SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID())) {
         self.id = id
-        self.logged = logged
+        self.record = record
+        orderingKey = WebhookEvents.userKey(userId: record.userId, transactionId: record.transactionId)
+        let r = record
+        var out: [UInt8] = []
+        out.reserveCapacity(384 + r.userId.utf8.count + r.requestId.utf8.count)
+        out.append(contentsOf: #"{"id":"#.utf8)
+        Self.write(id, to: &out)
+        out.append(contentsOf: #","type":"offer.signed","occurredAt":"#.utf8)
+        Self.write(RFC3339.string(from: Date(milliseconds: r.timestamp)), to: &out)
+        out.append(contentsOf: #","bundleId":"#.utf8)
+        Self.write(r.bundleId, to: &out)
+        out.append(contentsOf: #","environment":null,"data":{"#.utf8)
+        if let allow = r.allowIntroductoryOffer {
+            out.append(contentsOf: (allow ? #""allowIntroductoryOffer":true,"# : #""allowIntroductoryOffer":false,"#).utf8)
+        }
+        out.append(contentsOf: #""apiKeyName":"#.utf8)
+        Self.write(r.apiKeyName, to: &out)
+        out.append(contentsOf: #","format":"#.utf8)
+        Self.write(r.format.rawValue, to: &out)
+        out.append(contentsOf: #","keyId":"#.utf8)
+        Self.write(r.keyId, to: &out)
+        out.append(contentsOf: #","nonce":"#.utf8)
+        Self.write(r.nonce, to: &out)
+        out.append(contentsOf: #","offerId":"#.utf8)
+        Self.write(r.offerId, to: &out)
+        out.append(contentsOf: #","productId":"#.utf8)
+        Self.write(r.productId, to: &out)
+        out.append(contentsOf: #","requestId":"#.utf8)
+        Self.write(r.requestId, to: &out)
+        out.append(contentsOf: #","sequence":"#.utf8)
+        head = out
+        out.removeAll(keepingCapacity: true)
+        out.append(contentsOf: #","source":"#.utf8)
+        Self.write(r.source.rawValue, to: &out)
+        out.append(contentsOf: #","transactionId":"#.utf8)
+        if let transactionId = r.transactionId { Self.write(transactionId, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        out.append(contentsOf: #","userId":"#.utf8)
+        Self.write(r.userId, to: &out)
+        out.append(contentsOf: "}}".utf8)
+        tail = out
+    }
+
+    /// The event of a record the log appended, prepared on the caller's thread.
+    init(_ logged: LoggedSignature, id: String = SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID())) {
+        self.init(logged.record, id: id)
+        sequence = logged.sequence
+    }
+
+    /// This event with the sequence number of `logged`, the log's entry of its record; nil when
+    /// `logged` is another record's (its nonce differs).
+    func numbered(_ logged: LoggedSignature) -> SignedEvent? {
+        guard logged.record.nonce == record.nonce else { return nil }
+        var event = self
+        event.sequence = logged.sequence
+        return event
     }
 
     var type: WebhookEventType { .offerSigned }
-    var bundleId: String? { logged.record.bundleId }
-    var orderingKey: String { WebhookEvents.userKey(userId: logged.record.userId, transactionId: logged.record.transactionId) }
-    var occurredAt: Date { Date(milliseconds: logged.record.timestamp) }
+    var bundleId: String? { record.bundleId }
+    var occurredAt: Date { Date(milliseconds: record.timestamp) }
 
     /// The document, members in the documented order and `data`'s sorted by key, as
-    /// ``JSONValue`` writes a dictionary.
+    /// ``JSONValue`` writes a dictionary: `head`, the sequence number, `tail`.
     var document: String {
-        let r = logged.record
-        var out = #"{"id":"#
-        out.reserveCapacity(512)
-        JSONValue.write(string: id, to: &out)
-        out += #","type":"offer.signed","occurredAt":"#
-        JSONValue.write(string: RFC3339.string(from: occurredAt), to: &out)
-        out += #","bundleId":"#
-        JSONValue.write(string: r.bundleId, to: &out)
-        out += #","environment":null,"data":{"#
-        if let allow = r.allowIntroductoryOffer { out += allow ? #""allowIntroductoryOffer":true,"# : #""allowIntroductoryOffer":false,"# }
-        out += #""apiKeyName":"#
-        JSONValue.write(string: r.apiKeyName, to: &out)
-        out += #","format":"#
-        JSONValue.write(string: r.format.rawValue, to: &out)
-        out += #","keyId":"#
-        JSONValue.write(string: r.keyId, to: &out)
-        out += #","nonce":"#
-        JSONValue.write(string: r.nonce, to: &out)
-        out += #","offerId":"#
-        JSONValue.write(string: r.offerId, to: &out)
-        out += #","productId":"#
-        JSONValue.write(string: r.productId, to: &out)
-        out += #","requestId":"#
-        JSONValue.write(string: r.requestId, to: &out)
-        out += #","sequence":"#
-        out += String(Int(logged.sequence))
-        out += #","source":"#
-        JSONValue.write(string: r.source.rawValue, to: &out)
-        out += #","transactionId":"#
-        if let transactionId = r.transactionId { JSONValue.write(string: transactionId, to: &out) } else { out += "null" }
-        out += #","userId":"#
-        JSONValue.write(string: r.userId, to: &out)
-        out += "}}"
-        return out
+        let number = String(sequence ?? 0)
+        return String(unsafeUninitializedCapacity: head.count + number.utf8.count + tail.count) { buffer in
+            var at = buffer.initialize(fromContentsOf: head)
+            at = buffer[at...].initialize(fromContentsOf: number.utf8)
+            return buffer[at...].initialize(fromContentsOf: tail)
+        }
+    }
+
+    /// `value` as a JSON string: copied whole between quotes when no byte needs escaping (the
+    /// usual IDs), else as ``JSONValue/write(string:to:)`` escapes it.
+    private static func write(_ value: String, to out: inout [UInt8]) {
+        var text = value
+        let plain = text.withUTF8 { bytes in
+            !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
+        if plain {
+            out.append(UInt8(ascii: "\""))
+            text.withUTF8 { out.append(contentsOf: $0) }
+            out.append(UInt8(ascii: "\""))
+        } else {
+            var escaped = ""
+            JSONValue.write(string: value, to: &escaped)
+            out.append(contentsOf: escaped.utf8)
+        }
     }
 }
