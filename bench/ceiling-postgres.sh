@@ -7,6 +7,9 @@
 # seeded SQLite database (BENCH_USERS users, UUID-shaped like the C server's), one instance per
 # build; BENCH_WARMUP s + BENCH_CEILING_DURATION s per load, BENCH_CONNECTIONS connections.
 # Writes bench/results/ceiling-postgres.md.
+# BENCH_CEILING_WEBHOOK=1 (issue 37): each build's load runs twice a round, without a webhook and
+# then with one subscribed to offer.signed posting to bench/webhook_receiver.c (built with gcc; the
+# webhook is deleted once its outbox is drained); the ratio is then each build's with ÷ without.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -19,6 +22,7 @@ DURATION=${BENCH_CEILING_DURATION:-10}
 WARMUP=${BENCH_WARMUP:-3}
 CONNECTIONS=${BENCH_CONNECTIONS:-32}
 THREADS=${BENCH_THREADS:-2}
+WEBHOOK=${BENCH_CEILING_WEBHOOK:-0}
 WORK=$BENCH/results/tmp-ceiling-pg
 OUT=$BENCH/results/ceiling-postgres.md
 OFFER=bench_winback
@@ -32,7 +36,7 @@ for tool in wrk python3 curl; do command -v "$tool" >/dev/null || die "$tool is 
 PG_BIN=$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$PG_BIN/initdb" ] || die "PostgreSQL's server is missing (make bench-deps installs postgresql)"
 NAMES=()
-declare -A BIN_OF PID_OF URL_OF
+declare -A BIN_OF PID_OF URL_OF DB_OF
 for pair in $BINS; do
     name=${pair%%=*}; path=${pair#*=}
     [ -x "$path" ] || die "$path ($name) is missing"
@@ -48,6 +52,7 @@ cleanup() {
     local name
     for name in "${!PID_OF[@]}"; do kill -TERM "${PID_OF[$name]}" 2>/dev/null || true; done
     for name in "${!PID_OF[@]}"; do wait "${PID_OF[$name]}" 2>/dev/null || true; done
+    [ -n "${RECEIVER_PID:-}" ] && kill -TERM "$RECEIVER_PID" 2>/dev/null || true
     [ -f "$PG_DIR/data/postmaster.pid" ] && as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
@@ -60,7 +65,15 @@ FIRST=${NAMES[0]}
 SETUP_OUT=$("${BIN_OF[$FIRST]}" dev-setup --dir "$WORK/dev" --database "$WORK/seed.sqlite" --listen "127.0.0.1:1")
 CLIENT_TOKEN=$(sed -n 's/^ *client  *\(dev_client_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
 MARKETING_TOKEN=$(sed -n 's/^ *marketing  *\(dev_marketing_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
+ADMIN_TOKEN=$(sed -n 's/^ *admin  *\(dev_admin_[^ ]*\).*$/\1/p' <<<"$SETUP_OUT" | head -1)
 [ -n "$CLIENT_TOKEN" ] && [ -n "$MARKETING_TOKEN" ] || die "no client or marketing token in dev-setup's output"
+if [ "$WEBHOOK" = 1 ]; then
+    [ -n "$ADMIN_TOKEN" ] || die "no admin token in dev-setup's output"
+    gcc -O2 -Wall -o "$WORK/webhook_receiver" "$BENCH/webhook_receiver.c" -lmicrohttpd || die "could not build the webhook receiver"
+    RECEIVER_PORT=$(free_port)
+    "$WORK/webhook_receiver" "$RECEIVER_PORT" &
+    RECEIVER_PID=$!
+fi
 python3 -c "import uuid; [print(uuid.UUID(int=(i * 0x9E3779B97F4A7C15 + 12345) % (1 << 128), version=4)) for i in range($USERS)]" >"$WORK/users.txt"
 python3 "$BENCH/seed.py" --database "$WORK/seed.sqlite" --users "$USERS" --user-ids "$WORK/users.txt" --bundle "$BUNDLE" \
     --product "$PRODUCT" --group "$GROUP" >&2 || die "seeding failed"
@@ -85,9 +98,11 @@ for name in "${NAMES[@]}"; do
         || die "VACUUM ANALYZE failed"
     port=$(free_port)
     URL_OF[$name]=http://127.0.0.1:$port
+    DB_OF[$name]=$db
     OFFER_SIGNER_KEYS=$WORK/dev/keys.json OFFER_SIGNER_DATABASE=$url OFFER_SIGNER_LISTEN=127.0.0.1:$port \
     OFFER_SIGNER_APPLE_ROOTS=$WORK/root.pem OFFER_SIGNER_LOG_LEVEL=error OFFER_SIGNER_RATE_SIGN_PER_KEY=off \
     OFFER_SIGNER_RATE_SIGN_PER_USER=off OFFER_SIGNER_RATE_NOTIFICATIONS_PER_ADDRESS=off \
+    OFFER_SIGNER_WEBHOOK_ALLOW_PRIVATE=$([ "$WEBHOOK" = 1 ] && echo on || echo off) \
         "${BIN_OF[$name]}" serve >"$WORK/server-$name.log" 2>&1 &
     PID_OF[$name]=$!
     for _ in $(seq 1 600); do curl -fs --max-time 1 "${URL_OF[$name]}/readyz" >/dev/null 2>&1 && break; sleep 0.05; done
@@ -102,24 +117,51 @@ sync
 ROWS=()
 declare -A SUM_RPS SUM_RATIO P99S CPUS
 log "PostgreSQL $PG_VERSION; rounds: $ROUNDS; each: ${NAMES[*]}; ${WARMUP} s warm-up + ${DURATION} s, $CONNECTIONS connections, $USERS users"
+# The outbox rows of build $1 not delivered yet.
+undelivered() {
+    as_pg "$PG_BIN/psql" -qtA -h 127.0.0.1 -p "$PG_PORT" -U bench -d "${DB_OF[$1]}" -c "SELECT count(*) FROM webhook_outbox WHERE state <> 'delivered'"
+}
+MODES=(without); [ "$WEBHOOK" = 1 ] && MODES+=(with)
 for ROUND in $(seq 1 "$ROUNDS"); do
     for name in "${NAMES[@]}"; do
-        url=${URL_OF[$name]} pid=${PID_OF[$name]} out=$WORK/$name.round$ROUND
+      for mode in "${MODES[@]}"; do
+        label=$name; [ "$mode" = with ] && label=$name+webhook
+        url=${URL_OF[$name]} pid=${PID_OF[$name]} out=$WORK/$label.round$ROUND
+        if [ "$mode" = with ]; then
+            status=$(curl -s -o "$out.put" -w '%{http_code}' --max-time 10 -X PUT "$url/v1/admin/webhooks/bench" \
+                -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
+                -d '{"url": "http://127.0.0.1:'"$RECEIVER_PORT"'/hook", "events": ["offer.signed"]}')
+            case $status in 200|201) ;; *) cat "$out.put" >&2; die "$name: PUT webhook answered $status" ;; esac
+        fi
         export USERS_FILE=$WORK/users.txt TOKEN=$CLIENT_TOKEN OFFER PRODUCT USERS
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" --timeout 10s -s "$BENCH/ceiling.lua" "$url" >"$out.warmup" 2>&1 || die "wrk failed ($name warm-up)"
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" --timeout 10s -s "$BENCH/ceiling.lua" "$url" >"$out.warmup" 2>&1 || die "wrk failed ($label warm-up)"
         before=$(ticks "$pid")
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$BENCH/ceiling.lua" "$url" >"$out" 2>&1 || die "wrk failed ($name)"
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$BENCH/ceiling.lua" "$url" >"$out" 2>&1 || die "wrk failed ($label)"
         cpu=$(awk -v a="$before" -v b="$(ticks "$pid")" -v n="$(value "$out" requests)" -v hz="$(getconf CLK_TCK)" \
             'BEGIN { if (n + 0 > 0) printf "%.0f", (b - a) * 1e6 / hz / n; else print "?" }')
-        [ "$(value "$out" non200)" = 0 ] || die "$name: some answers were not 200 ($out)"
+        [ "$(value "$out" non200)" = 0 ] || die "$label: some answers were not 200 ($out)"
         rps=$(value "$out" rps) p50=$(value "$out" p50_ms) p99=$(value "$out" p99_ms)
-        [ "$name" = "$FIRST" ] && FIRST_RPS=$rps
-        ratio=$(awk -v a="$rps" -v b="$FIRST_RPS" 'BEGIN { printf "%.2f", a / b }')
-        ROWS+=("| $ROUND | $name | $rps | $p50 | $p99 | $cpu | $ratio |")
-        SUM_RPS[$name]=$(awk -v a="${SUM_RPS[$name]:-0}" -v b="$rps" 'BEGIN { print a + b }')
-        SUM_RATIO[$name]=$(awk -v a="${SUM_RATIO[$name]:-0}" -v b="$ratio" 'BEGIN { print a + b }')
-        P99S[$name]="${P99S[$name]:-}${P99S[$name]:+, }$p99"; CPUS[$name]="${CPUS[$name]:-}${CPUS[$name]:+, }$cpu"
-        log "round $ROUND: $name $rps/s (${ratio}x $FIRST), p99 $p99 ms, $cpu µs CPU per signature (the service alone; PostgreSQL's own processes not counted)"
+        if [ "$mode" = with ]; then
+            # Drained before the webhook goes (its rows would go with it), and before the next load.
+            started=$(date +%s)
+            for _ in $(seq 1 600); do [ "$(undelivered "$name")" = 0 ] && break; sleep 0.5; done
+            [ "$(undelivered "$name")" = 0 ] || die "$label: the outbox did not drain"
+            drained=$(( $(date +%s) - started ))
+            curl -fs -o /dev/null --max-time 10 -X DELETE "$url/v1/admin/webhooks/bench" -H "Authorization: Bearer $ADMIN_TOKEN" \
+                || die "$name: DELETE webhook failed"
+            ratio=$(awk -v a="$rps" -v b="$WITHOUT_RPS" 'BEGIN { printf "%.2f", a / b }')
+            log "round $ROUND: $label drained in $drained s after the load"
+        else
+            [ "$name" = "$FIRST" ] && FIRST_RPS=$rps
+            WITHOUT_RPS=$rps
+            ratio=$(awk -v a="$rps" -v b="$FIRST_RPS" 'BEGIN { printf "%.2f", a / b }')
+        fi
+        ROWS+=("| $ROUND | $label | $rps | $p50 | $p99 | $cpu | $ratio |")
+        SUM_RPS[$label]=$(awk -v a="${SUM_RPS[$label]:-0}" -v b="$rps" 'BEGIN { print a + b }')
+        SUM_RATIO[$label]=$(awk -v a="${SUM_RATIO[$label]:-0}" -v b="$ratio" 'BEGIN { print a + b }')
+        P99S[$label]="${P99S[$label]:-}${P99S[$label]:+, }$p99"; CPUS[$label]="${CPUS[$label]:-}${CPUS[$label]:+, }$cpu"
+        log "round $ROUND: $label $rps/s (${ratio}x $([ "$mode" = with ] && echo "$name without" || echo "$FIRST")), p99 $p99 ms, $cpu µs CPU per signature (the service alone; PostgreSQL's own processes not counted)"
+      done
     done
 done
 {
@@ -129,6 +171,7 @@ done
     echo "\`bash bench/ceiling-postgres.sh\` ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)), PostgreSQL $PG_VERSION"
     echo "on the same host (fsync and synchronous_commit on): $ROUNDS rounds of ${WARMUP} s warm-up + ${DURATION} s measured each, $CONNECTIONS"
     echo "connections, $THREADS wrk threads, $USERS users; CPU is the service's process alone."
+    [ "$WEBHOOK" = 1 ] && echo "NAME+webhook: the same instance with one webhook subscribed to offer.signed (C receiver); its ratio is to NAME's run just before."
     echo
     echo "| round | build | signatures/s | p50 ms | p99 ms | service CPU µs per signature | ratio to $FIRST |"
     echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
@@ -136,8 +179,10 @@ done
     echo
     echo "| build | mean signatures/s | mean ratio to $FIRST | p99s ms | CPU µs per signature | peak RSS MB |"
     echo "| --- | ---: | ---: | --- | --- | ---: |"
-    for name in "${NAMES[@]}"; do
+    LABELS=(); for name in "${NAMES[@]}"; do LABELS+=("$name"); [ "$WEBHOOK" = 1 ] && LABELS+=("$name+webhook"); done
+    for label in "${LABELS[@]}"; do
+        name=${label%+webhook}
         rss=$(awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/${PID_OF[$name]}/status" 2>/dev/null || echo "?")
-        echo "| $name | $(awk -v s="${SUM_RPS[$name]}" -v n="$ROUNDS" 'BEGIN { printf "%.0f", s / n }') | $(awk -v s="${SUM_RATIO[$name]}" -v n="$ROUNDS" 'BEGIN { printf "%.2f", s / n }') | ${P99S[$name]} | ${CPUS[$name]} | $rss |"
+        echo "| $label | $(awk -v s="${SUM_RPS[$label]}" -v n="$ROUNDS" 'BEGIN { printf "%.0f", s / n }') | $(awk -v s="${SUM_RATIO[$label]}" -v n="$ROUNDS" 'BEGIN { printf "%.2f", s / n }') | ${P99S[$label]} | ${CPUS[$label]} | $rss |"
     done
 } | tee "$OUT"

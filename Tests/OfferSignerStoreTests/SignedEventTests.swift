@@ -23,6 +23,7 @@ struct SignedEventTests {
         logged(allowIntroductoryOffer: true, source: .retention),
         logged(allowIntroductoryOffer: false),
         logged(userId: "quote \" backslash \\ tab \t newline \n bell \u{07} é 👍", requestId: "r\"1"),
+        logged(userId: "a backslash alone \\ and é", requestId: "bell\u{07}alone"),
     ])
     func sameDocument(logged: LoggedSignature) throws {
         let id = SecureRandom.lowercasedString(SecureRandom.timeOrderedUUID())

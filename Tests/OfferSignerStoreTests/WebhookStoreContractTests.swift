@@ -104,6 +104,33 @@ extension StorageContract {
             #expect(outbox.signedMadeByWriter == 0, "every event was prepared before its record reached the writer")
         }
 
+        @Test("a batch's events for two webhooks go in statements of at most 64 rows, every row written once (64, 65 and 130 rows)",
+              arguments: Engine.allCases)
+        func signedInChunks(engine: Engine) throws {
+            let database = try EngineDatabase(engine)
+            defer { database.cleanup() }
+            let stores = try database.open()
+            defer { stores.close() }
+            try stores.webhooks.put(webhook("first"), change: change("first"))
+            try stores.webhooks.put(webhook("second"), change: change("second"))
+            var nonces: [String] = []
+            for events in [32, 1, 32, 65] {  // rows: 64, 2, 64, 130
+                nonces += try stores.signatures.append(all: (0..<events).map { record(user: "user-\(nonces.count + $0)") }).map(\.record.nonce)
+            }
+            var claimed: [ClaimedDelivery] = []
+            while true {
+                let next = try stores.webhooks.claim(limit: 50, now: Date(), lease: .seconds(60))
+                if next.isEmpty { break }
+                claimed += next
+            }
+            #expect(claimed.count == 2 * nonces.count)
+            for webhookId in ["first", "second"] {
+                let bodies = claimed.filter { $0.webhookId == webhookId }.map(\.body)
+                #expect(bodies.count == nonces.count && Set(bodies).count == nonces.count)
+                #expect(Set(nonces.compactMap { nonce in bodies.first { $0.contains(nonce) } }).count == nonces.count)
+            }
+        }
+
         @Test("claims keep each user's order per webhook, skip leased deliveries, and a lapsed claim cannot record",
               arguments: Engine.allCases)
         func claimOrder(engine: Engine) throws {
