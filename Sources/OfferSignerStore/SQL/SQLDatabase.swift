@@ -29,6 +29,17 @@ protocol SQLDatabase: Sendable {
     /// Runs `body` in one transaction whose commit need not be durable by itself (see
     /// ``CommitSync``); ``inTransaction(_:)`` for ``CommitSync/durable``.
     func inTransaction<T>(syncing: CommitSync, _ body: (Connection) throws -> T) throws -> T
+    /// ``inTransaction(syncing:_:)`` that returns only once every commit `body` could read is
+    /// durable, for a transaction whose reads are about to leave the process (a webhook claim's
+    /// rows, posted next). SQLite: waits for the WAL's syncer when a signature batch committed
+    /// before it is not synced yet; PostgreSQL: nothing to wait for (a commit is durable before
+    /// another session sees it).
+    func inTransactionReadingDurable<T>(syncing: CommitSync, _ body: (Connection) throws -> T) throws -> T
+    /// Runs `body` in one transaction and returns once it is committed, with when the commit
+    /// is durable, which may come later: the group commit's pipeline (``GroupCommitter``)
+    /// answers the batch's callers only then and meanwhile commits the next batch. SQLite:
+    /// committed without its own sync, the WAL's syncer syncs it; PostgreSQL: durable already.
+    func inTransactionDurableLater<T>(_ body: (Connection) throws -> T) throws -> (result: T, durability: PendingDurability)
     /// True when each statement costs a round trip to a server (PostgreSQL), so a read on the
     /// signing path is worth one statement; false where a statement is a call into the process
     /// (SQLite), whose planner prefers several simple indexed lookups.
@@ -44,6 +55,24 @@ protocol SQLDatabase: Sendable {
 
 extension SQLDatabase {
     func appendRefusal() -> String? { nil }
+
+    func inTransactionReadingDurable<T>(syncing: CommitSync, _ body: (Connection) throws -> T) throws -> T {
+        try inTransaction(syncing: syncing, body)
+    }
+
+    func inTransactionDurableLater<T>(_ body: (Connection) throws -> T) throws -> (result: T, durability: PendingDurability) {
+        (try inTransaction(body), .now)
+    }
+}
+
+/// When a commit made by ``SQLDatabase/inTransactionDurableLater(_:)`` is durable.
+struct PendingDurability: Sendable {
+    /// Calls its argument once the commit is durable (nil), or once it can no longer be made
+    /// durable (the error), on whichever thread learns it; at once when it is durable already.
+    let whenDurable: @Sendable (_ then: @escaping @Sendable ((any Error)?) -> Void) -> Void
+
+    /// A commit durable when it returned.
+    static let now = PendingDurability { then in then(nil) }
 }
 
 /// When a transaction's commit reaches the disk. Every commit is atomic and in order; only the

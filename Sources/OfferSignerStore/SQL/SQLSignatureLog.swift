@@ -6,9 +6,18 @@ import Synchronization
 /// writer thread takes every append waiting and hands them to the engine's batch writer
 /// (``SQLiteSignatureBatch``, ``PostgreSQLSignatureBatch``) in one transaction, which checks
 /// that the chain still ends where the last commit recorded it, extends the hash chain,
-/// checks the quotas and moves the recorded end; the commit is durable (SQLite's full sync,
-/// PostgreSQL's `synchronous_commit`) before any caller gets its record. Reads, the integrity
-/// walk and accepted gaps are written once (``SQLSignatures``).
+/// checks the quotas and moves the recorded end; the commit is durable before any caller gets
+/// its record. The writer is pipelined: on SQLite a batch commits without its own sync and the
+/// WAL's syncer (``SQLiteWALSyncer``) syncs it, with every batch committed since its last sync,
+/// while the writer commits the next; its callers are answered after that sync (a failed one
+/// fails them, and every later append until a restart). PostgreSQL's commit is durable when it
+/// returns (`synchronous_commit`). Reads, the integrity walk and accepted gaps are written once
+/// (``SQLSignatures``).
+///
+/// A reader (a signature by nonce, an audit listing) may see a batch's records between its
+/// commit and its sync, as a PostgreSQL session may see a commit its synchronous standby has not
+/// acknowledged yet; what leaves the process on the strength of a batch (its callers' answers,
+/// a webhook's `offer.signed`: ``SQLDatabase/inTransactionReadingDurable(syncing:_:)``) waits.
 final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Sendable {
     let database: Database
     private let committer: GroupCommitter<LogItem, LoggedSignature?>
@@ -42,7 +51,7 @@ final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Send
         committer = GroupCommitter(database: database, name: "signature-log-writer", observe: { outcome in
             health.record(outcome, isConstraintViolation: isConstraintViolation)
             if case .failure(let mismatch as ChainEndMismatch) = outcome { Self.recordRegression(mismatch, database, committed: health.committed, outbox: outbox) }
-        }) { batch, db in
+        }, pipelined: true) { batch, db in
             // Experiment assignments written with their signatures (none: nothing read or written).
             let assignments = try SignatureBatchAssignments.prepare(batch, db, rowByRow: !database.statementsAreRoundTrips)
             let results = try assignments.finish(try write(assignments.writes, db, health.committed, waits), db)

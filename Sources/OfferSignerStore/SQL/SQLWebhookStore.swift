@@ -143,12 +143,14 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
     /// crash that loses it ends this process and its posts too: the rows are claimed again, and
     /// sent again, at least once), and any later durable commit (the signature log's next batch)
     /// syncs it; on PostgreSQL it stays durable, so a lease outlives a crash of the server while
-    /// this instance is still posting, and no other instance takes those rows meanwhile.
+    /// this instance is still posting, and no other instance takes those rows meanwhile. It
+    /// returns only once every signature batch it could read is durable (on SQLite the batches
+    /// are synced by the WAL's syncer after their commit), so no event leaves before its record.
     func claim(limit: Int, now: Date, lease: Duration, webhookId: String?) throws -> [ClaimedDelivery] {
         let at = now.milliseconds
         let claim = SecureRandom.token(byteCount: 12)
         let ofWebhook = webhookId == nil ? "" : "AND o.webhook_id = ?"
-        return try database.inTransaction(syncing: .withProcess) { db in
+        return try database.inTransactionReadingDurable(syncing: .withProcess) { db in
             // An untouched row (no try yet: just written, retried or replayed) is due at once.
             let candidates = try db.select("""
                 SELECT o.id, o.webhook_id, o.event_id, o.body, o.attempts, o.queued_at_ms, o.ordering_key FROM webhook_outbox o

@@ -37,6 +37,10 @@ final class SQLiteCheckpointer: Sendable {
     /// The WAL's size in frames when the writer last asked for a background checkpoint (writer
     /// thread only, like ``lastFrames``).
     private let askedAt = Atomic<Int>(0)
+    /// Commits of the writer that appended frames to the WAL (its hook runs after each such
+    /// commit, and only then): a `synchronous=FULL` one of them synced the WAL before its
+    /// `COMMIT` returned (``SQLiteWALSyncer``'s frontier counts it).
+    private let hookedCommits = Atomic<Int>(0)
 
     private struct State {
         /// A checkpoint is asked for and not yet run.
@@ -69,6 +73,9 @@ final class SQLiteCheckpointer: Sendable {
         sqlite3_wal_hook(writer.raw, nil, nil)
     }
 
+    /// How many of the writer's commits appended frames so far (read on the writer's thread).
+    var walCommits: Int { hookedCommits.load(ordering: .relaxed) }
+
     /// Stops the checkpoint thread (its connection is closed).
     func stop() {
         state.withLock { $0.stopped = true }
@@ -77,6 +84,7 @@ final class SQLiteCheckpointer: Sendable {
 
     /// On the writer thread, after a commit that left the WAL `frames` long.
     private func committed(frames: Int, db: OpaquePointer?, schema: UnsafePointer<CChar>?) {
+        hookedCommits.add(1, ordering: .relaxed)
         let previous = lastFrames.exchange(frames, ordering: .relaxed)
         statistics.recordWALFrames(frames >= previous ? frames - previous : frames)
         if frames >= (inBackground ? Self.writerBound : Self.threshold) {

@@ -14,6 +14,9 @@ public final class SQLiteDatabase: Sendable {
     public let writerStatistics: WriterStatistics
     /// Runs the WAL's checkpoints on a thread of its own instead of the writer's.
     private let checkpointer: SQLiteCheckpointer
+    /// Numbers the writer's commits and makes those committed without their own sync durable
+    /// (the signature log's batches), on a thread of its own: the durability frontier.
+    let walSyncer: SQLiteWALSyncer
     private let writer: Mutex<SQLiteConnection>
     /// True while the writer connection may not be back at `synchronous=FULL` (a failed restore).
     private let unsyncedWriter = Atomic<Bool>(false)
@@ -37,8 +40,16 @@ public final class SQLiteDatabase: Sendable {
     ///   - creating: false for tools that must work on an existing database only: a missing
     ///     file is then `SQLiteError` SQLITE_CANTOPEN, and no file or folder is made.
     ///   - maxPageCount: caps the file's size in pages (to test a full disk).
-    public init(path: String, creating: Bool = true, maxPageCount: Int? = nil, maxReaders: Int = 16,
-                maxAuditReaders: Int = 4) throws(SQLiteError) {
+    public convenience init(path: String, creating: Bool = true, maxPageCount: Int? = nil, maxReaders: Int = 16,
+                            maxAuditReaders: Int = 4) throws(SQLiteError) {
+        try self.init(path: path, creating: creating, maxPageCount: maxPageCount, maxReaders: maxReaders,
+                      maxAuditReaders: maxAuditReaders, walSync: SQLiteWALFile.dataSync)
+    }
+
+    /// Opens the database as above, its WAL synced by `walSync` for the commits made without
+    /// their own sync (a test's: one that blocks, or fails).
+    init(path: String, creating: Bool = true, maxPageCount: Int? = nil, maxReaders: Int = 16,
+         maxAuditReaders: Int = 4, walSync: @escaping SQLiteWALFile.Sync) throws(SQLiteError) {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent
         if creating, !folder.isEmpty {
@@ -54,6 +65,7 @@ public final class SQLiteDatabase: Sendable {
         writerStatistics = statistics
         checkpointer = SQLiteCheckpointer(path: path, statistics: statistics)
         checkpointer.install(on: writer)
+        walSyncer = SQLiteWALSyncer(file: SQLiteWALFile(databasePath: path, sync: walSync))
         self.writer = Mutex(writer)
         readers = Pool(capacity: maxReaders) {
             let reader = try SQLiteConnection(path: path, readOnly: true)
@@ -68,6 +80,7 @@ public final class SQLiteDatabase: Sendable {
     deinit {
         writer.withLock { checkpointer.uninstall(from: $0) }
         checkpointer.stop()
+        walSyncer.stop()
     }
 
     /// Runs `body` in one IMMEDIATE transaction on the writer connection; commits if it
@@ -75,9 +88,38 @@ public final class SQLiteDatabase: Sendable {
     /// `syncingCommit` is false: then it is committed without a sync of its own
     /// (`synchronous=NORMAL`, set before the transaction: SQLite refuses it inside one) and the
     /// connection is set back to FULL before anyone else may use it. In WAL mode the next FULL
-    /// commit syncs the WAL file, with the earlier commit's frames in it.
+    /// commit syncs the WAL file, with the earlier commit's frames in it. Refused once a sync of
+    /// the WAL failed (``SQLiteWALSyncer``): nothing written after it could be trusted durable.
     func write<T>(syncingCommit: Bool = true, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try numberedWrite(syncingCommit: syncingCommit, pipelined: false, body).result
+    }
+
+    /// Runs `body` in one transaction on the writer connection committed without a sync of its
+    /// own, and returns as soon as it is committed, with when it will be durable: the WAL's
+    /// syncer syncs it (with every other commit made meanwhile) while the writer goes on. For
+    /// the signature log's batches: their callers are answered only once it is durable.
+    func writeDurableLater<T>(_ body: (SQLiteConnection) throws -> T) throws -> (result: T, durability: PendingDurability) {
+        let written = try numberedWrite(syncingCommit: false, pipelined: true, body)
+        let syncer = walSyncer, commit = written.commit
+        return (written.result, PendingDurability { then in syncer.whenDurable(commit, then) })
+    }
+
+    /// ``write(syncingCommit:_:)`` that returns only once every commit made without its own
+    /// sync before it began (every signature batch it could read) is durable: what it read is
+    /// about to leave the process (a webhook claim's `offer.signed` rows). Its own commit need
+    /// not be durable.
+    func writeReadingDurable<T>(syncingCommit: Bool, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        let written = try numberedWrite(syncingCommit: syncingCommit, pipelined: false, body)
+        try walSyncer.awaitDurable(written.pipelinedBefore)
+        return written.result
+    }
+
+    /// The writer's transaction, numbered in the durability frontier once committed
+    /// (`pipelinedBefore`: the last commit made without its own sync before this one).
+    private func numberedWrite<T>(syncingCommit: Bool, pipelined: Bool,
+                                  _ body: (SQLiteConnection) throws -> T) throws -> (result: T, commit: UInt64, pipelinedBefore: UInt64) {
         try writer.withLock { writer in
+            if let failure = walSyncer.failure { throw failure }
             if syncingCommit {
                 // Only after a failed restore (below): never a durable transaction on a connection that is not FULL.
                 if unsyncedWriter.load(ordering: .acquiring) { try restoreFullSync(writer) }
@@ -85,11 +127,15 @@ public final class SQLiteDatabase: Sendable {
                 try writer.run("PRAGMA synchronous=NORMAL")
             }
             defer { if !syncingCommit { try? restoreFullSync(writer) } }
+            let pipelinedBefore = walSyncer.lastPipelinedCommit
+            let walCommits = checkpointer.walCommits
             try writer.run("BEGIN IMMEDIATE")
             do {
                 let result = try body(writer)
                 try writer.run("COMMIT")
-                return result
+                // A FULL commit that wrote frames had SQLite sync the WAL before COMMIT returned (its WAL hook ran).
+                let synced = syncingCommit && checkpointer.walCommits != walCommits
+                return (result, walSyncer.committed(synced: synced, pipelined: pipelined), pipelinedBefore)
             } catch {
                 try? writer.run("ROLLBACK")
                 throw error
@@ -140,6 +186,21 @@ extension SQLiteDatabase: SQLDatabase {
     /// ends this process too: ``CommitSync/withProcess`` and ``CommitSync/deferred`` are one here.
     func inTransaction<T>(syncing: CommitSync, _ body: (SQLiteConnection) throws -> T) throws -> T {
         try write(syncingCommit: syncing == .durable) { try body($0) }
+    }
+
+    /// Waits for the WAL's syncer when a signature batch it could read is not durable yet.
+    func inTransactionReadingDurable<T>(syncing: CommitSync, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try writeReadingDurable(syncingCommit: syncing == .durable) { try body($0) }
+    }
+
+    /// Committed without its own sync; the WAL's syncer makes it durable after.
+    func inTransactionDurableLater<T>(_ body: (SQLiteConnection) throws -> T) throws -> (result: T, durability: PendingDurability) {
+        try writeDurableLater { try body($0) }
+    }
+
+    /// After a failed sync of the WAL nothing can be recorded until a restart.
+    func appendRefusal() -> String? {
+        walSyncer.failure?.message
     }
 
     var statementsAreRoundTrips: Bool { false }

@@ -11,6 +11,13 @@ import Synchronization
 /// leaves once every result is set: one wake-up call per batch (a futex wake of all its
 /// waiters), not one semaphore per caller signalled one by one from the writer's thread,
 /// which is the serial stage (issue 38).
+///
+/// A committer may be pipelined (``init(name:observe:pipelined:)``): its `commit` returns once
+/// the batch is committed, with when it will be durable (``PendingDurability``); the writer
+/// takes the next batch at once, and the batch's callers are answered only when it is durable
+/// (SQLite: by the WAL's syncer, one sync for every batch committed since its last), or fail
+/// together if it cannot be made so. Committed batches are observed in order as before; their
+/// callers are answered in commit order.
 final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     /// Writes a batch in one transaction and commits it; returns one result per item. An item
     /// may fail alone (its result is a failure); a thrown error (the transaction rolled back)
@@ -19,8 +26,11 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     /// Told each batch's outcome on the writer thread, once it is committed (its results) or
     /// rolled back (the error), before its callers wake: observers see batches in order.
     typealias Observer = @Sendable (_ outcome: Result<[Result<Output, any Error>], any Error>) -> Void
+    /// ``Commit`` whose commit may become durable after it returns: the results, and when.
+    typealias PipelinedCommit = @Sendable (_ batch: [Item]) throws
+        -> (results: [Result<Output, any Error>], durability: PendingDurability)
 
-    private let commitBatch: Commit
+    private let commitBatch: PipelinedCommit
     private let observe: Observer?
     private let queue = PlainMutex(Queue())
     /// Signalled once each time the writer leaves idleness (items arrived, or `close`).
@@ -58,7 +68,13 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         case stop
     }
 
-    init(name: String, observe: Observer? = nil, commit: @escaping Commit) {
+    /// A committer whose batches are durable once `commit` returns.
+    convenience init(name: String, observe: Observer? = nil, commit: @escaping Commit) {
+        self.init(name: name, observe: observe, pipelined: { batch in (try commit(batch), .now) })
+    }
+
+    /// A pipelined committer: a batch's callers wait for its durability, the writer does not.
+    init(name: String, observe: Observer? = nil, pipelined commit: @escaping PipelinedCommit) {
         commitBatch = commit
         self.observe = observe
         NamedThread.start(name) { [self] in run() }
@@ -124,15 +140,20 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     }
 
     private func commit(_ items: [Item], _ batch: Batch) {
-        var results: [Result<Output, any Error>]
+        let committed: (results: [Result<Output, any Error>], durability: PendingDurability)
         do {
-            results = try commitBatch(items)
-            observe?(.success(results))
+            committed = try commitBatch(items)
         } catch {
-            results = Array(repeating: .failure(error), count: items.count)
             observe?(.failure(error))
+            batch.answer(Array(repeating: .failure(error), count: items.count))
+            return
         }
-        batch.answer(results)
+        observe?(.success(committed.results))
+        let results = committed.results, count = items.count
+        // Answered once durable (at once unless pipelined); a batch that cannot be made durable fails as a whole.
+        committed.durability.whenDurable { failure in
+            batch.answer(failure.map { error in Array(repeating: .failure(error), count: count) } ?? results)
+        }
     }
 
     /// The callers of one batch, blocked on `committed` until the writer has set every result
