@@ -92,7 +92,7 @@ struct PipelinedCommitTests {
         }
     }
 
-    @Test("an append returns only after a sync of the WAL that began after its commit has returned; the writer commits the next batch meanwhile")
+    @Test("an append returns only after a sync of the WAL that began after its commit has returned; the writer commits the next batch meanwhile, and no more")
     func answeredAfterTheSync() throws {
         let temp = TemporaryDatabase()
         defer { temp.cleanup() }
@@ -120,13 +120,20 @@ struct PipelinedCommitTests {
             Thread.sleep(forTimeInterval: 0.005)
         }
         #expect(committed == 3, "the second batch committed while the first one's sync was held")
+        // But no further one: the writer keeps at most one batch ahead of the syncs begun.
+        let third = Background { () -> Int64? in
+            (try? log.append(Self.record("user-c"), quota: nil))?.sequence
+        }
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(!first.finished && !second.finished, "no caller answered before the sync returned")
+        #expect(!first.finished && !second.finished && !third.finished, "no caller answered before the sync returned")
         #expect(sync.returned == before)
+        #expect(try database.read { db in try db.scalar("SELECT COUNT(*) FROM signatures") } == 3,
+                "the third batch waits for a sync that covers the second to begin")
 
         sync.release()
         #expect(first.wait() == 2)
         #expect(second.wait() == 3)
+        #expect(third.wait() == 4)
         #expect(sync.returned > before)
         #expect(try log.verifyIntegrity().ok)
     }

@@ -70,9 +70,13 @@ struct PendingDurability: Sendable {
     /// Calls its argument once the commit is durable (nil), or once it can no longer be made
     /// durable (the error), on whichever thread learns it; at once when it is durable already.
     let whenDurable: @Sendable (_ then: @escaping @Sendable ((any Error)?) -> Void) -> Void
+    /// What a pipelined writer waits for before it takes its next batch (SQLite: until a sync
+    /// that covers this commit has begun, so that the writer runs at most one batch ahead of
+    /// the syncs); nothing for a commit durable already.
+    let beforeNextBatch: @Sendable () -> Void
 
     /// A commit durable when it returned.
-    static let now = PendingDurability { then in then(nil) }
+    static let now = PendingDurability(whenDurable: { then in then(nil) }, beforeNextBatch: {})
 }
 
 /// When a transaction's commit reaches the disk. Every commit is atomic and in order; only the

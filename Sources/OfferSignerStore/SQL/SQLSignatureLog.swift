@@ -15,8 +15,8 @@ import Synchronization
 /// (``SQLSignatures``).
 ///
 /// A reader (a signature by nonce, an audit listing) may see a batch's records between its
-/// commit and its sync, as a PostgreSQL session may see a commit its synchronous standby has not
-/// acknowledged yet; what leaves the process on the strength of a batch (its callers' answers,
+/// commit and its sync (on PostgreSQL, a commit may be seen on the primary that its synchronous
+/// standby never acknowledged: a cancelled wait); what leaves the process on the strength of a batch (its callers' answers,
 /// a webhook's `offer.signed`: ``SQLDatabase/inTransactionReadingDurable(syncing:_:)``) waits.
 final class SQLSignatureLog<Database: SQLDatabase>: RepairableSignatureLog, Sendable {
     let database: Database

@@ -101,7 +101,8 @@ public final class SQLiteDatabase: Sendable {
     func writeDurableLater<T>(_ body: (SQLiteConnection) throws -> T) throws -> (result: T, durability: PendingDurability) {
         let written = try numberedWrite(syncingCommit: false, pipelined: true, body)
         let syncer = walSyncer, commit = written.commit
-        return (written.result, PendingDurability { then in syncer.whenDurable(commit, then) })
+        return (written.result, PendingDurability(whenDurable: { then in syncer.whenDurable(commit, then) },
+                                                  beforeNextBatch: { syncer.awaitSyncBegun(commit) }))
     }
 
     /// ``write(syncingCommit:_:)`` that returns only once every commit made without its own

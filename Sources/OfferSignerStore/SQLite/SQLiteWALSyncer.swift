@@ -31,6 +31,12 @@ final class SQLiteWALSyncer: Sendable {
         let then: @Sendable ((any Error)?) -> Void
     }
 
+    /// A writer waiting until a sync that covers commit `commit` has begun.
+    private struct Starter {
+        let commit: UInt64
+        let begun: DispatchSemaphore
+    }
+
     private struct State {
         /// Commits made on the writer connection.
         var commits: UInt64 = 0
@@ -40,9 +46,23 @@ final class SQLiteWALSyncer: Sendable {
         var durable: UInt64 = 0
         /// Why the WAL can no longer be made durable, once a sync failed.
         var failure: SQLiteError?
+        /// The commits covered by the last sync begun (every one up to this number).
+        var begunThrough: UInt64 = 0
         var waiting: [Waiter] = []
+        var starters: [Starter] = []
         var started = false
         var stopped = false
+
+        /// Removes and returns the writers waiting for a sync that covers at most `through`.
+        mutating func takeStarters(through: UInt64) -> [Starter] {
+            var taken: [Starter] = []
+            starters.removeAll { starter in
+                guard starter.commit <= through else { return false }
+                taken.append(starter)
+                return true
+            }
+            return taken
+        }
     }
 
     init(file: SQLiteWALFile) {
@@ -72,13 +92,14 @@ final class SQLiteWALSyncer: Sendable {
     /// (`synchronous=FULL`, frames written), so it and every earlier commit are durable.
     /// `pipelined`: committed without its own sync, to be made durable by this thread.
     func committed(synced: Bool, pipelined: Bool) -> UInt64 {
-        let (number, wakeThread) = state.withLock { state -> (UInt64, Bool) in
+        let (number, wakeThread, begun) = state.withLock { state -> (UInt64, Bool, [Starter]) in
             state.commits += 1
             if pipelined { state.lastPipelined = state.commits }
-            guard synced, state.failure == nil else { return (state.commits, false) }
+            guard synced, state.failure == nil else { return (state.commits, false, []) }
             state.durable = state.commits
-            return (state.commits, state.waiting.contains { $0.commit <= state.durable })
+            return (state.commits, state.waiting.contains { $0.commit <= state.durable }, state.takeStarters(through: state.durable))
         }
+        for starter in begun { starter.begun.signal() }
         if wakeThread { wake.signal() }
         return number
     }
@@ -93,6 +114,21 @@ final class SQLiteWALSyncer: Sendable {
         }
         if start { NamedThread.start("wal-sync") { [self] in run() } }
         wake.signal()
+    }
+
+    /// Returns once a sync that makes commit `commit` durable has begun (or it is durable, or a
+    /// sync failed). The pipelined writer waits here before it takes its next batch: it runs at
+    /// most one batch ahead of the syncs, so its batches stay as large as the sync's cycle
+    /// allows (one commit per sync, not several small ones each with its own pages and CPU),
+    /// and a batch's commit still overlaps the previous batch's sync.
+    func awaitSyncBegun(_ commit: UInt64) {
+        let begun = DispatchSemaphore(value: 0)
+        let covered = state.withLock { state -> Bool in
+            if state.failure != nil || commit <= max(state.durable, state.begunThrough) { return true }
+            state.starters.append(Starter(commit: commit, begun: begun))
+            return false
+        }
+        if !covered { begun.wait() }
     }
 
     /// Returns once commit `commit` is durable; throws the failed sync's error if it cannot be.
@@ -125,6 +161,7 @@ final class SQLiteWALSyncer: Sendable {
                 guard !state.waiting.isEmpty else { return state.stopped ? .stop : .idle }
                 if state.failure != nil || state.waiting.contains(where: { $0.commit <= state.durable }) { return .deliver }
                 // Every commit counted so far has returned, its frames written: one sync covers them all.
+                state.begunThrough = state.commits
                 return .sync(through: state.commits)
             }
             switch step {
@@ -134,6 +171,7 @@ final class SQLiteWALSyncer: Sendable {
                 continue
             case .deliver: break
             case .sync(let through):
+                for starter in state.withLock({ $0.takeStarters(through: through) }) { starter.begun.signal() }
                 let failure = file.syncNow()
                 syncs.withLock { $0 += 1 }
                 state.withLock { state in
@@ -147,6 +185,9 @@ final class SQLiteWALSyncer: Sendable {
                     } else {
                         state.durable = max(state.durable, through)
                     }
+                }
+                if failure != nil {
+                    for starter in state.withLock({ $0.takeStarters(through: .max) }) { starter.begun.signal() }
                 }
             }
             deliver()

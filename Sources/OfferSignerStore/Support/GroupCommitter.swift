@@ -14,7 +14,8 @@ import Synchronization
 ///
 /// A committer may be pipelined (``init(name:observe:pipelined:)``): its `commit` returns once
 /// the batch is committed, with when it will be durable (``PendingDurability``); the writer
-/// takes the next batch at once, and the batch's callers are answered only when it is durable
+/// takes the next batch as soon as that durability is under way (SQLite: its sync has begun), so
+/// a commit overlaps the previous batch's sync, and the batch's callers are answered only when it is durable
 /// (SQLite: by the WAL's syncer, one sync for every batch committed since its last), or fail
 /// together if it cannot be made so. Committed batches are observed in order as before; their
 /// callers are answered in commit order.
@@ -119,7 +120,11 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
     }
 
     private func run() {
+        var previous: PendingDurability?
         while true {
+            // A pipelined writer keeps at most one batch ahead of its durability (see PendingDurability).
+            previous?.beforeNextBatch()
+            previous = nil
             let step = queue.withLock { queue -> Step in
                 if !queue.pending.isEmpty {
                     let step = Step.commit(queue.pending, queue.batch)
@@ -132,21 +137,22 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
                 return .idle
             }
             switch step {
-            case .commit(let items, let batch): commit(items, batch)
+            case .commit(let items, let batch): previous = commit(items, batch)
             case .idle: wake.wait()
             case .stop: return
             }
         }
     }
 
-    private func commit(_ items: [Item], _ batch: Batch) {
+    /// Commits a batch; its durability, to wait on before the next one, unless it failed.
+    private func commit(_ items: [Item], _ batch: Batch) -> PendingDurability? {
         let committed: (results: [Result<Output, any Error>], durability: PendingDurability)
         do {
             committed = try commitBatch(items)
         } catch {
             observe?(.failure(error))
             batch.answer(Array(repeating: .failure(error), count: items.count))
-            return
+            return nil
         }
         observe?(.success(committed.results))
         let results = committed.results, count = items.count
@@ -154,6 +160,7 @@ final class GroupCommitter<Item: Sendable, Output: Sendable>: Sendable {
         committed.durability.whenDurable { failure in
             batch.answer(failure.map { error in Array(repeating: .failure(error), count: count) } ?? results)
         }
+        return committed.durability
     }
 
     /// The callers of one batch, blocked on `committed` until the writer has set every result
