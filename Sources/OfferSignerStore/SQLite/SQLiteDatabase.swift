@@ -139,6 +139,10 @@ public final class SQLiteDatabase: Sendable {
                 return (result, walSyncer.committed(synced: synced, pipelined: pipelined), pipelinedBefore)
             } catch {
                 try? writer.run("ROLLBACK")
+                // SQLite's own sync of the WAL failed: no later sync proves the earlier unsynced commits written either.
+                if let failure = error as? SQLiteError, failure.extendedCode == SQLiteWALSyncer.ioErrorFsync {
+                    walSyncer.syncFailed("SQLite's sync in a commit: \(failure.message)")
+                }
                 throw error
             }
         }

@@ -104,6 +104,19 @@ final class SQLiteWALSyncer: Sendable {
         return number
     }
 
+    /// A sync of the WAL failed elsewhere (SQLite's own, in a FULL commit on the writer
+    /// connection: SQLITE_IOERR_FSYNC): final as this thread's own failure is. (On Linux this
+    /// thread's next `fdatasync` would report it too: a writeback error is reported once to
+    /// every descriptor open when it happened.)
+    func syncFailed(_ detail: String) {
+        let begun = state.withLock { state -> [Starter] in
+            if state.failure == nil { state.failure = Self.syncFailure(detail) }
+            return state.takeStarters(through: .max)
+        }
+        for starter in begun { starter.begun.signal() }
+        wake.signal()
+    }
+
     /// Runs `then` on this thread once commit `commit` is durable (nil), or once it can no
     /// longer be (the failed sync's error). Answers come in commit order.
     func whenDurable(_ commit: UInt64, _ then: @escaping @Sendable ((any Error)?) -> Void) {
@@ -176,12 +189,7 @@ final class SQLiteWALSyncer: Sendable {
                 syncs.withLock { $0 += 1 }
                 state.withLock { state in
                     if let failure {
-                        if state.failure == nil {
-                            state.failure = SQLiteError(extendedCode: Self.ioErrorFsync, message: """
-                                the WAL could not be synced (\(failure)): no commit since the last good sync is durable, nor can \
-                                a later one be trusted to be; restart the service once the disk is fixed
-                                """, sql: nil)
-                        }
+                        if state.failure == nil { state.failure = Self.syncFailure(failure) }
                     } else {
                         state.durable = max(state.durable, through)
                     }
@@ -208,6 +216,14 @@ final class SQLiteWALSyncer: Sendable {
             return (ready, failure)
         }
         for waiter in ready.sorted(by: { $0.commit < $1.commit }) { waiter.then(failure) }
+    }
+
+    /// What every waiter and later write is told once a sync of the WAL failed with `detail`.
+    static func syncFailure(_ detail: String) -> SQLiteError {
+        SQLiteError(extendedCode: ioErrorFsync, message: """
+            the WAL could not be synced (\(detail)): no commit since the last good sync is durable, nor can a later \
+            one be trusted to be; restart the service once the disk is fixed
+            """, sql: nil)
     }
 
     /// SQLITE_IOERR_FSYNC.
