@@ -23,6 +23,10 @@ DURATION=${BENCH_CEILING_DURATION:-10}
 WARMUP=${BENCH_WARMUP:-3}
 CONNECTIONS=${BENCH_CONNECTIONS:-32}
 THREADS=${BENCH_THREADS:-2}
+# The C server's connection model and log: its README's reference is one thread per connection
+# with the group-commit writer; "--mode epoll --daemons 2 --log suspend" measures its epoll
+# daemons with connections suspended while their record commits.
+C_MODE=${BENCH_CEILING_C_MODE:---mode tpc --log group}
 WORK=$BENCH/results/tmp-ceiling
 OUT=$BENCH/results/ceiling.md
 OFFER=bench_winback
@@ -102,7 +106,8 @@ run_load() {
 # start_c LOG: starts the C server (it rebuilds its users' history first, ~20 s for 100,000 users).
 start_c() {
     cport=$(free_port)
-    "$WORK/ceiling" --mode tpc --log group --sign dup --work full --nonce v7 --port "$cport" --db "$WORK/c/full.sqlite" \
+    # shellcheck disable=SC2086 # the connection model's words, split on purpose
+    "$WORK/ceiling" $C_MODE --sign dup --work full --nonce v7 --port "$cport" --db "$WORK/c/full.sqlite" \
         --pub "$WORK/c/pub.pem" --users "$USERS" --users-file "$WORK/c/users.txt" --token "$CLIENT_TOKEN" >"$1" 2>&1 &
     C_PID=$!
     for _ in $(seq 1 2400); do curl -fs --max-time 1 "http://127.0.0.1:$cport/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
