@@ -174,11 +174,11 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
                 due = due.filter { locked.contains($0.id) }
             }
             let leaseEnd = (now + TimeInterval(Double(lease.components.seconds) * Double(max(due.count, 1)))).milliseconds
-            return try due.map { row in
-                try db.change("UPDATE webhook_outbox SET lease_until_ms = ?, claim = ? WHERE id = ?",
-                              [.integer(leaseEnd), .text(claim), .integer(row.id)])
-                return ClaimedDelivery(id: row.id, webhookId: row.webhookId, eventId: row.eventId, body: row.body, attempts: row.attempts,
-                                       queuedAt: Date(milliseconds: row.queued), claim: claim)
+            // One statement leases them all (per up to 64 rows), not one per row.
+            try WebhookDeliveryStatements.lease(due.map(\.id), until: leaseEnd, claim: claim, db)
+            return due.map { row in
+                ClaimedDelivery(id: row.id, webhookId: row.webhookId, eventId: row.eventId, body: row.body, attempts: row.attempts,
+                                queuedAt: Date(milliseconds: row.queued), claim: claim)
             }
         }
     }
@@ -191,22 +191,9 @@ final class SQLWebhookStore<Database: SQLDatabase>: WebhookStore, Sendable {
     /// per user holds after a crash too.
     func record(_ attempts: [DeliveryAttempt]) throws -> [Bool] {
         guard !attempts.isEmpty else { return [] }
+        let inOneStatement = database.statementsAreRoundTrips
         return try database.inTransaction(syncing: .deferred) { db in
-            try attempts.map { attempt in
-                let state: String, next: Int64, delivered: Int64?
-                switch attempt.outcome {
-                case .delivered: (state, next, delivered) = ("delivered", attempt.at.milliseconds, attempt.at.milliseconds)
-                case .retry(let at): (state, next, delivered) = ("pending", at.milliseconds, nil)
-                case .dead: (state, next, delivered) = ("dead", attempt.at.milliseconds, nil)
-                }
-                return try db.change("""
-                    UPDATE webhook_outbox SET state = ?, attempts = attempts + 1, next_attempt_ms = ?, lease_until_ms = NULL, claim = NULL,
-                        last_attempt_ms = ?, last_status = ?, last_answer = ?, last_error = ?, delivered_at_ms = ?
-                    WHERE id = ? AND claim = ?
-                    """, [.text(state), .integer(next), .integer(attempt.at.milliseconds), .optional(attempt.status.map(Int64.init)),
-                          .optional(attempt.answer), .optional(attempt.error), .optional(delivered), .integer(attempt.delivery.id),
-                          .text(attempt.delivery.claim)]) == 1
-            }
+            try WebhookDeliveryStatements.record(attempts, inOneStatement: inOneStatement, db)
         }
     }
 
