@@ -551,6 +551,9 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
         # Every signature made while the webhook existed must reach the receiver: wait (up to
         # 300 s) for the webhook's outbox to hold nothing undelivered, then count what was delivered.
         PENDING_AFTER_LOAD=$(outbox_count "SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = 'bench' AND state <> 'delivered'")
+        # The delivery lag when the load ended: the age of the oldest undelivered event (what
+        # offer_signer_webhook_oldest_undelivered_seconds shows), in seconds.
+        OLDEST_AFTER_LOAD=$(outbox_count "SELECT COALESCE(ROUND(($(date +%s%3N) - MIN(queued_at_ms)) / 1000.0, 1), 0) FROM webhook_outbox WHERE webhook_id = 'bench' AND state = 'pending'")
         DRAIN_LANE0=$(thread_ticks webhook-lane)
         DRAIN_SERVICE0=$(cpu_ticks)
         DRAIN_RECEIVER0=$(awk '{ print $14 + $15 }' "/proc/$RECEIVER_PID/stat")
@@ -582,7 +585,7 @@ print(db.execute(sys.argv[2]).fetchone()[0])' "$WORK/db.sqlite" "$1"
         WEBHOOK_DELIVERED_TOTAL=$(( WEBHOOK_DELIVERED_TOTAL + DELIVERED ))
         WEBHOOK_RATIO=$(ratio "$WEBHOOK_RPS" "$NOWEBHOOK_RPS")
         WEBHOOK_PAIRS+=("$WEBHOOK_RATIO")
-        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); signed with the webhook: $SIGNED_WITH, delivered: $DELIVERED (undelivered when the load ended: $PENDING_AFTER_LOAD, all delivered ${DRAIN_S} s later, CPU µs per delivery meanwhile: service $DRAIN_SERVICE_US, of which the lane's thread $DRAIN_LANE_US; receiver $DRAIN_RECEIVER_US); posts the receiver answered: $RECEIVED; writer per signature, records and WAL frames per batch: $WEBHOOK_WRITER / $NOWEBHOOK_WRITER"
+        echo "round $round: with a webhook / without: $WEBHOOK_RATIO ($WEBHOOK_RPS / $NOWEBHOOK_RPS requests/s; CPU µs per signature $WEBHOOK_CPU_US / $NOWEBHOOK_CPU_US); signed with the webhook: $SIGNED_WITH, delivered: $DELIVERED (undelivered when the load ended: $PENDING_AFTER_LOAD, the oldest of them ${OLDEST_AFTER_LOAD} s old, all delivered ${DRAIN_S} s later, CPU µs per delivery meanwhile: service $DRAIN_SERVICE_US, of which the lane's thread $DRAIN_LANE_US; receiver $DRAIN_RECEIVER_US); posts the receiver answered: $RECEIVED; writer per signature, records and WAL frames per batch: $WEBHOOK_WRITER / $NOWEBHOOK_WRITER"
         WEBHOOK_ROWS+=("| round $round, signing without a webhook: requests/s; service CPU µs per signature | $NOWEBHOOK_RPS; $NOWEBHOOK_CPU_US | | |")
         WEBHOOK_ROWS+=("| round $round, with one webhook subscribed to offer.signed: requests/s; p99 (ms); service CPU µs per signature (delivery included); signed = delivered (undelivered when the load ended, drained in s) | $WEBHOOK_RPS; $WEBHOOK_P99; $WEBHOOK_CPU_US; $SIGNED_WITH = $DELIVERED ($PENDING_AFTER_LOAD, $DRAIN_S) | | |")
     done
