@@ -24,6 +24,47 @@ struct SQLiteStatementCacheTests {
         }
     }
 
+    @Test("issue 38: a few hot texts whose bytes share a home slot are all found without hashing their text")
+    func textsSharingAHomeSlotStayRecent() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let connection = try SQLiteConnection(path: temp.path, readOnly: false)
+        // Texts kept alive (their bytes stay where they are), grouped by home slot.
+        var texts: [String] = []
+        var byHome: [Int: [Int]] = [:]
+        for value in 0..<4_000 {
+            let sql = String(repeating: " ", count: 20 + value % 5) + "SELECT \(value)"
+            texts.append(sql)
+            if let place = SQLiteConnection.textPlace(sql) { byHome[place.home, default: []].append(value) }
+        }
+        // Four texts with one home slot: each stays in one of the slots probed from it.
+        let shared = try #require(byHome.values.first { $0.count >= 4 })
+        let hot = shared.prefix(4)
+        for _ in 0..<20 {
+            for value in hot {
+                #expect(try connection.query(texts[value]) { $0.int64(0) } == [Int64(value)])
+            }
+        }
+        #expect(connection.lookupsByText == hot.count, "each text hashed once, when first prepared")
+    }
+
+    @Test("issue 38: short texts (small strings, copied to the stack for the lookup) are found without hashing their text")
+    func shortTextsStayRecent() throws {
+        let temp = TemporaryDatabase()
+        defer { temp.cleanup() }
+        let connection = try SQLiteConnection(path: temp.path, readOnly: false)
+        func run(_ sql: String, depth: Int) throws -> [Int64] {
+            depth == 0 ? try connection.query(sql) { $0.int64(0) } : try run(sql, depth: depth - 1)
+        }
+        let texts = (0..<6).map { "SELECT \($0)" }
+        for round in 0..<20 {
+            for (value, sql) in texts.enumerated() {
+                #expect(try run(sql, depth: (round + value) % 3) == [Int64(value)])
+            }
+        }
+        #expect(connection.lookupsByText == texts.count, "each text hashed once, when first prepared")
+    }
+
     @Test("issue 38: bindings are cleared only when needed, yet a parameter not bound again reads as NULL, as after sqlite3_clear_bindings")
     func unboundParametersReadNull() throws {
         let temp = TemporaryDatabase()

@@ -33,6 +33,7 @@ package enum InputRules {
     /// that the ID stored, signed and shown is the one the app sent. Only A–Z are case-folded
     /// (``UserIdFolding``), so folding never changes the length.
     package static func userIdRefusal(_ text: String, field: String) -> String? {
+        if isPlainlyAccepted(text) { return nil }
         guard isUserId(text) else {
             return "\(field) must be 1–256 printable characters (no control or invisible characters such as U+2063)"
         }
@@ -43,6 +44,23 @@ package enum InputRules {
             return "\(field) is blank to the eye (only spaces or invisible fillers such as U+3164)"
         }
         return nil
+    }
+
+    /// True for a user ID every rule of ``userIdRefusal(_:field:)`` accepts, told in one pass over
+    /// its bytes: 1–256 bytes of printable ASCII (U+0020–U+007E: one scalar each, none refused,
+    /// NFC) not all spaces (the only blank-to-the-eye code point among them). The usual ID, a
+    /// UUID, skips the scalar passes (issue 38); any other text takes them.
+    static func isPlainlyAccepted(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in  // a buffer's loop: `for … in text.utf8` cost ~40 instructions a byte
+            guard (1...256).contains(bytes.count) else { return false }
+            var allSpaces = true
+            for byte in bytes {
+                guard byte >= 0x20 && byte < 0x7F else { return false }
+                if byte != 0x20 { allSpaces = false }
+            }
+            return !allSpaces
+        }
     }
 
     /// Whether `text` is in Unicode Normalization Form C. Printable ASCII (U+0020–U+007E) is

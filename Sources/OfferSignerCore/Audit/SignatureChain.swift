@@ -19,25 +19,37 @@ public enum SignatureChain {
     /// `introductory-offer-eligibility`) is hashed with `v2`, which also covers `source` and
     /// `allowIntroductoryOffer`. Changing a record from one kind to the other changes its
     /// version tag, so its hash no longer matches either way.
+    ///
+    /// Written field by field into one buffer, the integers' digits in place: the same bytes
+    /// as ``canonicalBytes(fields:)`` of the record's fields with the integers as `String(_:)`
+    /// writes them, without the array of fields and the three integer strings (issue 38: the
+    /// serial writer makes these bytes for every record it appends).
     static func canonicalBytes(of record: SignatureRecord, sequence: Int64, previousHash: String) -> [UInt8] {
-        let fields: [String?]
-        if usesVersion1(record) {
-            fields = [
-                "offer-signer.signature.v1", previousHash, String(sequence), record.nonce, record.format.rawValue,
-                record.bundleId, record.productId, record.offerId, record.userId, record.keyId,
-                String(record.timestamp), record.signature, record.transactionId, record.apiKeyName,
-                record.requestId, String(record.recordedAt),
-            ]
-        } else {
-            fields = [
-                "offer-signer.signature.v2", previousHash, String(sequence), record.nonce, record.format.rawValue,
-                record.source.rawValue, record.bundleId, record.productId, record.offerId, record.userId, record.keyId,
-                String(record.timestamp), record.signature, record.transactionId,
-                record.allowIntroductoryOffer.map { $0 ? "true" : "false" }, record.apiKeyName,
-                record.requestId, String(record.recordedAt),
-            ]
-        }
-        return canonicalBytes(fields: fields)
+        let version1 = usesVersion1(record)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160 + previousHash.utf8.count + record.nonce.utf8.count + record.bundleId.utf8.count
+            + record.productId.utf8.count + record.offerId.utf8.count + record.userId.utf8.count + record.keyId.utf8.count
+            + record.signature.utf8.count + (record.transactionId?.utf8.count ?? 0) + record.apiKeyName.utf8.count
+            + record.requestId.utf8.count)
+        append(version1 ? "offer-signer.signature.v1" : "offer-signer.signature.v2", to: &bytes)
+        append(previousHash, to: &bytes)
+        append(decimal: sequence, to: &bytes)
+        append(record.nonce, to: &bytes)
+        append(record.format.rawValue, to: &bytes)
+        if !version1 { append(record.source.rawValue, to: &bytes) }
+        append(record.bundleId, to: &bytes)
+        append(record.productId, to: &bytes)
+        append(record.offerId, to: &bytes)
+        append(record.userId, to: &bytes)
+        append(record.keyId, to: &bytes)
+        append(decimal: record.timestamp, to: &bytes)
+        append(record.signature, to: &bytes)
+        append(record.transactionId, to: &bytes)
+        if !version1 { append(record.allowIntroductoryOffer.map { $0 ? "true" : "false" }, to: &bytes) }
+        append(record.apiKeyName, to: &bytes)
+        append(record.requestId, to: &bytes)
+        append(decimal: record.recordedAt, to: &bytes)
+        return bytes
     }
 
     /// SHA-256 (hex) of `fields` in the chain's canonical form (the first names the entry's kind).
@@ -50,23 +62,39 @@ public enum SignatureChain {
     static func canonicalBytes(fields: [String?]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(fields.reduce(0) { $0 + ($1?.utf8.count ?? 0) + 8 })
-        for field in fields {
-            guard let field else {
-                bytes.append(UInt8(ascii: "-"))
-                bytes.append(UInt8(ascii: ";"))
-                continue
-            }
-            appendDecimal(field.utf8.count, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(contentsOf: field.utf8)
-            bytes.append(UInt8(ascii: ";"))
-        }
+        for field in fields { append(field, to: &bytes) }
         return bytes
     }
 
-    /// `value` (≥ 0) in decimal ASCII digits.
-    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        var divisor = 1
+    /// One field: `length:bytes;`, or `-;` when missing.
+    private static func append(_ field: String?, to bytes: inout [UInt8]) {
+        guard let field else {
+            bytes.append(UInt8(ascii: "-"))
+            bytes.append(UInt8(ascii: ";"))
+            return
+        }
+        appendDecimal(UInt64(field.utf8.count), to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: field.utf8)
+        bytes.append(UInt8(ascii: ";"))
+    }
+
+    /// One field holding `value` as `String(value)` writes it (a `-` before a negative one).
+    private static func append(decimal value: Int64, to bytes: inout [UInt8]) {
+        let magnitude = value.magnitude
+        var digits = 1
+        var rest = magnitude
+        while rest >= 10 { rest /= 10; digits += 1 }
+        appendDecimal(UInt64(digits + (value < 0 ? 1 : 0)), to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDecimal(magnitude, to: &bytes)
+        bytes.append(UInt8(ascii: ";"))
+    }
+
+    /// `value` in decimal ASCII digits.
+    private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        var divisor: UInt64 = 1
         while divisor <= value / 10 { divisor *= 10 }
         var rest = value
         while divisor > 0 {

@@ -120,8 +120,8 @@ extension HistoryFacts {
 
     /// Per subscription, its latest period (by purchase date), of the transactions at `positions`.
     private static func latestPeriodBySubscription(_ positions: [Int], in transactions: UnsafeBufferPointer<SubscriptionTransaction>)
-        -> [String: LatestPeriod] {
-        var latest: [String: LatestPeriod] = [:]
+        -> SubscriptionValues<LatestPeriod> {
+        var latest = SubscriptionValues<LatestPeriod>()
         for index in positions {
             let subscription = transactions[index].originalTransactionId
             let purchaseDate = transactions[index].purchaseDate, transactionId = transactions[index].transactionId
@@ -142,8 +142,8 @@ extension HistoryFacts {
 
     /// Per subscription, the position in `states` of its newest renewal state, of those `included`.
     private static func newestRenewalStates(_ states: UnsafeBufferPointer<SubscriptionRenewalState>,
-                                            included: (borrowing SubscriptionRenewalState) -> Bool) -> [String: Int] {
-        var newest: [String: Int] = [:]
+                                            included: (borrowing SubscriptionRenewalState) -> Bool) -> SubscriptionValues<Int> {
+        var newest = SubscriptionValues<Int>()
         for position in states.indices where included(states[position]) {
             let subscription = states[position].originalTransactionId
             if let kept = newest[subscription], !states[position].supersedes(states[kept]) { continue }

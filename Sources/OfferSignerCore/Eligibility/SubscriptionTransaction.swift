@@ -61,6 +61,10 @@ public struct SubscriptionTransaction: Codable, Hashable, Sendable {
     /// Apple's `advancedCommerceInfo`, as sent.
     public var advancedCommerceInfo: JSONValue?
 
+    /// Inlinable so that a store decoding rows builds the value in place: called across the
+    /// module boundary, the init made the value, copied it out and destroyed the first (~20
+    /// strings retained and released per transaction read; issue 38).
+    @inlinable
     public init(
         transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
         subscriptionGroupIdentifier: String, environment: AppStoreEnvironment = .production,

@@ -133,6 +133,13 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
     /// each subscription's rows by the (environment, `original_transaction_id`) indexes, in
     /// fixed SQL and no `IN (SELECT …)`, whose temporary table SQLite would build and drop on
     /// every lookup. Rows of an environment this build does not know are left out.
+    ///
+    /// Specialised for each engine (`@specialized`): callers reach the store through
+    /// `any SubscriptionHistoryStore`, whose witness is the generic method, so without it the
+    /// signing path's read ran unspecialised — every row, column and `select` through the
+    /// engine's witness tables, `Array<T>` metadata looked up per statement (issue 38).
+    @specialized(where Database == SQLiteDatabase)
+    @specialized(where Database == PostgreSQLDatabase)
     public func history(userId: String, bundleId: String) throws -> UserHistory {
         try database.withReader { db in
             guard !database.statementsAreRoundTrips else {
@@ -148,7 +155,7 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
             }
             // One row per transaction: sorted, then each subscription once.
             var subscriptions = try db.select(HistorySQL.userSubscriptionsSQL, [.text(bundleId), .text(userId)]) { row in
-                AppStoreEnvironment(rawValue: row.text(0)).map { Subscription(environment: $0, original: row.text(1)) }
+                HistoryRows.environment(row, 0).map { Subscription(environment: $0, original: row.text(1)) }
             }.compactMap { $0 }
             subscriptions.sort()
             var history = UserHistory()
@@ -164,6 +171,8 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
 
     /// Driven by the (environment, `original_transaction_id`) index of both tables. Renewal
     /// infos name no app, so they count only when the app has transactions of the subscription.
+    @specialized(where Database == SQLiteDatabase)
+    @specialized(where Database == PostgreSQLDatabase)
     public func history(originalTransactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
         try database.withReader { db in
             var history = UserHistory()
@@ -173,6 +182,8 @@ final class SQLHistoryStore<Database: SQLDatabase>: SubscriptionHistoryStore, Se
         }
     }
 
+    @specialized(where Database == SQLiteDatabase)
+    @specialized(where Database == PostgreSQLDatabase)
     public func history(transactionId: String, environment: AppStoreEnvironment, bundleId: String) throws -> UserHistory {
         try database.withReader { db in
             let original = try db.first("""
@@ -242,6 +253,7 @@ private struct OffsetRow<Row: StoreRow>: StoreRow {
     func isNull(_ column: Int32) -> Bool { row.isNull(column + offset) }
     func int64(_ column: Int32) -> Int64 { row.int64(column + offset) }
     func text(_ column: Int32) -> String { row.text(column + offset) }
+    func text(_ column: Int32, is value: String) -> Bool { row.text(column + offset, is: value) }
 }
 
 /// The store as SQLite's callers know it.

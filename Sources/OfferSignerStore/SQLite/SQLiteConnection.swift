@@ -9,7 +9,25 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
     /// The statements used last, by where their SQL text's bytes are (a literal's never move):
     /// the usual lookup finds its statement there without hashing the text (a history read's
     /// is ~1 KB); a slot is trusted only when its statement's text equals the one asked for.
-    private var recent = [SQLiteStatement?](repeating: nil, count: 32)
+    /// A text may sit in any of ``recentProbes`` slots from its home slot, so a few hot texts
+    /// whose addresses share a home slot do not evict each other on every use (issue 38: with
+    /// one slot per text, two of the history read's three statements missed per signature).
+    private var recent = [RecentStatement?](repeating: nil, count: SQLiteConnection.recentSlots)
+    /// Which of a full run of probed slots the next miss replaces.
+    private var nextEviction = 0
+    /// Lookups that had to hash the text (``recent`` missed); for tests.
+    private(set) var lookupsByText = 0
+
+    /// Slots of ``recent`` (a power of two), and how many from a text's home slot it may take.
+    static var recentSlots: Int { 64 }
+    static var recentProbes: Int { 4 }
+
+    /// A statement in ``recent``, with where the text it was asked for by lies.
+    private struct RecentStatement {
+        let address: UInt
+        let count: Int
+        let statement: SQLiteStatement
+    }
 
     /// SQLite's process-wide settings, made once before its first connection: no memory
     /// statistics (they serialise every allocation of every connection on one mutex). The
@@ -49,30 +67,60 @@ final class SQLiteConnection: @unchecked Sendable { // @unchecked: a NOMUTEX sql
 
     /// The cached prepared statement for `sql`, reset and ready to bind.
     func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        let slot = Self.recentSlot(sql)
-        if let slot, let cached = recent[slot], cached.sql == sql {
-            cached.reset()
-            return cached
+        let place = Self.textPlace(sql)
+        if let place {
+            var slot = place.home
+            for _ in 0..<Self.recentProbes {
+                if let entry = recent[slot], entry.address == place.address, entry.count == place.count, entry.statement.sql == sql {
+                    entry.statement.reset()
+                    return entry.statement
+                }
+                slot = (slot + 1) & (Self.recentSlots - 1)
+            }
         }
+        lookupsByText += 1
+        let statement: SQLiteStatement
         if let cached = statements[sql] {
             cached.reset()
-            if let slot { recent[slot] = cached }
-            return cached
+            statement = cached
+        } else {
+            var raw: OpaquePointer?
+            let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+            guard status == SQLITE_OK, let raw else { throw error(status, sql: sql) }
+            statement = SQLiteStatement(takingOwnershipOf: raw, connection: self, sql: sql)
+            statements[sql] = statement
         }
-        var raw: OpaquePointer?
-        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
-        guard status == SQLITE_OK, let raw else { throw error(status, sql: sql) }
-        let statement = SQLiteStatement(takingOwnershipOf: raw, connection: self, sql: sql)
-        statements[sql] = statement
-        if let slot { recent[slot] = statement }
+        if let place { remember(statement, at: place) }
         return statement
     }
 
-    /// The slot of ``recent`` for `sql`: from the address and length of its UTF-8 bytes (nil
-    /// when they are not contiguous). Only a hint: a hit is confirmed by comparing the texts.
-    private static func recentSlot(_ sql: String) -> Int? {
+    /// Puts `statement` in the first free slot of its text's probes, else in one of them in turn.
+    private func remember(_ statement: SQLiteStatement, at place: (address: UInt, count: Int, home: Int)) {
+        var chosen = (place.home + nextEviction) & (Self.recentSlots - 1)
+        var slot = place.home
+        for _ in 0..<Self.recentProbes {
+            if recent[slot] == nil { chosen = slot; break }
+            slot = (slot + 1) & (Self.recentSlots - 1)
+        }
+        nextEviction = (nextEviction + 1) % Self.recentProbes
+        recent[chosen] = RecentStatement(address: place.address, count: place.count, statement: statement)
+    }
+
+    /// Where `sql`'s UTF-8 bytes are and its home slot in ``recent`` (nil when they are not
+    /// contiguous). A text of up to 15 bytes is a small string, whose bytes are copied onto the
+    /// stack for the call (their address says nothing): it is placed by its bytes instead, with
+    /// address 0 (issue 38: `BEGIN` and `COMMIT` missed their slots on every read). Only a hint:
+    /// a hit is confirmed by comparing the texts.
+    static func textPlace(_ sql: String) -> (address: UInt, count: Int, home: Int)? {
         sql.utf8.withContiguousStorageIfAvailable { bytes in
-            Int(truncatingIfNeeded: (UInt(bitPattern: bytes.baseAddress) >> 4) &+ UInt(bitPattern: bytes.count)) & 31
+            let mask = recentSlots - 1
+            guard bytes.count > 15 else {
+                var hash: UInt = 0
+                for byte in bytes { hash = hash &* 31 &+ UInt(byte) }
+                return (0, bytes.count, Int(truncatingIfNeeded: hash ^ (hash >> 6)) & mask)
+            }
+            let address = UInt(bitPattern: bytes.baseAddress)
+            return (address, bytes.count, Int(truncatingIfNeeded: (address >> 4) &+ UInt(bitPattern: bytes.count)) & mask)
         }
     }
 

@@ -93,6 +93,18 @@ struct SQLiteRow: StoreRow {
         return String(cString: pointer)
     }
 
+    /// Compared with the column's bytes up to its first NUL, as `String(cString:)` reads them
+    /// (`text`): equal bytes make equal texts, and `value`, valid UTF-8, is never the repaired
+    /// text of other bytes.
+    func text(_ column: Int32, is value: String) -> Bool {
+        guard let pointer = sqlite3_column_text(statement.raw, column) else { return value.isEmpty && !isNull(column) }
+        var value = value
+        return value.withUTF8 { bytes in
+            let count = strlen(pointer)
+            return count == bytes.count && (count == 0 || memcmp(pointer, bytes.baseAddress!, count) == 0)
+        }
+    }
+
     /// The text of `column` against `other`'s `otherColumn`, byte by byte as SQLite's `BINARY`
     /// collation orders them: negative, zero or positive.
     func compareText(_ column: Int32, with other: SQLiteRow, _ otherColumn: Int32) -> Int {

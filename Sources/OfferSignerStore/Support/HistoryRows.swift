@@ -13,7 +13,7 @@ enum HistoryRows {
 
     /// A row of ``transactionColumns``; nil when its environment is not one this build knows.
     static func transaction(_ row: some StoreRow) -> SubscriptionTransaction? {
-        guard let environment = AppStoreEnvironment(rawValue: row.text(0)) else { return nil }
+        guard let environment = environment(row, 0) else { return nil }
         return SubscriptionTransaction(
             transactionId: row.text(1), originalTransactionId: row.text(2), bundleId: row.text(3), productId: row.text(4),
             subscriptionGroupIdentifier: row.text(5), environment: environment, purchaseDate: Date(milliseconds: row.int64(6)),
@@ -35,7 +35,7 @@ enum HistoryRows {
 
     /// A row of ``renewalColumns``; nil when its environment is not one this build knows.
     static func renewal(_ row: some StoreRow) -> SubscriptionRenewalState? {
-        guard let environment = AppStoreEnvironment(rawValue: row.text(0)) else { return nil }
+        guard let environment = environment(row, 0) else { return nil }
         return SubscriptionRenewalState(
             originalTransactionId: row.text(1), environment: environment, productId: row.optionalText(2),
             autoRenewStatus: row.optionalInt64(3).map(Int.init), isInBillingRetryPeriod: row.optionalInt64(4).map { $0 != 0 },
@@ -43,6 +43,18 @@ enum HistoryRows {
             expirationIntent: row.optionalInt64(6).map(Int.init), eligibleWinBackOfferIds: WinBackOfferIds.decode(row.text(7)),
             signedDate: Date(milliseconds: row.int64(8)), appTransactionId: row.optionalText(9))
     }
+
+    /// `column`'s environment, as `AppStoreEnvironment(rawValue: row.text(column))` (nil when
+    /// it names none this build knows), compared in place (``StoreRow/text(_:is:)``) rather than
+    /// made into a string and matched against the raw values (issue 38). The same answer: the raw
+    /// values are ASCII letters with no other text canonically equivalent to them.
+    static func environment(_ row: some StoreRow, _ column: Int32) -> AppStoreEnvironment? {
+        for environment in environments where row.text(column, is: environment.rawValue) { return environment }
+        return nil
+    }
+
+    /// Every environment, the usual first.
+    private static let environments: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
 
     /// A JSON column's value (written by ``jsonText(_:)``); nil when it does not decode.
     static func json(_ text: String) -> JSONValue? {
