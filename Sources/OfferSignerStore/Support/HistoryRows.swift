@@ -53,8 +53,9 @@ enum HistoryRows {
         return nil
     }
 
-    /// Every environment, the usual first.
-    private static let environments: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
+    /// Every environment (so a case added to `AppStoreEnvironment` is read too), the usual first.
+    private static let environments: [AppStoreEnvironment] =
+        [.production] + AppStoreEnvironment.allCases.filter { $0 != .production }
 
     /// A JSON column's value (written by ``jsonText(_:)``); nil when it does not decode.
     static func json(_ text: String) -> JSONValue? {
